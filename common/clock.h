@@ -1,0 +1,51 @@
+// Clock: the only way powersweep logic reads time or sleeps.
+//
+// RealClock reads the system clocks; FakeClock is driven by tests (Advance)
+// and never blocks: SleepFor advances its time immediately. Both are
+// thread-safe.
+#ifndef POWERSWEEP_COMMON_CLOCK_H_
+#define POWERSWEEP_COMMON_CLOCK_H_
+
+#include <cstdint>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace powersweep {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  // Wall-clock time (for timestamps users read).
+  virtual absl::Time Now() = 0;
+  // Monotonic nanoseconds from an arbitrary origin (for durations).
+  virtual int64_t MonotonicNanos() = 0;
+  // Blocks the calling thread for `d` (FakeClock: advances time instead).
+  virtual void SleepFor(absl::Duration d) = 0;
+};
+
+class RealClock : public Clock {
+ public:
+  absl::Time Now() override;
+  int64_t MonotonicNanos() override;
+  void SleepFor(absl::Duration d) override;
+};
+
+class FakeClock : public Clock {
+ public:
+  explicit FakeClock(absl::Time start = absl::FromUnixSeconds(1700000000));
+  absl::Time Now() override;
+  int64_t MonotonicNanos() override;
+  void SleepFor(absl::Duration d) override;
+  void Advance(absl::Duration d);
+
+ private:
+  absl::Mutex mu_;
+  absl::Time now_ ABSL_GUARDED_BY(mu_);
+  int64_t mono_ns_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_COMMON_CLOCK_H_

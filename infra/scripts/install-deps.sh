@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs powersweep's build and run dependencies from Debian's packages.
+# Idempotent: when every package is already installed it does nothing (no apt-get update).
+set -euo pipefail
+PKGS=(
+  cmake g++ make pkg-config
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev libsqlite3-dev sqlite3 libtorch-dev libgtest-dev libgmock-dev
+  libyaml-cpp-dev zlib1g-dev dataset-fashion-mnist
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"

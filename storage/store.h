@@ -1,0 +1,121 @@
+// Store: everything the controller persists (devices, sweeps, runs and
+// their state history, minibatch records, telemetry samples, run results).
+//
+// Contract:
+// - Every method is atomic: it either commits all it writes or nothing.
+// - Implementations are thread-safe; callers may share one Store between
+//   threads (SqliteStore serializes writers internally).
+// - Errors: NotFound for unknown ids, FailedPrecondition for a state
+//   transition the run's current state does not allow, InvalidArgument for
+//   malformed input, Internal/Unavailable for storage failures.
+// - Times passed in are wall-clock; the Store never reads a clock itself.
+#ifndef POWERSWEEP_STORAGE_STORE_H_
+#define POWERSWEEP_STORAGE_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+namespace v1 = ::powersweep::v1;
+
+struct RunStateChange {
+  int64_t run_id = 0;
+  v1::RunState from = v1::RUN_STATE_UNSPECIFIED;  // UNSPECIFIED on creation
+  v1::RunState to = v1::RUN_STATE_UNSPECIFIED;
+  std::string device_id;
+  std::string reason;
+  absl::Time at;
+};
+
+// Result of ingesting one DataBatch.
+enum class IngestOutcome { kStored, kDuplicate };
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // ---- devices
+  // Inserts or updates the device by identity.device_id; last_seen = now.
+  virtual absl::Status UpsertDevice(const v1::DeviceIdentity& identity,
+                                    const v1::DeviceCapabilities& caps,
+                                    absl::Time now) = 0;
+  // All devices ever registered; `connected` and `current_run_id` are left
+  // for the caller (the registry) to fill.
+  virtual absl::StatusOr<std::vector<v1::DeviceStatus>> ListDevices() = 0;
+
+  // ---- sweeps
+  // Creates the sweep and all of `runs` (state PENDING, attempt 1) in one
+  // transaction. run_id and sweep_id in `runs` are ignored and assigned
+  // here. Returns the new sweep id.
+  virtual absl::StatusOr<int64_t> CreateSweep(const v1::SweepSpec& spec,
+                                              const std::vector<v1::RunSpec>& runs,
+                                              absl::Time now) = 0;
+  virtual absl::StatusOr<v1::SweepSpec> GetSweepSpec(int64_t sweep_id) = 0;
+  // Counts per state; mean_done_run_s from started/finished of done runs.
+  virtual absl::StatusOr<v1::SweepStatus> GetSweepStatus(int64_t sweep_id) = 0;
+  virtual absl::StatusOr<std::vector<v1::SweepStatus>> ListSweeps() = 0;
+
+  // ---- runs
+  // Runs of a sweep in run_id order; `summary` is not filled.
+  virtual absl::StatusOr<std::vector<v1::RunStatus>> ListRuns(int64_t sweep_id) = 0;
+  virtual absl::StatusOr<v1::RunStatus> GetRun(int64_t run_id) = 0;
+  // Up to `limit` PENDING runs, oldest (lowest run_id) first.
+  virtual absl::StatusOr<std::vector<v1::RunSpec>> ListPendingRuns(int limit) = 0;
+  // Runs in LEASED or RUNNING state (optionally only those of one device).
+  virtual absl::StatusOr<std::vector<v1::RunStatus>> ListActiveRuns(
+      const std::string& device_id) = 0;
+  // Moves a run to `to` and appends a history row, in one transaction.
+  // Allowed: PENDING->LEASED|CANCELLED; LEASED->RUNNING|PENDING|FAILED|
+  // CANCELLED; RUNNING->DONE|FAILED|CANCELLED; FAILED->PENDING (a retry:
+  // attempt is incremented). LEASED sets device_id; RUNNING sets
+  // started time; DONE/FAILED/CANCELLED set finished time and reason.
+  virtual absl::Status TransitionRun(int64_t run_id, v1::RunState to,
+                                     const std::string& device_id,
+                                     const std::string& reason,
+                                     absl::Time now) = 0;
+  virtual absl::StatusOr<std::vector<RunStateChange>> GetRunHistory(
+      int64_t run_id) = 0;
+
+  // ---- ingest
+  // Stores the batch's minibatch records and telemetry samples in one
+  // transaction, unless (run_id, seq) is already stored. NotFound for an
+  // unknown run.
+  virtual absl::StatusOr<IngestOutcome> IngestBatch(const v1::DataBatch& batch) = 0;
+  // Number of distinct batches stored for the run.
+  virtual absl::StatusOr<int64_t> CountBatches(int64_t run_id) = 0;
+  // Stores what the platform applied for the run (idempotent overwrite).
+  virtual absl::Status SaveAppliedMode(int64_t run_id,
+                                       const v1::AppliedPowerMode& mode) = 0;
+  // Stores the run's result and moves it to `final_state` (DONE or FAILED,
+  // with `reason`) in one transaction. Storing a result for a run that
+  // already has one returns kDuplicate-like success (OK, nothing changes).
+  virtual absl::Status FinishRun(const v1::RunResult& result,
+                                 v1::RunState final_state,
+                                 const std::string& reason, absl::Time now) = 0;
+  virtual absl::StatusOr<v1::RunResult> GetRunResult(int64_t run_id) = 0;
+
+  // ---- records
+  virtual absl::StatusOr<std::vector<v1::MinibatchRecord>> GetMinibatches(
+      int64_t run_id) = 0;
+  virtual absl::StatusOr<std::vector<v1::TelemetrySample>> GetTelemetry(
+      int64_t run_id) = 0;
+
+  // ---- export
+  // Writes table `table` ("runs", "minibatches", "telemetry") of a sweep
+  // as CSV (header first) through `sink`, in chunks of whole lines.
+  virtual absl::Status ExportCsv(
+      int64_t sweep_id, const std::string& table,
+      const std::function<void(const std::string&)>& sink) = 0;
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_STORAGE_STORE_H_
