@@ -1,0 +1,37 @@
+// Sweep submission: fill defaults, validate every cell, expand the matrix
+// into runs, and store the sweep with all its runs in one transaction.
+// Nothing is stored when validation fails.
+//
+// Thread-safe if the Store is.
+#ifndef POWERSWEEP_CONTROLLER_SWEEP_SUBMITTER_H_
+#define POWERSWEEP_CONTROLLER_SWEEP_SUBMITTER_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/clock.h"
+#include "powersweep/v1/powersweep.pb.h"
+#include "storage/store.h"
+
+namespace powersweep {
+
+class SweepSubmitter {
+ public:
+  SweepSubmitter(Store* store, Clock* clock);
+
+  // `known_devices`: devices the controller knows (connected or from the
+  // store); used to check host core counts and runtimes offered.
+  // Errors: InvalidArgument naming the field and the reason, e.g.
+  // "batch_sizes[1]: must be positive, got 0".
+  absl::StatusOr<v1::SubmitSweepResponse> Submit(
+      const v1::SweepSpec& spec,
+      const std::vector<v1::DeviceStatus>& known_devices);
+
+ private:
+  Store* store_;
+  Clock* clock_;
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_SWEEP_SUBMITTER_H_
