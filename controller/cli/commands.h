@@ -1,0 +1,44 @@
+// The powersweep CLI's commands. Each takes a connected Control stub and
+// its options, writes its report to `out` (and progress to `err`), and
+// returns the process exit code. Thread-compatible (one command at a time).
+#ifndef POWERSWEEP_CONTROLLER_CLI_COMMANDS_H_
+#define POWERSWEEP_CONTROLLER_CLI_COMMANDS_H_
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+#include "controller/cli/format.h"
+#include "powersweep/v1/powersweep.grpc.pb.h"
+
+namespace powersweep {
+
+struct CliOptions {
+  std::string controller;  // for error messages
+  OutputFormat format = OutputFormat::kTable;
+  bool quiet = false;
+  double interval_s = 0.5;
+  std::string out_dir;
+  int64_t sweep_id = 0;
+};
+
+// Exit codes: 0 ok, 1 a run failed (watch) or the request failed,
+// 2 bad usage, 3 controller unreachable.
+int CmdSubmit(v1::Control::StubInterface* stub, const std::string& file,
+              const CliOptions& opt, std::ostream& out, std::ostream& err);
+int CmdWatch(v1::Control::StubInterface* stub, const CliOptions& opt,
+             std::ostream& out, std::ostream& err);
+int CmdStatus(v1::Control::StubInterface* stub, const CliOptions& opt,
+              std::ostream& out, std::ostream& err);
+int CmdDevices(v1::Control::StubInterface* stub, const CliOptions& opt,
+               std::ostream& out, std::ostream& err);
+int CmdRuns(v1::Control::StubInterface* stub, const CliOptions& opt,
+            std::ostream& out, std::ostream& err);
+int CmdSummary(v1::Control::StubInterface* stub, const CliOptions& opt,
+               std::ostream& out, std::ostream& err);
+int CmdExport(v1::Control::StubInterface* stub, const CliOptions& opt,
+              std::ostream& out, std::ostream& err);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_CLI_COMMANDS_H_

@@ -1,0 +1,43 @@
+// Output formatting for the powersweep CLI: aligned text tables, CSV with
+// quoting, JSON arrays of flat objects, and the progress line of `watch`.
+// Pure functions; thread-safe.
+#ifndef POWERSWEEP_CONTROLLER_CLI_FORMAT_H_
+#define POWERSWEEP_CONTROLLER_CLI_FORMAT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+enum class OutputFormat { kTable, kCsv, kJson };
+
+// "table", "csv" or "json"; InvalidArgument naming --format otherwise.
+absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& name);
+
+// A header and rows of cells (all strings, already formatted).
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  // Columns whose cells are numbers (right-aligned, unquoted in JSON).
+  std::vector<bool> numeric;
+};
+
+std::string RenderTable(const Table& table, OutputFormat format);
+
+// One CSV field, quoted when it holds a comma, quote or newline.
+std::string CsvField(const std::string& s);
+
+// "[#######.......]  7/16 done  1 failed  1 running  elapsed 0:42  left ~0:51"
+// `elapsed_s` since the sweep was created.
+std::string ProgressLine(const ::powersweep::v1::SweepStatus& status,
+                         double elapsed_s);
+
+// 75 -> "1:15", 3725 -> "1:02:05".
+std::string FormatDuration(double seconds);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_CLI_FORMAT_H_

@@ -1,0 +1,175 @@
+#include "controller/cli/run_tables.h"
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace powersweep {
+
+std::string TaskName(v1::Task t) {
+  switch (t) {
+    case v1::TASK_TRAIN: return "train";
+    case v1::TASK_INFER: return "infer";
+    default: return "?";
+  }
+}
+
+std::string RuntimeName(v1::Runtime r) {
+  switch (r) {
+    case v1::RUNTIME_NATIVE: return "native";
+    case v1::RUNTIME_CONTAINER: return "container";
+    default: return "?";
+  }
+}
+
+std::string StateName(v1::RunState s) {
+  switch (s) {
+    case v1::RUN_STATE_PENDING: return "pending";
+    case v1::RUN_STATE_LEASED: return "leased";
+    case v1::RUN_STATE_RUNNING: return "running";
+    case v1::RUN_STATE_DONE: return "done";
+    case v1::RUN_STATE_FAILED: return "failed";
+    case v1::RUN_STATE_CANCELLED: return "cancelled";
+    default: return "?";
+  }
+}
+
+std::string PowerModeName(const v1::PowerMode& m) {
+  std::vector<std::string> parts;
+  if (!m.preset().empty()) parts.push_back(m.preset());
+  if (m.cpu_cores() > 0) parts.push_back(absl::StrCat("cores=", m.cpu_cores()));
+  auto mhz = [](int64_t hz) { return absl::StrFormat("%gMHz", hz / 1e6); };
+  if (m.cpu_freq_khz() > 0) {
+    parts.push_back("cpu=" + mhz(m.cpu_freq_khz() * 1000));
+  }
+  if (m.gpu_freq_hz() > 0) parts.push_back("gpu=" + mhz(m.gpu_freq_hz()));
+  if (m.mem_freq_hz() > 0) parts.push_back("mem=" + mhz(m.mem_freq_hz()));
+  return parts.empty() ? "as is" : absl::StrJoin(parts, " ");
+}
+
+namespace {
+
+std::string Fixed(double v, int digits) {
+  return absl::StrFormat("%.*f", digits, v);
+}
+
+bool Finished(const v1::RunStatus& r) {
+  return r.state() == v1::RUN_STATE_DONE;
+}
+
+// Everything that defines a cell of the matrix, as printable strings.
+std::vector<std::string> CellKey(const v1::RunStatus& r) {
+  const auto& s = r.spec();
+  return {s.device_class(),
+          s.workload().model(),
+          TaskName(s.workload().task()),
+          std::to_string(s.workload().batch_size()),
+          std::to_string(s.workload().loader_workers()),
+          PowerModeName(s.power_mode()),
+          RuntimeName(s.runtime())};
+}
+
+struct Stat {
+  double sum = 0, sum_sq = 0;
+  int n = 0;
+  void Add(double v) { sum += v; sum_sq += v * v; ++n; }
+  double Mean() const { return n ? sum / n : 0; }
+  double Sd() const {
+    if (n < 2) return 0;
+    const double var = (sum_sq - sum * sum / n) / (n - 1);
+    return var > 0 ? std::sqrt(var) : 0;
+  }
+  std::string Show(double scale, int digits) const {
+    if (n == 0) return "-";
+    if (n == 1) return Fixed(Mean() * scale, digits);
+    return absl::StrCat(Fixed(Mean() * scale, digits), " ± ",
+                        Fixed(Sd() * scale, digits));
+  }
+};
+
+}  // namespace
+
+Table RunsTable(const std::vector<v1::RunStatus>& runs) {
+  Table t;
+  t.header = {"run", "rep", "device", "class", "model", "task", "batch",
+              "workers", "mode", "runtime", "state", "minibatches",
+              "ms_per_mb", "stall_pct", "samples_per_s", "loss_first",
+              "loss_last", "cpu_util_pct", "telemetry", "duration_s",
+              "reason"};
+  t.numeric = {true, true, false, false, false, false, true, true, false,
+               false, false, true, true, true, true, true, true, true, true,
+               true, false};
+  for (const auto& r : runs) {
+    const auto& s = r.spec();
+    const auto& m = r.summary();
+    const bool has = m.minibatches() > 0;
+    const double mb = m.mean_minibatch_s();
+    t.rows.push_back({
+        std::to_string(s.run_id()), std::to_string(s.repetition()),
+        r.device_id().empty() ? "-" : r.device_id(), s.device_class(),
+        s.workload().model(), TaskName(s.workload().task()),
+        std::to_string(s.workload().batch_size()),
+        std::to_string(s.workload().loader_workers()),
+        PowerModeName(s.power_mode()), RuntimeName(s.runtime()),
+        StateName(r.state()), std::to_string(m.minibatches()),
+        has ? Fixed(mb * 1e3, 2) : "-",
+        has && mb > 0 ? Fixed(100 * m.mean_stall_s() / mb, 1) : "-",
+        has ? Fixed(m.samples_per_s(), 0) : "-",
+        has ? Fixed(m.first_loss(), 3) : "-",
+        has ? Fixed(m.last_loss(), 3) : "-",
+        m.telemetry_samples() > 0 ? Fixed(100 * m.mean_cpu_util(), 0) : "-",
+        std::to_string(m.telemetry_samples()),
+        m.duration_s() > 0 ? Fixed(m.duration_s(), 2) : "-", r.reason()});
+  }
+  return t;
+}
+
+Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
+  struct Cell {
+    int runs = 0, done = 0, failed = 0;
+    Stat ms, stall, tput, cpu;
+  };
+  std::map<std::vector<std::string>, Cell> cells;
+  std::vector<std::vector<std::string>> order;
+  for (const auto& r : runs) {
+    auto key = CellKey(r);
+    auto [it, inserted] = cells.try_emplace(key);
+    if (inserted) order.push_back(key);
+    Cell& c = it->second;
+    ++c.runs;
+    if (r.state() == v1::RUN_STATE_FAILED) ++c.failed;
+    if (!Finished(r) || r.summary().minibatches() == 0) continue;
+    ++c.done;
+    const auto& m = r.summary();
+    c.ms.Add(m.mean_minibatch_s());
+    c.stall.Add(m.mean_minibatch_s() > 0
+                    ? m.mean_stall_s() / m.mean_minibatch_s()
+                    : 0);
+    c.tput.Add(m.samples_per_s());
+    c.cpu.Add(m.mean_cpu_util());
+  }
+  Table t;
+  t.header = {"class", "model", "task", "batch", "workers", "mode", "runtime",
+              "done", "failed", "ms_per_mb", "stall_pct", "samples_per_s",
+              "cpu_util_pct"};
+  t.numeric = {false, false, false, true, true, false, false, true, true,
+               false, false, false, false};
+  for (const auto& key : order) {
+    const Cell& c = cells[key];
+    std::vector<std::string> row = key;
+    row.push_back(absl::StrCat(c.done, "/", c.runs));
+    row.push_back(std::to_string(c.failed));
+    row.push_back(c.ms.Show(1e3, 2));
+    row.push_back(c.stall.Show(100, 1));
+    row.push_back(c.tput.Show(1, 0));
+    row.push_back(c.cpu.Show(100, 0));
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,29 @@
+// Tables the CLI prints about runs: one row per run (`runs`), and one row
+// per cell of the matrix aggregated over its repetitions (`summary`).
+// Pure functions; thread-safe.
+#ifndef POWERSWEEP_CONTROLLER_CLI_RUN_TABLES_H_
+#define POWERSWEEP_CONTROLLER_CLI_RUN_TABLES_H_
+
+#include <string>
+#include <vector>
+
+#include "controller/cli/format.h"
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+// "train", "infer"; "native", "container"; "pending", "done", ...
+std::string TaskName(::powersweep::v1::Task t);
+std::string RuntimeName(::powersweep::v1::Runtime r);
+std::string StateName(::powersweep::v1::RunState s);
+// "cores=2", "MAXN", "cores=4 cpu=1728MHz gpu=612MHz", "as is".
+std::string PowerModeName(const ::powersweep::v1::PowerMode& m);
+
+Table RunsTable(const std::vector<::powersweep::v1::RunStatus>& runs);
+// Cells group runs equal in everything but repetition and attempt; mean and
+// standard deviation over the cell's done runs.
+Table SummaryTable(const std::vector<::powersweep::v1::RunStatus>& runs);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_CLI_RUN_TABLES_H_

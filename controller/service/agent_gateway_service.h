@@ -1,0 +1,28 @@
+// AgentGatewayService: the gRPC adapter for AgentGateway.Session. It turns
+// one bidirectional stream into Fleet calls (Register, HandleMessage,
+// Disconnect) and implements AgentConnection over the stream. No session
+// logic lives here. Thread-safe: gRPC runs one handler thread per session.
+#ifndef POWERSWEEP_CONTROLLER_SERVICE_AGENT_GATEWAY_SERVICE_H_
+#define POWERSWEEP_CONTROLLER_SERVICE_AGENT_GATEWAY_SERVICE_H_
+
+#include "controller/core/fleet.h"
+#include "powersweep/v1/powersweep.grpc.pb.h"
+
+namespace powersweep {
+
+class AgentGatewayService final : public v1::AgentGateway::Service {
+ public:
+  explicit AgentGatewayService(Fleet* fleet) : fleet_(fleet) {}
+
+  grpc::Status Session(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::ControllerMessage, v1::AgentMessage>* stream)
+      override;
+
+ private:
+  Fleet* fleet_;
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_SERVICE_AGENT_GATEWAY_SERVICE_H_

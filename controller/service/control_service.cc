@@ -1,0 +1,90 @@
+#include "controller/service/control_service.h"
+
+#include <string>
+
+#include "common/grpc_status.h"
+#include "common/log.h"
+#include "controller/analysis/run_summary.h"
+
+namespace powersweep {
+
+grpc::Status ControlService::SubmitSweep(grpc::ServerContext*,
+                                         const v1::SubmitSweepRequest* request,
+                                         v1::SubmitSweepResponse* response) {
+  auto devices = fleet_->ListDevices();
+  if (!devices.ok()) return ToGrpcStatus(devices.status());
+  auto submitted = submitter_->Submit(request->spec(), *devices);
+  if (!submitted.ok()) return ToGrpcStatus(submitted.status());
+  *response = *submitted;
+  PS_LOG(INFO) << "sweep " << response->sweep_id() << " ('"
+               << request->spec().name() << "') submitted with "
+               << response->run_count() << " runs";
+  fleet_->Dispatch();
+  return grpc::Status::OK;
+}
+
+grpc::Status ControlService::GetSweep(grpc::ServerContext*,
+                                      const v1::GetSweepRequest* request,
+                                      v1::SweepStatus* response) {
+  auto status = store_->GetSweepStatus(request->sweep_id());
+  if (!status.ok()) return ToGrpcStatus(status.status());
+  *response = *status;
+  return grpc::Status::OK;
+}
+
+grpc::Status ControlService::ListSweeps(grpc::ServerContext*,
+                                        const v1::ListSweepsRequest*,
+                                        v1::ListSweepsResponse* response) {
+  auto sweeps = store_->ListSweeps();
+  if (!sweeps.ok()) return ToGrpcStatus(sweeps.status());
+  for (auto& s : *sweeps) *response->add_sweeps() = std::move(s);
+  return grpc::Status::OK;
+}
+
+grpc::Status ControlService::ListDevices(grpc::ServerContext*,
+                                         const v1::ListDevicesRequest*,
+                                         v1::ListDevicesResponse* response) {
+  auto devices = fleet_->ListDevices();
+  if (!devices.ok()) return ToGrpcStatus(devices.status());
+  for (auto& d : *devices) *response->add_devices() = std::move(d);
+  return grpc::Status::OK;
+}
+
+grpc::Status ControlService::ListRuns(grpc::ServerContext*,
+                                      const v1::ListRunsRequest* request,
+                                      v1::ListRunsResponse* response) {
+  auto runs = store_->ListRuns(request->sweep_id());
+  if (!runs.ok()) return ToGrpcStatus(runs.status());
+  for (auto& run : *runs) {
+    auto summary = SummarizeStoredRun(store_, run.spec().run_id());
+    if (!summary.ok()) return ToGrpcStatus(summary.status());
+    *run.mutable_summary() = *summary;
+    *response->add_runs() = std::move(run);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ControlService::Export(grpc::ServerContext*,
+                                    const v1::ExportRequest* request,
+                                    grpc::ServerWriter<v1::ExportChunk>* writer) {
+  auto spec = store_->GetSweepSpec(request->sweep_id());
+  if (!spec.ok()) return ToGrpcStatus(spec.status());
+  for (const char* table : {"runs", "minibatches", "telemetry"}) {
+    bool write_ok = true;
+    absl::Status st = store_->ExportCsv(
+        request->sweep_id(), table, [&](const std::string& csv) {
+          if (!write_ok) return;
+          v1::ExportChunk chunk;
+          chunk.set_table(table);
+          chunk.set_csv(csv);
+          write_ok = writer->Write(chunk);
+        });
+    if (!st.ok()) return ToGrpcStatus(st);
+    if (!write_ok) {
+      return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+    }
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace powersweep

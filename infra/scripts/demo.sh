@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The quick start: a controller and a virtual fleet of host agents on this
+# machine run examples/sweeps/quickstart.yaml, then print a summary.
+# Usage: infra/scripts/demo.sh [BUILD_DIR]   (make demo builds first)
+# Environment: DEMO_AGENTS (default 2), DEMO_SWEEP (default the quickstart).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build}
+BIN_CONTROLLER=$BUILD/controller/powersweep-controller
+BIN_CLI=$BUILD/controller/cli/powersweep
+BIN_AGENT=$BUILD/agent/powersweep-agent
+BIN_WORKLOAD=$BUILD/workloads/powersweep-workload
+SWEEP_FILE=${DEMO_SWEEP:-examples/sweeps/quickstart.yaml}
+AGENTS=${DEMO_AGENTS:-2}
+OUT=var/demo
+for b in "$BIN_CONTROLLER" "$BIN_CLI" "$BIN_AGENT" "$BIN_WORKLOAD"; do
+  [ -x "$b" ] || { echo "demo: $b is missing; run 'make demo' (it builds first)" >&2; exit 1; }
+done
+
+rm -rf "$OUT"
+mkdir -p "$OUT/logs"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+"$BIN_CONTROLLER" --listen=127.0.0.1:0 --port_file="$OUT/port" \
+  --db="$OUT/powersweep.db" >"$OUT/logs/controller.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$OUT/port" ] && break; sleep 0.1; done
+[ -s "$OUT/port" ] || { echo "demo: the controller did not start; see $OUT/logs/controller.log" >&2; cat "$OUT/logs/controller.log" >&2; exit 1; }
+ADDR=127.0.0.1:$(cat "$OUT/port")
+echo "demo: controller on $ADDR, database $OUT/powersweep.db"
+
+for i in $(seq 0 $((AGENTS - 1))); do
+  "$BIN_AGENT" --controller="$ADDR" --device_id="host-$i" \
+    --workload_bin="$BIN_WORKLOAD" --work_dir="$OUT/agent-host-$i" \
+    >"$OUT/logs/agent-host-$i.log" 2>&1 &
+  pids+=($!)
+done
+CLI=("$BIN_CLI" --controller="$ADDR")
+for _ in $(seq 100); do
+  n=$("${CLI[@]}" devices --format=csv 2>/dev/null | grep -c ',yes,' || true)
+  [ "$n" -ge "$AGENTS" ] && break
+  sleep 0.1
+done
+echo "demo: $AGENTS host agents connected (they share this machine's $(nproc) cores, so their runs interfere; on real devices each agent owns its board)"
+"${CLI[@]}" devices
+echo
+
+SWEEP=$("${CLI[@]}" submit --quiet "$SWEEP_FILE")
+echo "demo: submitted $SWEEP_FILE as sweep $SWEEP"
+status=0
+"${CLI[@]}" watch "$SWEEP" || status=$?
+echo
+echo "Per-run results:"
+"${CLI[@]}" runs --sweep="$SWEEP"
+echo
+echo "Summary over repetitions (mean ± sd):"
+"${CLI[@]}" summary --sweep="$SWEEP"
+echo
+"${CLI[@]}" export --sweep="$SWEEP" --out="$OUT/export"
+echo
+echo "demo: database $OUT/powersweep.db (open it with: sqlite3 $OUT/powersweep.db)"
+echo "demo: logs in $OUT/logs/, CSV exports in $OUT/export/"
+exit $status

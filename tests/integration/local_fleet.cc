@@ -1,0 +1,104 @@
+#include "tests/integration/local_fleet.h"
+
+#include <chrono>
+#include <thread>
+
+#include "grpcpp/grpcpp.h"
+
+namespace powersweep::testing {
+
+LocalFleet::LocalFleet() : dir_(MakeTempDir("powersweep-it")) {
+  controller_ = std::make_unique<Subprocess>(
+      std::vector<std::string>{POWERSWEEP_CONTROLLER_BIN,
+                               "--listen=127.0.0.1:0",
+                               "--db=" + db_path(),
+                               "--port_file=" + dir_ + "/port",
+                               "--heartbeat_s=0.5"},
+      dir_ + "/controller.log");
+  WaitFor([&] { return !ReadFile(dir_ + "/port").empty(); }, 20);
+  port_ = std::atoi(ReadFile(dir_ + "/port").c_str());
+  if (port_ > 0) {
+    stub_ = v1::Control::NewStub(
+        grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
+  }
+}
+
+LocalFleet::~LocalFleet() {
+  agents_.clear();
+  if (controller_) controller_->Kill(SIGTERM);
+}
+
+void LocalFleet::StartAgent(const std::string& device_id) {
+  agents_[device_id].reset();
+  agents_[device_id] = std::make_unique<Subprocess>(
+      std::vector<std::string>{POWERSWEEP_AGENT_BIN,
+                               "--controller=" + address(),
+                               "--device_id=" + device_id,
+                               "--work_dir=" + dir_ + "/agent-" + device_id,
+                               "--workload_bin=" POWERSWEEP_WORKLOAD_BIN},
+      dir_ + "/agent-" + device_id + ".log");
+}
+
+Subprocess* LocalFleet::agent(const std::string& device_id) {
+  auto it = agents_.find(device_id);
+  return it == agents_.end() ? nullptr : it->second.get();
+}
+
+int64_t LocalFleet::Submit(const v1::SweepSpec& spec, std::string* error) {
+  grpc::ClientContext ctx;
+  v1::SubmitSweepRequest req;
+  *req.mutable_spec() = spec;
+  v1::SubmitSweepResponse resp;
+  grpc::Status st = stub_->SubmitSweep(&ctx, req, &resp);
+  if (!st.ok()) {
+    if (error) *error = st.error_message();
+    return 0;
+  }
+  return resp.sweep_id();
+}
+
+v1::SweepStatus LocalFleet::GetSweep(int64_t sweep_id) {
+  grpc::ClientContext ctx;
+  v1::GetSweepRequest req;
+  req.set_sweep_id(sweep_id);
+  v1::SweepStatus st;
+  stub_->GetSweep(&ctx, req, &st);
+  return st;
+}
+
+std::vector<v1::RunStatus> LocalFleet::ListRuns(int64_t sweep_id) {
+  grpc::ClientContext ctx;
+  v1::ListRunsRequest req;
+  req.set_sweep_id(sweep_id);
+  v1::ListRunsResponse resp;
+  stub_->ListRuns(&ctx, req, &resp);
+  return {resp.runs().begin(), resp.runs().end()};
+}
+
+std::vector<v1::DeviceStatus> LocalFleet::ListDevices() {
+  grpc::ClientContext ctx;
+  v1::ListDevicesResponse resp;
+  stub_->ListDevices(&ctx, {}, &resp);
+  return {resp.devices().begin(), resp.devices().end()};
+}
+
+bool LocalFleet::WaitFor(const std::function<bool()>& pred, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(
+                            static_cast<int64_t>(timeout_s * 1000));
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return pred();
+}
+
+std::string LocalFleet::Logs() const {
+  std::string out = "--- controller.log\n" + ReadFile(dir_ + "/controller.log");
+  for (const auto& [id, agent] : agents_) {
+    out += "--- agent-" + id + ".log\n" + ReadFile(dir_ + "/agent-" + id + ".log");
+  }
+  return out;
+}
+
+}  // namespace powersweep::testing

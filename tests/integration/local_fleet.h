@@ -1,0 +1,56 @@
+// LocalFleet: a real powersweep-controller and real powersweep-agent
+// processes on loopback for integration tests, with a Control stub and
+// polling helpers bounded by deadlines. Not thread-safe.
+#ifndef POWERSWEEP_TESTS_INTEGRATION_LOCAL_FLEET_H_
+#define POWERSWEEP_TESTS_INTEGRATION_LOCAL_FLEET_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "tests/integration/subprocess.h"
+
+namespace powersweep::testing {
+
+class LocalFleet {
+ public:
+  // Starts a controller on a free port with its database in a new temp dir.
+  LocalFleet();
+  ~LocalFleet();
+
+  const std::string& dir() const { return dir_; }
+  std::string db_path() const { return dir_ + "/powersweep.db"; }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  bool ok() const { return port_ > 0; }
+  v1::Control::Stub* control() { return stub_.get(); }
+
+  // Starts (or restarts) an agent with this device id.
+  void StartAgent(const std::string& device_id);
+  Subprocess* agent(const std::string& device_id);
+
+  // Submits; returns the sweep id or 0 (with the error in *error).
+  int64_t Submit(const v1::SweepSpec& spec, std::string* error = nullptr);
+  v1::SweepStatus GetSweep(int64_t sweep_id);
+  std::vector<v1::RunStatus> ListRuns(int64_t sweep_id);
+  std::vector<v1::DeviceStatus> ListDevices();
+
+  // Polls `pred` every 50 ms until true or `timeout_s` elapses.
+  static bool WaitFor(const std::function<bool()>& pred, double timeout_s);
+
+  // Controller and agent logs, for failure messages.
+  std::string Logs() const;
+
+ private:
+  std::string dir_;
+  int port_ = 0;
+  std::unique_ptr<Subprocess> controller_;
+  std::map<std::string, std::unique_ptr<Subprocess>> agents_;
+  std::unique_ptr<v1::Control::Stub> stub_;
+};
+
+}  // namespace powersweep::testing
+
+#endif  // POWERSWEEP_TESTS_INTEGRATION_LOCAL_FLEET_H_

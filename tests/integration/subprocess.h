@@ -1,0 +1,41 @@
+// Subprocess: a child process for integration tests, started from an argv
+// (no shell) with stdout and stderr appended to a log file. The destructor
+// kills (SIGKILL) and reaps a child that is still running. Not thread-safe.
+#ifndef POWERSWEEP_TESTS_INTEGRATION_SUBPROCESS_H_
+#define POWERSWEEP_TESTS_INTEGRATION_SUBPROCESS_H_
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace powersweep::testing {
+
+class Subprocess {
+ public:
+  Subprocess(std::vector<std::string> argv, std::string log_path);
+  ~Subprocess();
+  Subprocess(const Subprocess&) = delete;
+  Subprocess& operator=(const Subprocess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  bool running();
+  // Sends `sig`; then, if `wait`, reaps the child.
+  void Kill(int sig, bool wait = true);
+  // Waits for exit; returns the raw wait status.
+  int Wait();
+  std::string Log() const;
+
+ private:
+  pid_t pid_ = -1;
+  std::string log_path_;
+};
+
+// Reads a whole file ("" if missing).
+std::string ReadFile(const std::string& path);
+// Creates a fresh temporary directory and returns its path.
+std::string MakeTempDir(const std::string& prefix);
+
+}  // namespace powersweep::testing
+
+#endif  // POWERSWEEP_TESTS_INTEGRATION_SUBPROCESS_H_
