@@ -1,0 +1,125 @@
+// SqliteStore::ExportCsv: one table of a sweep as CSV (RFC 4180 quoting),
+// read through a separate read-only connection in one read transaction, so
+// the export is one consistent snapshot and writers are never blocked by a
+// slow sink.
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "storage/sqlite_store.h"
+#include "storage/status_macros.h"
+
+namespace powersweep {
+namespace {
+
+constexpr int kRowsPerChunk = 1000;
+
+const std::map<std::string, std::string>& ExportQueries() {
+  static const auto* const kQueries = new std::map<std::string, std::string>{
+      {"runs",
+       "SELECT r.run_id AS run_id, r.sweep_id AS sweep_id,"
+       " r.device_class AS device_class, r.model AS model, r.dataset AS dataset,"
+       " r.task AS task, r.batch_size AS batch_size,"
+       " r.loader_workers AS loader_workers, r.cpu_cores AS cpu_cores,"
+       " r.cpu_freq_khz AS cpu_freq_khz, r.gpu_freq_hz AS gpu_freq_hz,"
+       " r.mem_freq_hz AS mem_freq_hz, r.preset AS preset, r.runtime AS runtime,"
+       " r.repetition AS repetition, r.attempt AS attempt, r.state AS state,"
+       " r.device_id AS device_id, r.reason AS reason,"
+       " r.created_unix_ms AS created_unix_ms, r.leased_unix_ms AS leased_unix_ms,"
+       " r.started_unix_ms AS started_unix_ms,"
+       " r.finished_unix_ms AS finished_unix_ms, res.ok AS ok,"
+       " res.reason AS result_reason, res.exit_code AS exit_code,"
+       " res.term_signal AS term_signal, res.duration_s AS duration_s,"
+       " res.energy_j AS energy_j, res.energy_provenance AS energy_provenance,"
+       " res.sampler_cpu_s AS sampler_cpu_s, res.framework AS framework,"
+       " res.framework_version AS framework_version,"
+       " res.binary_fingerprint AS binary_fingerprint,"
+       " res.framework_fingerprint AS framework_fingerprint,"
+       " res.threads AS threads, res.compute_device AS compute_device,"
+       " res.kernel AS kernel, res.host AS host,"
+       " r.applied_mode_json AS applied_mode_json"
+       " FROM runs r LEFT JOIN run_results res ON res.run_id = r.run_id"
+       " WHERE r.sweep_id = ?1 ORDER BY r.run_id"},
+      {"minibatches",
+       "SELECT m.run_id AS run_id, m.seq AS seq, m.idx AS idx, m.epoch AS epoch,"
+       " m.t_start_s AS t_start_s, m.stall_s AS stall_s, m.compute_s AS compute_s,"
+       " m.e2e_s AS e2e_s, m.samples AS samples, m.loss AS loss"
+       " FROM runs r JOIN minibatches m ON m.run_id = r.run_id"
+       " WHERE r.sweep_id = ?1 ORDER BY m.run_id, m.idx, m.rowid"},
+      {"telemetry",
+       "SELECT t.run_id AS run_id, t.seq AS seq, t.t_s AS t_s,"
+       " t.cpu_util AS cpu_util, t.core_util AS core_util,"
+       " t.core_freq_khz AS core_freq_khz, t.mem_used_bytes AS mem_used_bytes,"
+       " t.mem_total_bytes AS mem_total_bytes, t.proc_cpu_s AS proc_cpu_s,"
+       " t.proc_rss_bytes AS proc_rss_bytes, t.gpu_util AS gpu_util,"
+       " t.gpu_freq_hz AS gpu_freq_hz, t.power_mw AS power_mw,"
+       " t.power_provenance AS power_provenance, t.rails_json AS rails_json"
+       " FROM runs r JOIN telemetry t ON t.run_id = r.run_id"
+       " WHERE r.sweep_id = ?1 ORDER BY t.run_id, t.t_s, t.rowid"},
+  };
+  return *kQueries;
+}
+
+// Appends `value` as one CSV field, quoted when it holds a comma, a quote or
+// a line break (quotes doubled).
+void AppendField(absl::string_view value, std::string* out) {
+  if (value.find_first_of(",\"\r\n") == absl::string_view::npos) {
+    out->append(value.data(), value.size());
+    return;
+  }
+  out->push_back('"');
+  for (char c : value) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+}  // namespace
+
+absl::Status SqliteStore::ExportCsv(
+    int64_t sweep_id, const std::string& table,
+    const std::function<void(const std::string&)>& sink) {
+  auto query = ExportQueries().find(table);
+  if (query == ExportQueries().end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown export table '", table, "' (expected runs, minibatches or telemetry)"));
+  }
+  PS_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db,
+                      SqliteDb::Open(path_, /*read_only=*/true));
+  PS_RETURN_IF_ERROR(db->Exec("PRAGMA busy_timeout=5000"));
+  return db->Transaction(SqliteDb::TxnKind::kRead, [&]() -> absl::Status {
+    {
+      PS_ASSIGN_OR_RETURN(Stmt stmt, db->Prepare("SELECT 1 FROM sweeps WHERE sweep_id = ?1"));
+      PS_ASSIGN_OR_RETURN(bool row, stmt.Bind(1, sweep_id).Step());
+      if (!row) return absl::NotFoundError(absl::StrCat("sweep ", sweep_id, " not found"));
+    }
+    PS_ASSIGN_OR_RETURN(Stmt stmt, db->Prepare(query->second));
+    stmt.Bind(1, sweep_id);
+    const int columns = stmt.ColumnCount();
+    std::string chunk;
+    for (int c = 0; c < columns; ++c) {
+      if (c > 0) chunk.push_back(',');
+      AppendField(stmt.ColumnName(c), &chunk);
+    }
+    chunk.push_back('\n');
+    int rows_in_chunk = 0;
+    while (true) {
+      PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) break;
+      for (int c = 0; c < columns; ++c) {
+        if (c > 0) chunk.push_back(',');
+        if (!stmt.IsNull(c)) AppendField(stmt.Text(c), &chunk);
+      }
+      chunk.push_back('\n');
+      if (++rows_in_chunk == kRowsPerChunk) {
+        sink(chunk);
+        chunk.clear();
+        rows_in_chunk = 0;
+      }
+    }
+    if (!chunk.empty()) sink(chunk);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace powersweep

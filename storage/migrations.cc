@@ -1,0 +1,192 @@
+#include "storage/migrations.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace powersweep {
+namespace {
+
+// Version 1: the initial schema. Enums are stored as readable text, times as
+// unix milliseconds (INTEGER), durations as seconds (REAL). The *_json
+// columns hold the full protos (proto field names) so nothing is lost.
+constexpr char kSchemaV1[] = R"sql(
+CREATE TABLE devices (
+  device_id TEXT PRIMARY KEY NOT NULL,
+  device_class TEXT NOT NULL,
+  platform TEXT NOT NULL,
+  hostname TEXT,
+  serial TEXT,
+  kernel TEXT,
+  cpu_cores INTEGER,
+  memory_bytes INTEGER,
+  identity_json TEXT NOT NULL,
+  capabilities_json TEXT NOT NULL,
+  first_seen_unix_ms INTEGER NOT NULL,
+  last_seen_unix_ms INTEGER NOT NULL
+);
+CREATE TABLE sweeps (
+  sweep_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  created_unix_ms INTEGER NOT NULL,
+  spec_json TEXT NOT NULL
+);
+CREATE TABLE runs (
+  run_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  sweep_id INTEGER NOT NULL REFERENCES sweeps(sweep_id),
+  device_class TEXT NOT NULL,
+  model TEXT NOT NULL,
+  dataset TEXT NOT NULL,
+  task TEXT NOT NULL CHECK (task IN ('unspecified', 'train', 'infer')),
+  batch_size INTEGER NOT NULL CHECK (batch_size >= 0),
+  loader_workers INTEGER NOT NULL CHECK (loader_workers >= 0),
+  cpu_cores INTEGER NOT NULL CHECK (cpu_cores >= 0),
+  cpu_freq_khz INTEGER NOT NULL CHECK (cpu_freq_khz >= 0),
+  gpu_freq_hz INTEGER NOT NULL CHECK (gpu_freq_hz >= 0),
+  mem_freq_hz INTEGER NOT NULL CHECK (mem_freq_hz >= 0),
+  preset TEXT NOT NULL,
+  runtime TEXT NOT NULL
+    CHECK (runtime IN ('unspecified', 'native', 'container')),
+  repetition INTEGER NOT NULL CHECK (repetition >= 0),
+  attempt INTEGER NOT NULL CHECK (attempt >= 1),
+  state TEXT NOT NULL CHECK (state IN
+    ('pending', 'leased', 'running', 'done', 'failed', 'cancelled')),
+  device_id TEXT,
+  reason TEXT,
+  created_unix_ms INTEGER NOT NULL,
+  leased_unix_ms INTEGER,
+  started_unix_ms INTEGER,
+  finished_unix_ms INTEGER,
+  spec_json TEXT NOT NULL,
+  applied_mode_json TEXT
+);
+CREATE INDEX runs_by_sweep ON runs(sweep_id);
+CREATE INDEX runs_by_state ON runs(state);
+CREATE TABLE run_state_history (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  from_state TEXT NOT NULL,
+  to_state TEXT NOT NULL,
+  device_id TEXT,
+  reason TEXT,
+  at_unix_ms INTEGER NOT NULL
+);
+CREATE INDEX run_state_history_by_run ON run_state_history(run_id);
+CREATE TABLE batches (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  seq INTEGER NOT NULL CHECK (seq >= 1),
+  minibatches INTEGER NOT NULL,
+  telemetry INTEGER NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE minibatches (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  seq INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  epoch INTEGER NOT NULL,
+  t_start_s REAL NOT NULL,
+  stall_s REAL NOT NULL,
+  compute_s REAL NOT NULL,
+  e2e_s REAL NOT NULL,
+  samples INTEGER NOT NULL,
+  loss REAL NOT NULL
+);
+CREATE INDEX minibatches_by_run ON minibatches(run_id);
+CREATE TABLE telemetry (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  seq INTEGER NOT NULL,
+  t_s REAL NOT NULL,
+  cpu_util REAL NOT NULL,
+  core_util TEXT NOT NULL,
+  core_freq_khz TEXT NOT NULL,
+  mem_used_bytes INTEGER NOT NULL,
+  mem_total_bytes INTEGER NOT NULL,
+  proc_cpu_s REAL NOT NULL,
+  proc_rss_bytes INTEGER NOT NULL,
+  gpu_util REAL NOT NULL,
+  gpu_freq_hz INTEGER NOT NULL,
+  power_mw REAL NOT NULL,
+  power_provenance TEXT NOT NULL,
+  rails_json TEXT
+);
+CREATE INDEX telemetry_by_run ON telemetry(run_id);
+CREATE TABLE run_results (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),
+  ok INTEGER NOT NULL CHECK (ok IN (0, 1)),
+  reason TEXT,
+  exit_code INTEGER NOT NULL,
+  term_signal INTEGER NOT NULL,
+  duration_s REAL NOT NULL,
+  energy_j REAL NOT NULL,
+  energy_provenance TEXT NOT NULL,
+  sampler_cpu_s REAL NOT NULL,
+  framework TEXT,
+  framework_version TEXT,
+  binary_fingerprint TEXT,
+  framework_fingerprint TEXT,
+  threads INTEGER,
+  compute_device TEXT,
+  kernel TEXT,
+  host TEXT,
+  result_json TEXT NOT NULL
+);
+)sql";
+
+constexpr char kCreateMigrationsTable[] =
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " version INTEGER PRIMARY KEY NOT NULL,"
+    " applied_unix_ms INTEGER NOT NULL)";
+
+absl::Status TooNew(const SqliteDb& db, int64_t version) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "database ", db.path(), " has schema version ", version,
+      ", newer than the newest this binary knows (",
+      Migrations().size(), "); use a newer powersweep"));
+}
+
+}  // namespace
+
+const std::vector<std::string>& Migrations() {
+  static const std::vector<std::string>* const kMigrations =
+      new std::vector<std::string>{kSchemaV1};
+  return *kMigrations;
+}
+
+absl::StatusOr<int64_t> SchemaVersion(SqliteDb& db) {
+  absl::StatusOr<Stmt> stmt =
+      db.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+  if (!stmt.ok()) return stmt.status();
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  return stmt->Int(0);
+}
+
+absl::StatusOr<int> ApplyMigrations(SqliteDb& db) {
+  absl::Status st = db.Exec(kCreateMigrationsTable);
+  if (!st.ok()) return st;
+  const int64_t known = static_cast<int64_t>(Migrations().size());
+  absl::StatusOr<int64_t> start = SchemaVersion(db);
+  if (!start.ok()) return start.status();
+  if (*start > known) return TooNew(db, *start);
+  int applied = 0;
+  for (int64_t version = *start + 1; version <= known; ++version) {
+    st = db.Transaction(SqliteDb::TxnKind::kWrite, [&]() -> absl::Status {
+      // Re-read under the write lock: another process may have migrated.
+      absl::StatusOr<int64_t> current = SchemaVersion(db);
+      if (!current.ok()) return current.status();
+      if (*current > known) return TooNew(db, *current);
+      if (*current >= version) return absl::OkStatus();
+      absl::Status s = db.Exec(Migrations()[version - 1]);
+      if (!s.ok()) return s;
+      absl::StatusOr<Stmt> record = db.Prepare(
+          "INSERT INTO schema_migrations(version, applied_unix_ms) VALUES (?1,"
+          " CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER))");
+      if (!record.ok()) return record.status();
+      s = record->Bind(1, version).Run();
+      if (s.ok()) ++applied;
+      return s;
+    });
+    if (!st.ok()) return st;
+  }
+  return applied;
+}
+
+}  // namespace powersweep

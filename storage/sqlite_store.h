@@ -1,0 +1,107 @@
+// SqliteStore: the Store (storage/store.h) on one SQLite file.
+//
+// Contract (in addition to store.h):
+// - Open() refuses a path whose folder does not exist (NotFound naming it),
+//   opens the file in WAL mode with synchronous=FULL, foreign_keys=ON and a
+//   5 s busy timeout, and brings the schema up to date (migrations.h). A file
+//   written by a newer powersweep is refused with FailedPrecondition.
+// - One connection, guarded by a mutex: every public method runs as one
+//   transaction (BEGIN IMMEDIATE for writes, a read transaction for reads)
+//   and rolls back on any error, so it commits all or nothing.
+// - Because of WAL, other processes (`sqlite3 FILE`, pandas) can read the
+//   file while the store writes. ExportCsv reads through its own read-only
+//   connection (one snapshot), so a slow `sink` never blocks writers.
+// - Retrying a run (FAILED -> PENDING) increments attempt and discards the
+//   failed attempt's batches, records and result, so the new attempt can
+//   send batch numbers from 1 again; its failure stays in run_state_history.
+// - FinishRun follows the same transitions as TransitionRun (RUNNING ->
+//   DONE|FAILED, LEASED -> FAILED).
+// - runs.spec_json holds the RunSpec without run_id, sweep_id and attempt
+//   (those live in their own columns, which are authoritative).
+// Thread-safe.
+#ifndef POWERSWEEP_STORAGE_SQLITE_STORE_H_
+#define POWERSWEEP_STORAGE_SQLITE_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "storage/sqlite_db.h"
+#include "storage/store.h"
+
+namespace powersweep {
+
+class SqliteStore : public Store {
+ public:
+  static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(const std::string& path);
+  ~SqliteStore() override = default;
+
+  absl::Status UpsertDevice(const v1::DeviceIdentity& identity,
+                            const v1::DeviceCapabilities& caps,
+                            absl::Time now) override;
+  absl::StatusOr<std::vector<v1::DeviceStatus>> ListDevices() override;
+
+  absl::StatusOr<int64_t> CreateSweep(const v1::SweepSpec& spec,
+                                      const std::vector<v1::RunSpec>& runs,
+                                      absl::Time now) override;
+  absl::StatusOr<v1::SweepSpec> GetSweepSpec(int64_t sweep_id) override;
+  absl::StatusOr<v1::SweepStatus> GetSweepStatus(int64_t sweep_id) override;
+  absl::StatusOr<std::vector<v1::SweepStatus>> ListSweeps() override;
+
+  absl::StatusOr<std::vector<v1::RunStatus>> ListRuns(int64_t sweep_id) override;
+  absl::StatusOr<v1::RunStatus> GetRun(int64_t run_id) override;
+  absl::StatusOr<std::vector<v1::RunSpec>> ListPendingRuns(int limit) override;
+  absl::StatusOr<std::vector<v1::RunStatus>> ListActiveRuns(
+      const std::string& device_id) override;
+  absl::Status TransitionRun(int64_t run_id, v1::RunState to,
+                             const std::string& device_id,
+                             const std::string& reason, absl::Time now) override;
+  absl::StatusOr<std::vector<RunStateChange>> GetRunHistory(int64_t run_id) override;
+
+  absl::StatusOr<IngestOutcome> IngestBatch(const v1::DataBatch& batch) override;
+  absl::StatusOr<int64_t> CountBatches(int64_t run_id) override;
+  absl::Status SaveAppliedMode(int64_t run_id,
+                               const v1::AppliedPowerMode& mode) override;
+  absl::Status FinishRun(const v1::RunResult& result, v1::RunState final_state,
+                         const std::string& reason, absl::Time now) override;
+  absl::StatusOr<v1::RunResult> GetRunResult(int64_t run_id) override;
+
+  absl::StatusOr<std::vector<v1::MinibatchRecord>> GetMinibatches(
+      int64_t run_id) override;
+  absl::StatusOr<std::vector<v1::TelemetrySample>> GetTelemetry(
+      int64_t run_id) override;
+
+  absl::Status ExportCsv(int64_t sweep_id, const std::string& table,
+                         const std::function<void(const std::string&)>& sink) override;
+
+ private:
+  explicit SqliteStore(std::unique_ptr<SqliteDb> db)
+      : path_(db->path()), db_(std::move(db)) {}
+
+  // Helpers; each runs inside the caller's transaction.
+  absl::StatusOr<v1::RunStatus> LoadRun(int64_t run_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status RequireRun(int64_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<v1::SweepStatus> LoadSweepStatus(int64_t sweep_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Validates and applies one transition of `run` (as loaded) and appends
+  // its history row.
+  absl::Status ApplyTransition(const v1::RunStatus& run, v1::RunState to,
+                               const std::string& device_id,
+                               const std::string& reason, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status InsertResult(const v1::RunResult& result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::string path_;
+  absl::Mutex mu_;
+  std::unique_ptr<SqliteDb> db_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_STORAGE_SQLITE_STORE_H_

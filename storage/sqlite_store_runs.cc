@@ -1,0 +1,264 @@
+// SqliteStore: runs, their state transitions and history.
+#include "absl/strings/str_cat.h"
+#include "common/proto_json.h"
+#include "storage/schema_text.h"
+#include "storage/sqlite_store.h"
+#include "storage/status_macros.h"
+
+namespace powersweep {
+namespace {
+
+using TxnKind = SqliteDb::TxnKind;
+
+constexpr char kRunColumns[] =
+    "SELECT run_id, sweep_id, attempt, state, device_id, reason,"
+    " created_unix_ms, started_unix_ms, finished_unix_ms, spec_json FROM runs ";
+
+// Reads a row selected with kRunColumns.
+absl::StatusOr<v1::RunStatus> ReadRun(const Stmt& stmt) {
+  v1::RunStatus run;
+  PS_RETURN_IF_ERROR(FromJson(stmt.Text(9), run.mutable_spec()));
+  run.mutable_spec()->set_run_id(stmt.Int(0));
+  run.mutable_spec()->set_sweep_id(stmt.Int(1));
+  run.mutable_spec()->set_attempt(static_cast<int32_t>(stmt.Int(2)));
+  PS_ASSIGN_OR_RETURN(v1::RunState state, ParseState(stmt.Text(3)));
+  run.set_state(state);
+  run.set_device_id(stmt.Text(4));
+  run.set_reason(stmt.Text(5));
+  run.set_created_unix_ms(stmt.Int(6));
+  run.set_started_unix_ms(stmt.Int(7));
+  run.set_finished_unix_ms(stmt.Int(8));
+  return run;
+}
+
+// Collects every row of `stmt` (already bound) with ReadRun.
+absl::StatusOr<std::vector<v1::RunStatus>> ReadRuns(Stmt& stmt) {
+  std::vector<v1::RunStatus> out;
+  while (true) {
+    PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return out;
+    PS_ASSIGN_OR_RETURN(v1::RunStatus run, ReadRun(stmt));
+    out.push_back(std::move(run));
+  }
+}
+
+// Binds `text` or NULL when it is empty.
+void BindTextOrNull(Stmt& stmt, int index, const std::string& text) {
+  if (text.empty()) {
+    stmt.BindNull(index);
+  } else {
+    stmt.Bind(index, text);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<v1::RunStatus> SqliteStore::LoadRun(int64_t run_id) {
+  PS_ASSIGN_OR_RETURN(Stmt stmt,
+                      db_->Prepare(absl::StrCat(kRunColumns, "WHERE run_id = ?1")));
+  PS_ASSIGN_OR_RETURN(bool row, stmt.Bind(1, run_id).Step());
+  if (!row) return absl::NotFoundError(absl::StrCat("run ", run_id, " not found"));
+  return ReadRun(stmt);
+}
+
+absl::Status SqliteStore::RequireRun(int64_t run_id) {
+  PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare("SELECT 1 FROM runs WHERE run_id = ?1"));
+  PS_ASSIGN_OR_RETURN(bool row, stmt.Bind(1, run_id).Step());
+  if (!row) return absl::NotFoundError(absl::StrCat("run ", run_id, " not found"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<v1::RunStatus>> SqliteStore::ListRuns(int64_t sweep_id) {
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::RunStatus> out;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+    {
+      PS_ASSIGN_OR_RETURN(Stmt stmt,
+                          db_->Prepare("SELECT 1 FROM sweeps WHERE sweep_id = ?1"));
+      PS_ASSIGN_OR_RETURN(bool row, stmt.Bind(1, sweep_id).Step());
+      if (!row) return absl::NotFoundError(absl::StrCat("sweep ", sweep_id, " not found"));
+    }
+    PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare(absl::StrCat(
+                                       kRunColumns, "WHERE sweep_id = ?1 ORDER BY run_id")));
+    stmt.Bind(1, sweep_id);
+    PS_ASSIGN_OR_RETURN(out, ReadRuns(stmt));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+absl::StatusOr<v1::RunStatus> SqliteStore::GetRun(int64_t run_id) {
+  absl::MutexLock lock(&mu_);
+  v1::RunStatus run;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(run, LoadRun(run_id));
+    return absl::OkStatus();
+  }));
+  return run;
+}
+
+absl::StatusOr<std::vector<v1::RunSpec>> SqliteStore::ListPendingRuns(int limit) {
+  if (limit < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("limit must be >= 0, got ", limit));
+  }
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::RunSpec> out;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare(absl::StrCat(
+                                       kRunColumns,
+                                       "WHERE state = 'pending' ORDER BY run_id LIMIT ?1")));
+    stmt.Bind(1, limit);
+    PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs, ReadRuns(stmt));
+    for (v1::RunStatus& run : runs) out.push_back(std::move(*run.mutable_spec()));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::RunStatus>> SqliteStore::ListActiveRuns(
+    const std::string& device_id) {
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::RunStatus> out;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt, db_->Prepare(absl::StrCat(
+                       kRunColumns,
+                       "WHERE state IN ('leased', 'running')"
+                       " AND (?1 = '' OR device_id = ?1) ORDER BY run_id")));
+    stmt.Bind(1, device_id);
+    PS_ASSIGN_OR_RETURN(out, ReadRuns(stmt));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+absl::Status SqliteStore::ApplyTransition(const v1::RunStatus& run, v1::RunState to,
+                                          const std::string& device_id,
+                                          const std::string& reason, absl::Time now) {
+  const int64_t run_id = run.spec().run_id();
+  const v1::RunState from = run.state();
+  if (!TransitionAllowed(from, to)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("run ", run_id, " is ", StateText(from), " and cannot move to ",
+                     StateText(to)));
+  }
+  const int64_t now_ms = absl::ToUnixMillis(now);
+  switch (to) {
+    case v1::RUN_STATE_LEASED: {
+      if (device_id.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("leasing run ", run_id, " needs a device_id"));
+      }
+      PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare(
+                                         "UPDATE runs SET state = 'leased', device_id = ?2,"
+                                         " leased_unix_ms = ?3 WHERE run_id = ?1"));
+      PS_RETURN_IF_ERROR(stmt.Bind(1, run_id).Bind(2, device_id).Bind(3, now_ms).Run());
+      break;
+    }
+    case v1::RUN_STATE_RUNNING: {
+      PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare(
+                                         "UPDATE runs SET state = 'running',"
+                                         " started_unix_ms = ?2,"
+                                         " device_id = COALESCE(?3, device_id)"
+                                         " WHERE run_id = ?1"));
+      stmt.Bind(1, run_id).Bind(2, now_ms);
+      BindTextOrNull(stmt, 3, device_id);
+      PS_RETURN_IF_ERROR(stmt.Run());
+      break;
+    }
+    case v1::RUN_STATE_PENDING: {
+      if (from == v1::RUN_STATE_FAILED) {
+        // A retry: the failed attempt's data goes, so the new attempt can
+        // number its batches from 1 again.
+        for (const char* sql : {"DELETE FROM minibatches WHERE run_id = ?1",
+                                "DELETE FROM telemetry WHERE run_id = ?1",
+                                "DELETE FROM batches WHERE run_id = ?1",
+                                "DELETE FROM run_results WHERE run_id = ?1"}) {
+          PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare(sql));
+          PS_RETURN_IF_ERROR(stmt.Bind(1, run_id).Run());
+        }
+      }
+      PS_ASSIGN_OR_RETURN(
+          Stmt stmt,
+          db_->Prepare("UPDATE runs SET state = 'pending',"
+                       " attempt = attempt + ?2, device_id = NULL,"
+                       " reason = CASE WHEN ?2 = 1 THEN NULL ELSE reason END,"
+                       " leased_unix_ms = NULL, started_unix_ms = NULL,"
+                       " finished_unix_ms = NULL,"
+                       " applied_mode_json = CASE WHEN ?2 = 1 THEN NULL"
+                       " ELSE applied_mode_json END WHERE run_id = ?1"));
+      PS_RETURN_IF_ERROR(
+          stmt.Bind(1, run_id).Bind(2, from == v1::RUN_STATE_FAILED ? 1 : 0).Run());
+      break;
+    }
+    default: {  // DONE, FAILED, CANCELLED
+      PS_ASSIGN_OR_RETURN(Stmt stmt,
+                          db_->Prepare("UPDATE runs SET state = ?2, finished_unix_ms = ?3,"
+                                       " reason = ?4 WHERE run_id = ?1"));
+      stmt.Bind(1, run_id).Bind(2, StateText(to)).Bind(3, now_ms);
+      BindTextOrNull(stmt, 4, reason);
+      PS_RETURN_IF_ERROR(stmt.Run());
+      break;
+    }
+  }
+  PS_ASSIGN_OR_RETURN(
+      Stmt history,
+      db_->Prepare("INSERT INTO run_state_history(run_id, from_state, to_state,"
+                   " device_id, reason, at_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  history.Bind(1, run_id).Bind(2, StateText(from)).Bind(3, StateText(to)).Bind(6, now_ms);
+  BindTextOrNull(history, 4, device_id.empty() ? run.device_id() : device_id);
+  BindTextOrNull(history, 5, reason);
+  return history.Run();
+}
+
+absl::Status SqliteStore::TransitionRun(int64_t run_id, v1::RunState to,
+                                        const std::string& device_id,
+                                        const std::string& reason, absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  return db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(v1::RunStatus run, LoadRun(run_id));
+    return ApplyTransition(run, to, device_id, reason, now);
+  });
+}
+
+absl::StatusOr<std::vector<RunStateChange>> SqliteStore::GetRunHistory(int64_t run_id) {
+  absl::MutexLock lock(&mu_);
+  std::vector<RunStateChange> out;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+    PS_RETURN_IF_ERROR(RequireRun(run_id));
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt,
+        db_->Prepare("SELECT from_state, to_state, device_id, reason, at_unix_ms"
+                     " FROM run_state_history WHERE run_id = ?1 ORDER BY id"));
+    stmt.Bind(1, run_id);
+    while (true) {
+      PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) return absl::OkStatus();
+      RunStateChange change;
+      change.run_id = run_id;
+      PS_ASSIGN_OR_RETURN(change.from, ParseState(stmt.Text(0)));
+      PS_ASSIGN_OR_RETURN(change.to, ParseState(stmt.Text(1)));
+      change.device_id = stmt.Text(2);
+      change.reason = stmt.Text(3);
+      change.at = absl::FromUnixMillis(stmt.Int(4));
+      out.push_back(std::move(change));
+    }
+  }));
+  return out;
+}
+
+absl::Status SqliteStore::SaveAppliedMode(int64_t run_id,
+                                          const v1::AppliedPowerMode& mode) {
+  absl::MutexLock lock(&mu_);
+  return db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt, db_->Prepare("UPDATE runs SET applied_mode_json = ?2 WHERE run_id = ?1"));
+    PS_RETURN_IF_ERROR(stmt.Bind(1, run_id).Bind(2, ToJsonLine(mode)).Run());
+    if (db_->Changes() == 0) {
+      return absl::NotFoundError(absl::StrCat("run ", run_id, " not found"));
+    }
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace powersweep
