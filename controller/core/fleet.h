@@ -6,8 +6,23 @@
 //
 // Thread-safe: every public method may be called from any thread (one
 // gRPC thread per agent session plus the liveness thread and Control
-// handlers). Internally one mutex guards the registry; Store calls happen
-// outside it where possible.
+// handlers). Internally the registry has its own mutex, never held across
+// a call out; a second mutex serializes decisions about run states (lease,
+// start, finish, loss) so a run is leased to at most one agent and an agent
+// holds at most one run. Store calls happen under that second mutex;
+// AgentConnection::Close is never called under a lock, and Send only for
+// Registered. AgentConnection implementations must not call back into
+// Fleet from Send or Close.
+//
+// Lost runs: a RUNNING run whose agent disconnects, falls silent or
+// restarts is FAILED with the reason and re-queued while its attempt is
+// within the sweep's max_retries. A LEASED run (the agent never reported
+// RunStarted) goes straight back to PENDING without using an attempt: the
+// workload never ran, so nothing was measured or lost.
+//
+// Batches are stored only for the run the sending device currently holds;
+// batches of a run the controller already gave up on are acknowledged
+// without being stored, so the agent drops them from its spool.
 #ifndef POWERSWEEP_CONTROLLER_CORE_FLEET_H_
 #define POWERSWEEP_CONTROLLER_CORE_FLEET_H_
 
@@ -40,7 +55,9 @@ class Fleet {
   // A session's first message. Records the device in the store, replaces
   // an older session of the same device_id (closing it), sends Registered,
   // reconciles runs the store holds as active for this device (kept if
-  // reg.active_run_id names it, failed otherwise), then dispatches.
+  // reg.active_run_id names it, failed otherwise: "agent X restarted; the
+  // run was lost"), sends CancelRun if reg.active_run_id names a run it no
+  // longer holds, then dispatches.
   // InvalidArgument if the identity lacks device_id or device_class.
   absl::Status Register(const v1::Register& reg,
                         std::shared_ptr<AgentConnection> conn);
@@ -52,7 +69,8 @@ class Fleet {
 
   // The session `conn` of `device_id` ended. No-op if a newer session has
   // replaced it. Fails the device's active run ("agent X disconnected
-  // during the run") and re-queues it if the sweep allows retries.
+  // during the run") and re-queues it if the sweep allows retries (a LEASED
+  // run goes back to PENDING), then dispatches to the remaining agents.
   void Disconnect(const std::string& device_id, const AgentConnection* conn);
 
   // Assigns pending runs to idle connected agents that can serve them.

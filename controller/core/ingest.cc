@@ -1,0 +1,167 @@
+// Fleet::Impl: run events and data batches from agents.
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "controller/core/fleet_impl.h"
+
+namespace powersweep {
+namespace {
+
+bool IsFinal(v1::RunState s) {
+  return s == v1::RUN_STATE_DONE || s == v1::RUN_STATE_FAILED ||
+         s == v1::RUN_STATE_CANCELLED;
+}
+
+}  // namespace
+
+void Fleet::Impl::QueueAck(const std::string& device_id, int64_t run_id,
+                           int64_t seq, Outbox* out) {
+  std::optional<AgentEntry> entry = registry.Get(device_id);
+  if (!entry) return;
+  Outgoing ack{device_id, entry->conn, {}};
+  ack.msg.mutable_ack()->set_run_id(run_id);
+  ack.msg.mutable_ack()->set_seq(seq);
+  out->push_back(std::move(ack));
+}
+
+void Fleet::Impl::OnRunStarted(const std::string& device_id,
+                               const v1::RunStarted& msg) {
+  const int64_t run_id = msg.run_id();
+  absl::MutexLock lock(&run_mu);
+  std::optional<AgentEntry> entry = registry.Get(device_id);
+  if (!entry || entry->current_run_id != run_id) {
+    PS_LOG(WARNING) << "ignoring run_started of run " << run_id << " from "
+                    << device_id << ": not the run it holds";
+    return;
+  }
+  absl::Status st = store->SaveAppliedMode(run_id, msg.applied_mode());
+  if (!st.ok()) {
+    PS_LOG(ERROR) << "cannot store the applied mode of run " << run_id << ": "
+                  << st;
+    return;
+  }
+  absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+  if (!run.ok()) {
+    PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status();
+    return;
+  }
+  if (run->state() == v1::RUN_STATE_RUNNING) return;  // a resend
+  if (run->state() != v1::RUN_STATE_LEASED) {
+    PS_LOG(WARNING) << "run_started of run " << run_id << " from " << device_id
+                    << " while it is " << v1::RunState_Name(run->state());
+    return;
+  }
+  st = store->TransitionRun(run_id, v1::RUN_STATE_RUNNING, device_id, "",
+                            clock->Now());
+  if (!st.ok()) {
+    PS_LOG(ERROR) << "cannot mark run " << run_id << " running: " << st;
+    return;
+  }
+  PS_LOG(INFO) << "run " << run_id << " started on " << device_id;
+}
+
+void Fleet::Impl::OnBatch(const std::string& device_id,
+                          const v1::DataBatch& batch) {
+  Outbox out;
+  {
+    // Shared hold: batches of different agents are stored in parallel, but
+    // a run cannot be released (and retried) while its batch is being stored.
+    absl::ReaderMutexLock lock(&run_mu);
+    std::optional<AgentEntry> entry = registry.Get(device_id);
+    if (!entry) return;
+    if (entry->current_run_id != batch.run_id()) {
+      // Data of an attempt the controller gave up on (or already finished):
+      // acknowledge without storing so the agent drops it.
+      PS_LOG(INFO) << "dropping batch " << batch.seq() << " of run "
+                   << batch.run_id() << " from " << device_id
+                   << ": not the run it holds";
+    } else {
+      absl::StatusOr<IngestOutcome> outcome = store->IngestBatch(batch);
+      if (!outcome.ok()) {
+        PS_LOG(ERROR) << "cannot store batch " << batch.seq() << " of run "
+                      << batch.run_id() << " from " << device_id << ": "
+                      << outcome.status();
+        return;
+      }
+      if (*outcome == IngestOutcome::kDuplicate) {
+        PS_LOG(DEBUG) << "batch " << batch.seq() << " of run " << batch.run_id()
+                      << " already stored; acknowledging again";
+      }
+    }
+    QueueAck(device_id, batch.run_id(), batch.seq(), &out);
+  }
+  Flush(std::move(out));
+}
+
+void Fleet::Impl::OnRunFinished(const std::string& device_id,
+                                const v1::RunFinished& msg) {
+  const v1::RunResult& result = msg.result();
+  const int64_t run_id = result.run_id();
+  Outbox out;
+  {
+    absl::MutexLock lock(&run_mu);
+    std::optional<AgentEntry> entry = registry.Get(device_id);
+    if (!entry) return;
+    if (entry->current_run_id != run_id) {
+      // Already committed (the ack was lost) or given up on: acknowledge
+      // again so the agent drops it; nothing changes.
+      PS_LOG(INFO) << "run_finished of run " << run_id << " from " << device_id
+                   << " again; acknowledging";
+      QueueAck(device_id, run_id, 0, &out);
+    } else {
+      absl::StatusOr<int64_t> have = store->CountBatches(run_id);
+      if (!have.ok()) {
+        PS_LOG(ERROR) << "cannot count batches of run " << run_id << ": "
+                      << have.status();
+        return;
+      }
+      if (*have < msg.batches()) {
+        PS_LOG(INFO) << "run " << run_id << " finished on " << device_id
+                     << " but only " << *have << " of " << msg.batches()
+                     << " batches are stored; waiting for missing batches";
+        return;
+      }
+      absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+      if (!run.ok()) {
+        PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status();
+        return;
+      }
+      const absl::Time now = clock->Now();
+      const v1::RunState final_state =
+          result.ok() ? v1::RUN_STATE_DONE : v1::RUN_STATE_FAILED;
+      std::string reason;
+      if (!result.ok()) {
+        reason = !result.reason().empty()
+                     ? result.reason()
+                     : absl::StrCat("workload failed (exit code ",
+                                    result.exit_code(), ", signal ",
+                                    result.term_signal(), ")");
+      }
+      absl::Status st;
+      if (result.ok() && run->state() == v1::RUN_STATE_LEASED) {
+        // RunStarted never arrived; the run did run, record it as started.
+        st = store->TransitionRun(run_id, v1::RUN_STATE_RUNNING, device_id, "",
+                                  now);
+      }
+      if (st.ok() && !IsFinal(run->state())) {
+        st = store->FinishRun(result, final_state, reason, now);
+      }
+      if (!st.ok()) {
+        PS_LOG(ERROR) << "cannot finish run " << run_id << ": " << st;
+        return;
+      }
+      PS_LOG(INFO) << "run " << run_id << " on " << device_id << " "
+                   << (result.ok() ? "done" : "failed: " + reason);
+      if (!result.ok() && !IsFinal(run->state())) {
+        RetryIfAllowed(run->spec(), reason);
+      }
+      registry.SetCurrentRun(device_id, entry->conn.get(), 0);
+      QueueAck(device_id, run_id, 0, &out);
+      DispatchLocked(&out);
+    }
+  }
+  Flush(std::move(out));
+}
+
+}  // namespace powersweep

@@ -1,0 +1,104 @@
+// Fleet::Impl: ending sessions and recovering the runs they held.
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "controller/core/fleet_impl.h"
+
+namespace powersweep {
+
+void Fleet::Impl::EndSession(const std::string& device_id,
+                             const AgentConnection* conn,
+                             const std::string& cause) {
+  Outbox out;
+  {
+    absl::MutexLock lock(&run_mu);
+    std::optional<AgentEntry> gone = registry.Remove(device_id, conn);
+    if (!gone.has_value()) {
+      PS_LOG(DEBUG) << "ignoring the end of a replaced session of "
+                    << device_id;
+      return;
+    }
+    const int64_t run_id = gone->current_run_id;
+    PS_LOG(INFO) << cause
+                 << (run_id != 0 ? absl::StrCat(" holding run ", run_id)
+                                 : std::string(" while idle"));
+    if (run_id != 0) {
+      absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+      if (!run.ok()) {
+        PS_LOG(ERROR) << "cannot read run " << run_id << " of " << device_id
+                      << ": " << run.status();
+      } else {
+        ReleaseLostRun(*run, device_id, cause, "");
+      }
+    }
+    DispatchLocked(&out);
+  }
+  Flush(std::move(out));
+}
+
+void Fleet::Impl::ReleaseLostRun(const v1::RunStatus& run,
+                                 const std::string& device_id,
+                                 const std::string& cause,
+                                 const std::string& running_reason) {
+  const int64_t run_id = run.spec().run_id();
+  if (run.device_id() != device_id) {
+    PS_LOG(WARNING) << "run " << run_id << " belongs to " << run.device_id()
+                    << ", not " << device_id << "; leaving it";
+    return;
+  }
+  const absl::Time now = clock->Now();
+  if (run.state() == v1::RUN_STATE_LEASED) {
+    const std::string reason = absl::StrCat(cause, " before the run started");
+    absl::Status st = store->TransitionRun(run_id, v1::RUN_STATE_PENDING,
+                                           device_id, reason, now);
+    if (!st.ok()) {
+      PS_LOG(ERROR) << "cannot put run " << run_id << " back: " << st;
+      return;
+    }
+    PS_LOG(INFO) << "run " << run_id << " back to pending: " << reason;
+    return;
+  }
+  if (run.state() != v1::RUN_STATE_RUNNING) return;
+  const std::string reason = running_reason.empty()
+                                 ? absl::StrCat(cause, " during the run")
+                                 : running_reason;
+  absl::Status st = store->TransitionRun(run_id, v1::RUN_STATE_FAILED,
+                                         device_id, reason, now);
+  if (!st.ok()) {
+    PS_LOG(ERROR) << "cannot fail run " << run_id << ": " << st;
+    return;
+  }
+  PS_LOG(INFO) << "run " << run_id << " failed: " << reason;
+  RetryIfAllowed(run.spec(), reason);
+}
+
+void Fleet::Impl::RetryIfAllowed(const v1::RunSpec& spec,
+                                 const std::string& reason) {
+  const int64_t run_id = spec.run_id();
+  absl::StatusOr<v1::SweepSpec> sweep = store->GetSweepSpec(spec.sweep_id());
+  if (!sweep.ok()) {
+    PS_LOG(ERROR) << "cannot read sweep " << spec.sweep_id() << " of run "
+                  << run_id << " to decide a retry: " << sweep.status();
+    return;
+  }
+  const int attempt = spec.attempt() > 0 ? spec.attempt() : 1;
+  if (attempt > sweep->max_retries()) {
+    PS_LOG(INFO) << "run " << run_id << " failed on attempt " << attempt
+                 << "; no retries left (max_retries " << sweep->max_retries()
+                 << ")";
+    return;
+  }
+  absl::Status st = store->TransitionRun(
+      run_id, v1::RUN_STATE_PENDING, "",
+      absl::StrCat("retry ", attempt, " of ", sweep->max_retries(),
+                   " after: ", reason),
+      clock->Now());
+  if (!st.ok()) {
+    PS_LOG(ERROR) << "cannot re-queue run " << run_id << ": " << st;
+    return;
+  }
+  PS_LOG(INFO) << "run " << run_id << " re-queued as attempt " << attempt + 1;
+}
+
+}  // namespace powersweep

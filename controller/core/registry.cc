@@ -1,0 +1,94 @@
+#include "controller/core/registry.h"
+
+#include <utility>
+
+namespace powersweep {
+
+std::shared_ptr<AgentConnection> AgentRegistry::Put(AgentEntry entry) {
+  absl::MutexLock lock(&mu_);
+  const std::string id = entry.identity.device_id();
+  std::shared_ptr<AgentConnection> old;
+  auto it = agents_.find(id);
+  if (it != agents_.end()) old = std::move(it->second.conn);
+  agents_[id] = std::move(entry);
+  return old;
+}
+
+std::optional<AgentEntry> AgentRegistry::Remove(const std::string& device_id,
+                                                const AgentConnection* conn) {
+  absl::MutexLock lock(&mu_);
+  auto it = agents_.find(device_id);
+  if (it == agents_.end() || it->second.conn.get() != conn) {
+    return std::nullopt;
+  }
+  AgentEntry entry = std::move(it->second);
+  agents_.erase(it);
+  return entry;
+}
+
+bool AgentRegistry::Touch(const std::string& device_id, absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  auto it = agents_.find(device_id);
+  if (it == agents_.end()) return false;
+  if (now > it->second.last_message) it->second.last_message = now;
+  return true;
+}
+
+std::optional<AgentEntry> AgentRegistry::Get(
+    const std::string& device_id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = agents_.find(device_id);
+  if (it == agents_.end()) return std::nullopt;
+  return it->second;
+}
+
+AgentEntry* AgentRegistry::Find(const std::string& device_id,
+                                const AgentConnection* conn) {
+  auto it = agents_.find(device_id);
+  if (it == agents_.end() || it->second.conn.get() != conn) return nullptr;
+  return &it->second;
+}
+
+bool AgentRegistry::SetCurrentRun(const std::string& device_id,
+                                  const AgentConnection* conn, int64_t run_id) {
+  absl::MutexLock lock(&mu_);
+  AgentEntry* entry = Find(device_id, conn);
+  if (entry == nullptr) return false;
+  entry->current_run_id = run_id;
+  return true;
+}
+
+void AgentRegistry::MarkUnassignable(const std::string& device_id,
+                                     const AgentConnection* conn) {
+  absl::MutexLock lock(&mu_);
+  AgentEntry* entry = Find(device_id, conn);
+  if (entry != nullptr) entry->assignable = false;
+}
+
+std::vector<AgentEntry> AgentRegistry::Snapshot() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<AgentEntry> out;
+  out.reserve(agents_.size());
+  for (const auto& [id, entry] : agents_) out.push_back(entry);
+  return out;
+}
+
+std::vector<AgentEntry> AgentRegistry::Idle() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<AgentEntry> out;
+  for (const auto& [id, entry] : agents_) {
+    if (entry.assignable && entry.current_run_id == 0) out.push_back(entry);
+  }
+  return out;
+}
+
+std::vector<AgentEntry> AgentRegistry::SilentSince(absl::Time cutoff) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<AgentEntry> out;
+  for (const auto& [id, entry] : agents_) {
+    if (entry.last_message < cutoff) out.push_back(entry);
+  }
+  return out;
+}
+
+}  // namespace powersweep
