@@ -1,0 +1,78 @@
+// Catalogs the controller validates sweeps against.
+//
+// DeviceClassCatalog: the device classes a sweep may target, each with its
+// core count, the CPU/GPU/memory (EMC) frequencies that may be requested,
+// and its nvpmodel preset names. WorkloadCatalog: the models and datasets
+// the workload binary knows, and which datasets each model accepts.
+//
+// Both are plain value types built from data tables (Default() returns the
+// built-in tables; tests and future boards build their own). Immutable after
+// construction, so safe to share between threads for reading.
+#ifndef POWERSWEEP_CONTROLLER_SWEEP_CATALOG_H_
+#define POWERSWEEP_CONTROLLER_SWEEP_CATALOG_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace powersweep {
+
+struct DeviceClassInfo {
+  std::string name;  // e.g. "orin-agx"
+  // Cores of the board; 0 = varies per device (host: taken from the
+  // registered devices' capabilities).
+  int cpu_cores = 0;
+  // Settable frequencies, ascending. Empty = the knob cannot be set on
+  // this class in this version.
+  std::vector<int64_t> cpu_freqs_khz;
+  std::vector<int64_t> gpu_freqs_hz;
+  std::vector<int64_t> mem_freqs_hz;
+  std::vector<std::string> presets;  // nvpmodel mode names
+};
+
+class DeviceClassCatalog {
+ public:
+  // The built-in classes: host, orin-agx, xavier-agx, xavier-nx, nano.
+  static DeviceClassCatalog Default();
+
+  explicit DeviceClassCatalog(std::vector<DeviceClassInfo> classes);
+
+  // nullptr when `name` is not a known class.
+  const DeviceClassInfo* Find(const std::string& name) const;
+  // Known class names, sorted.
+  std::vector<std::string> Names() const;
+
+ private:
+  std::map<std::string, DeviceClassInfo> classes_;
+};
+
+struct ModelInfo {
+  std::string name;                   // e.g. "lenet5"
+  std::vector<std::string> datasets;  // datasets the model accepts
+};
+
+class WorkloadCatalog {
+ public:
+  // The built-in workloads: lenet5 on fashion-mnist.
+  static WorkloadCatalog Default();
+
+  WorkloadCatalog(std::vector<ModelInfo> models,
+                  std::vector<std::string> datasets);
+
+  bool HasModel(const std::string& model) const;
+  bool HasDataset(const std::string& dataset) const;
+  // True when both are known and `model` accepts `dataset`.
+  bool Accepts(const std::string& model, const std::string& dataset) const;
+  // Sorted names.
+  std::vector<std::string> ModelNames() const;
+  std::vector<std::string> DatasetNames() const;
+
+ private:
+  std::map<std::string, ModelInfo> models_;
+  std::vector<std::string> datasets_;  // sorted
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_SWEEP_CATALOG_H_

@@ -1,0 +1,29 @@
+// Sweep expansion: the cartesian product of a SweepSpec's axes, times its
+// repetitions, as RunSpecs ready to be stored (run_id and sweep_id are left
+// 0 for the Store to assign). Pure functions; thread-safe.
+#ifndef POWERSWEEP_CONTROLLER_SWEEP_EXPAND_H_
+#define POWERSWEEP_CONTROLLER_SWEEP_EXPAND_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+namespace v1 = ::powersweep::v1;
+
+// Number of runs ExpandSweep would produce (saturates at INT64_MAX, so it
+// is safe to call on unvalidated specs).
+int64_t CountRuns(const v1::SweepSpec& spec);
+
+// Expects a spec with defaults filled and validated. Order: repetition
+// outermost, then device_classes, models, datasets, tasks, batch_sizes,
+// loader_workers, power_modes, runtimes (the last varies fastest). Every
+// run carries the workload (stop conditions, seed, threads), telemetry_hz,
+// timeout_s, its 0-based repetition and attempt 1.
+std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_SWEEP_EXPAND_H_

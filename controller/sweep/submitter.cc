@@ -1,0 +1,37 @@
+#include "controller/sweep/submitter.h"
+
+#include <utility>
+
+#include "controller/sweep/expand.h"
+#include "controller/sweep/validate.h"
+
+namespace powersweep {
+
+SweepSubmitter::SweepSubmitter(Store* store, Clock* clock)
+    : store_(store), clock_(clock) {}
+
+absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
+    const v1::SweepSpec& spec,
+    const std::vector<v1::DeviceStatus>& known_devices) {
+  // The stored spec is the effective one (defaults filled), so what
+  // GetSweepSpec returns is what the runs were expanded from.
+  const v1::SweepSpec full = WithDefaults(spec);
+  ValidationContext ctx;
+  ctx.known_devices = known_devices;
+  std::vector<std::string> warnings;
+  absl::Status valid = ValidateSweep(full, ctx, &warnings);
+  if (!valid.ok()) return valid;
+
+  const std::vector<v1::RunSpec> runs = ExpandSweep(full);
+  absl::StatusOr<int64_t> sweep_id =
+      store_->CreateSweep(full, runs, clock_->Now());
+  if (!sweep_id.ok()) return sweep_id.status();
+
+  v1::SubmitSweepResponse response;
+  response.set_sweep_id(*sweep_id);
+  response.set_run_count(static_cast<int32_t>(runs.size()));
+  for (std::string& w : warnings) response.add_warnings(std::move(w));
+  return response;
+}
+
+}  // namespace powersweep

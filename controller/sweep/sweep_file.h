@@ -1,0 +1,42 @@
+// Sweep files: YAML read into a v1::SweepSpec.
+//
+// The keys are exactly the SweepSpec proto field names (name,
+// device_classes, models, datasets, tasks, batch_sizes, loader_workers,
+// power_modes, runtimes, repetitions, epochs, minibatches, duration_s, seed,
+// threads, telemetry_hz, timeout_s, max_retries). Every list axis also
+// accepts a single value (`batch_sizes: 32` = `batch_sizes: [32]`).
+// tasks take train|infer, runtimes native|container. A power mode is either
+// a preset name (`MAXN`) or a map with keys preset, cpu_cores, cpu_freq_khz,
+// gpu_freq_hz, mem_freq_hz; cpu_freq_mhz, gpu_freq_mhz and mem_freq_mhz are
+// accepted as conveniences and converted. An empty value (`models:`)
+// leaves the field unset.
+//
+// This is a syntax check only (keys and types); ValidateSweep checks the
+// values. Errors are InvalidArgument with one line per problem, all problems
+// at once, each naming the key and its line, e.g.
+//   unknown key 'batchsize' at line 4 (known keys: name, ...)
+//   batch_sizes[1] at line 6: expected an integer, got 'abc'
+// Errors from LoadSweepFile start every line with the file's path; a file
+// that cannot be read is NotFound / PermissionDenied / InvalidArgument.
+//
+// yaml-cpp exceptions are caught here and never escape. Thread-safe (no
+// shared state).
+#ifndef POWERSWEEP_CONTROLLER_SWEEP_SWEEP_FILE_H_
+#define POWERSWEEP_CONTROLLER_SWEEP_SWEEP_FILE_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+namespace v1 = ::powersweep::v1;
+
+absl::StatusOr<v1::SweepSpec> ParseSweepYaml(const std::string& text);
+
+absl::StatusOr<v1::SweepSpec> LoadSweepFile(const std::string& path);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_SWEEP_SWEEP_FILE_H_

@@ -1,0 +1,226 @@
+#include "controller/sweep/validate.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "controller/sweep/expand.h"
+#include "controller/sweep/validate_devices.h"
+
+namespace powersweep {
+namespace {
+
+using Problems = std::vector<std::string>;
+
+std::string Known(const std::vector<std::string>& names) {
+  return names.empty() ? "none" : absl::StrJoin(names, ", ");
+}
+
+// "field[i]: duplicate of field[j] (value)" for repeated values of an axis.
+template <typename T, typename Fmt>
+void CheckDuplicates(const std::string& field, const std::vector<T>& values,
+                     Fmt fmt, Problems* problems) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (values[j] == values[i]) {
+        problems->push_back(absl::StrCat(field, "[", i, "]: duplicate of ",
+                                         field, "[", j, "] (", fmt(values[i]),
+                                         ")"));
+        break;
+      }
+    }
+  }
+}
+
+template <typename Repeated>
+auto ToVector(const Repeated& r) {
+  return std::vector<typename Repeated::value_type>(r.begin(), r.end());
+}
+
+const auto kSelf = [](const auto& v) { return absl::StrCat(v); };
+
+void CheckNames(const std::string& field, const std::string& what,
+                const google::protobuf::RepeatedPtrField<std::string>& names,
+                const std::vector<std::string>& known, Problems* problems) {
+  if (names.empty()) {
+    problems->push_back(absl::StrCat(field, ": at least one ", what,
+                                     " is required (known: ", Known(known),
+                                     ")"));
+  }
+  for (int i = 0; i < names.size(); ++i) {
+    bool found = false;
+    for (const std::string& k : known) found = found || k == names[i];
+    if (!found) {
+      problems->push_back(absl::StrCat(field, "[", i, "]: unknown ", what, " '",
+                                       names[i], "' (known: ", Known(known),
+                                       ")"));
+    }
+  }
+  CheckDuplicates(field, ToVector(names), kSelf, problems);
+}
+
+void CheckWorkloads(const v1::SweepSpec& spec, const WorkloadCatalog& w,
+                    Problems* problems) {
+  CheckNames("models", "model", spec.models(), w.ModelNames(), problems);
+  CheckNames("datasets", "dataset", spec.datasets(), w.DatasetNames(),
+             problems);
+  for (int d = 0; d < spec.datasets_size(); ++d) {
+    if (!w.HasDataset(spec.datasets(d))) continue;
+    for (const std::string& model : spec.models()) {
+      if (w.HasModel(model) && !w.Accepts(model, spec.datasets(d))) {
+        problems->push_back(absl::StrCat("datasets[", d, "]: model ", model,
+                                         " cannot use dataset ",
+                                         spec.datasets(d)));
+      }
+    }
+  }
+}
+
+void CheckEnums(const v1::SweepSpec& spec, Problems* problems) {
+  for (int i = 0; i < spec.tasks_size(); ++i) {
+    int t = spec.tasks(i);
+    if (t == v1::TASK_UNSPECIFIED) {
+      problems->push_back(absl::StrCat(
+          "tasks[", i, "]: task is unspecified (use train or infer)"));
+    } else if (!v1::Task_IsValid(t)) {
+      problems->push_back(absl::StrCat("tasks[", i, "]: unknown task value ", t,
+                                       " (use train or infer)"));
+    }
+  }
+  CheckDuplicates("tasks", ToVector(spec.tasks()), kSelf, problems);
+  for (int i = 0; i < spec.runtimes_size(); ++i) {
+    int r = spec.runtimes(i);
+    if (r == v1::RUNTIME_UNSPECIFIED) {
+      problems->push_back(
+          absl::StrCat("runtimes[", i,
+                       "]: runtime is unspecified (use native or container)"));
+    } else if (!v1::Runtime_IsValid(r)) {
+      problems->push_back(absl::StrCat("runtimes[", i,
+                                       "]: unknown runtime value ", r,
+                                       " (use native or container)"));
+    }
+  }
+  CheckDuplicates("runtimes", ToVector(spec.runtimes()), kSelf, problems);
+}
+
+void CheckIntAxes(const v1::SweepSpec& spec, Problems* problems) {
+  if (spec.batch_sizes().empty()) {
+    problems->push_back("batch_sizes: at least one batch size is required");
+  }
+  for (int i = 0; i < spec.batch_sizes_size(); ++i) {
+    int32_t b = spec.batch_sizes(i);
+    if (b <= 0) {
+      problems->push_back(
+          absl::StrCat("batch_sizes[", i, "]: must be positive, got ", b));
+    } else if (b > kMaxBatchSize) {
+      problems->push_back(absl::StrCat("batch_sizes[", i, "]: must be at most ",
+                                       kMaxBatchSize, ", got ", b));
+    }
+  }
+  CheckDuplicates("batch_sizes", ToVector(spec.batch_sizes()), kSelf, problems);
+  for (int i = 0; i < spec.loader_workers_size(); ++i) {
+    int32_t w = spec.loader_workers(i);
+    if (w < 0 || w > kMaxLoaderWorkers) {
+      problems->push_back(absl::StrCat("loader_workers[", i,
+                                       "]: must be between 0 and ",
+                                       kMaxLoaderWorkers, ", got ", w));
+    }
+  }
+  CheckDuplicates("loader_workers", ToVector(spec.loader_workers()), kSelf,
+                  problems);
+}
+
+void CheckScalars(const v1::SweepSpec& spec, Problems* problems) {
+  auto add = [&](auto&&... parts) {
+    problems->push_back(absl::StrCat(parts...));
+  };
+  if (spec.repetitions() < 1) {
+    add("repetitions: must be at least 1, got ", spec.repetitions());
+  }
+  if (spec.epochs() < 0)
+    add("epochs: must not be negative, got ", spec.epochs());
+  if (spec.minibatches() < 0) {
+    add("minibatches: must not be negative, got ", spec.minibatches());
+  }
+  const double duration = spec.duration_s();
+  if (!std::isfinite(duration)) {
+    add("duration_s: must be a finite number, got ", duration);
+  } else if (duration < 0) {
+    add("duration_s: must not be negative, got ", duration);
+  }
+  if (spec.epochs() <= 0 && spec.minibatches() <= 0 && !(duration > 0)) {
+    add("epochs/minibatches/duration_s: one of epochs, minibatches, "
+        "duration_s must be positive (the run needs a stop condition)");
+  }
+  if (spec.threads() < 0 || spec.threads() > kMaxThreads) {
+    add("threads: must be between 0 and ", kMaxThreads,
+        " (0 = all cores), got ", spec.threads());
+  }
+  const double hz = spec.telemetry_hz();
+  if (!(hz > 0 && hz <= kMaxTelemetryHz)) {
+    add("telemetry_hz: must be more than 0 and at most ", kMaxTelemetryHz,
+        ", got ", hz);
+  }
+  const double timeout = spec.timeout_s();
+  if (!(timeout > 0) || !std::isfinite(timeout)) {
+    add("timeout_s: must be a positive number of seconds, got ", timeout);
+  } else if (std::isfinite(duration) && duration > 0 && timeout <= duration) {
+    add("timeout_s: ", timeout, " is not longer than duration_s ", duration,
+        ", so every run would time out");
+  }
+  if (spec.max_retries() < 0 || spec.max_retries() > kMaxRetries) {
+    add("max_retries: must be between 0 and ", kMaxRetries, ", got ",
+        spec.max_retries());
+  }
+}
+
+}  // namespace
+
+v1::SweepSpec WithDefaults(const v1::SweepSpec& spec) {
+  v1::SweepSpec out = spec;
+  if (out.repetitions() == 0) out.set_repetitions(1);
+  if (out.telemetry_hz() == 0) out.set_telemetry_hz(10);
+  if (out.timeout_s() == 0) out.set_timeout_s(600);
+  if (out.seed() == 0) out.set_seed(1);
+  if (out.tasks().empty()) out.add_tasks(v1::TASK_TRAIN);
+  if (out.runtimes().empty()) out.add_runtimes(v1::RUNTIME_NATIVE);
+  if (out.loader_workers().empty()) out.add_loader_workers(0);
+  if (out.power_modes().empty()) out.add_power_modes();
+  return out;
+}
+
+absl::Status ValidateSweep(const v1::SweepSpec& spec,
+                           const ValidationContext& ctx,
+                           std::vector<std::string>* warnings) {
+  Problems problems;
+  std::vector<std::string> notes;
+  if (spec.name().empty()) problems.push_back("name: must not be empty");
+  CheckNames("device_classes", "device class", spec.device_classes(),
+             ctx.device_classes.Names(), &problems);
+  CheckWorkloads(spec, ctx.workloads, &problems);
+  CheckEnums(spec, &problems);
+  CheckIntAxes(spec, &problems);
+  if (spec.power_modes().empty()) {
+    problems.push_back(
+        "power_modes: at least one power mode is required ({} leaves the "
+        "device as it is)");
+  }
+  CheckPowerModes(spec, ctx, &problems, &notes);
+  CheckRuntimeAvailability(spec, ctx, &problems);
+  CheckScalars(spec, &problems);
+  const int64_t runs = CountRuns(spec);
+  if (runs > ctx.max_runs) {
+    problems.push_back(absl::StrCat("sweep: expands to ", runs,
+                                    " runs, more than the limit of ",
+                                    ctx.max_runs, " per sweep"));
+  }
+  CheckDevicesRegistered(spec, ctx, &notes);
+  if (warnings != nullptr) {
+    for (std::string& n : notes) warnings->push_back(std::move(n));
+  }
+  if (problems.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
+}
+
+}  // namespace powersweep

@@ -1,0 +1,185 @@
+#include "controller/sweep/validate_devices.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/util/message_differencer.h"
+
+namespace powersweep {
+namespace {
+
+std::vector<const v1::DeviceStatus*> DevicesOf(const ValidationContext& ctx,
+                                               const std::string& cls) {
+  std::vector<const v1::DeviceStatus*> out;
+  for (const v1::DeviceStatus& d : ctx.known_devices) {
+    if (d.identity().device_class() == cls) out.push_back(&d);
+  }
+  return out;
+}
+
+// The table values bracketing `value`: the largest below and the smallest
+// above (only one of them at the ends of the table).
+std::string Nearest(const std::vector<int64_t>& table, int64_t value) {
+  auto above = std::upper_bound(table.begin(), table.end(), value);
+  std::vector<int64_t> near;
+  if (above != table.begin()) near.push_back(*(above - 1));
+  if (above != table.end()) near.push_back(*above);
+  return absl::StrJoin(near, ", ");
+}
+
+void CheckFrequency(const std::string& field, int64_t value,
+                    const std::vector<int64_t>& table,
+                    const DeviceClassInfo& cls,
+                    std::vector<std::string>* problems) {
+  if (value <= 0) return;  // 0 = leave as is; negatives reported elsewhere
+  if (table.empty()) {
+    problems->push_back(absl::StrCat(field, ": not settable on class ",
+                                     cls.name, " in this version"));
+  } else if (!std::binary_search(table.begin(), table.end(), value)) {
+    problems->push_back(
+        absl::StrCat(field, ": ", value, " is not a frequency of ", cls.name,
+                     " (nearest: ", Nearest(table, value), ")"));
+  }
+}
+
+// Fields that could not be checked (no device of the class known yet) are
+// appended to `unchecked`.
+void CheckCores(const std::string& field, int32_t cores,
+                const DeviceClassInfo& cls, const ValidationContext& ctx,
+                std::vector<std::string>* problems,
+                std::vector<std::string>* unchecked) {
+  if (cores <= 0) return;
+  if (cls.cpu_cores > 0) {
+    if (cores > cls.cpu_cores) {
+      problems->push_back(absl::StrCat(field, ": ", cores, " is more than the ",
+                                       cls.cpu_cores, " cores of ", cls.name));
+    }
+    return;
+  }
+  // Classes whose core count varies per device (host): the largest
+  // registered device bounds what a run can get.
+  int32_t most = 0;
+  for (const v1::DeviceStatus* d : DevicesOf(ctx, cls.name)) {
+    most = std::max(most, d->capabilities().cpu_cores());
+  }
+  if (most == 0) {
+    unchecked->push_back(field);
+  } else if (cores > most) {
+    problems->push_back(absl::StrCat(field, ": ", cores, " is more than the ",
+                                     most, " cores of the largest registered ",
+                                     cls.name, " device"));
+  }
+}
+
+}  // namespace
+
+std::vector<const DeviceClassInfo*> KnownClassesOf(
+    const v1::SweepSpec& spec, const ValidationContext& ctx) {
+  std::vector<const DeviceClassInfo*> out;
+  for (const std::string& name : spec.device_classes()) {
+    const DeviceClassInfo* info = ctx.device_classes.Find(name);
+    if (info != nullptr &&
+        std::find(out.begin(), out.end(), info) == out.end()) {
+      out.push_back(info);
+    }
+  }
+  return out;
+}
+
+void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
+                     std::vector<std::string>* problems,
+                     std::vector<std::string>* warnings) {
+  const std::vector<const DeviceClassInfo*> classes = KnownClassesOf(spec, ctx);
+  std::map<std::string, std::vector<std::string>> unchecked;  // by class
+  for (int i = 0; i < spec.power_modes_size(); ++i) {
+    const v1::PowerMode& m = spec.power_modes(i);
+    const std::string at = absl::StrCat("power_modes[", i, "].");
+    const std::pair<const char*, int64_t> knobs[] = {
+        {"cpu_cores", m.cpu_cores()},
+        {"cpu_freq_khz", m.cpu_freq_khz()},
+        {"gpu_freq_hz", m.gpu_freq_hz()},
+        {"mem_freq_hz", m.mem_freq_hz()}};
+    for (const auto& [name, value] : knobs) {
+      if (value < 0) {
+        problems->push_back(absl::StrCat(at, name,
+                                         ": must not be negative (0 leaves "
+                                         "it as the device has it), got ",
+                                         value));
+      }
+    }
+    for (int j = 0; j < i; ++j) {
+      if (google::protobuf::util::MessageDifferencer::Equals(
+              spec.power_modes(j), m)) {
+        problems->push_back(absl::StrCat(
+            "power_modes[", i, "]: duplicate of power_modes[", j, "]"));
+        break;
+      }
+    }
+    for (const DeviceClassInfo* cls : classes) {
+      if (!m.preset().empty() &&
+          std::find(cls->presets.begin(), cls->presets.end(), m.preset()) ==
+              cls->presets.end()) {
+        problems->push_back(absl::StrCat(
+            at, "preset: unknown preset '", m.preset(), "' for ", cls->name,
+            " (known: ",
+            cls->presets.empty() ? "none" : absl::StrJoin(cls->presets, ", "),
+            ")"));
+      }
+      CheckCores(at + "cpu_cores", m.cpu_cores(), *cls, ctx, problems,
+                 &unchecked[cls->name]);
+      CheckFrequency(at + "cpu_freq_khz", m.cpu_freq_khz(), cls->cpu_freqs_khz,
+                     *cls, problems);
+      CheckFrequency(at + "gpu_freq_hz", m.gpu_freq_hz(), cls->gpu_freqs_hz,
+                     *cls, problems);
+      CheckFrequency(at + "mem_freq_hz", m.mem_freq_hz(), cls->mem_freqs_hz,
+                     *cls, problems);
+    }
+  }
+  for (const auto& [cls, fields] : unchecked) {
+    if (fields.empty()) continue;
+    warnings->push_back(absl::StrCat(
+        absl::StrJoin(fields, ", "), ": not checked against the cores of a ",
+        cls, " device because no ", cls, " device is registered yet"));
+  }
+}
+
+void CheckRuntimeAvailability(const v1::SweepSpec& spec,
+                              const ValidationContext& ctx,
+                              std::vector<std::string>* problems) {
+  // Every agent runs workloads natively; only the container runtime depends
+  // on what a device offers (capabilities.runtimes).
+  for (int r = 0; r < spec.runtimes_size(); ++r) {
+    if (spec.runtimes(r) != v1::RUNTIME_CONTAINER) continue;
+    for (const DeviceClassInfo* cls : KnownClassesOf(spec, ctx)) {
+      const auto devices = DevicesOf(ctx, cls->name);
+      if (devices.empty()) continue;  // unknown yet: warned elsewhere
+      bool offered = false;
+      for (const v1::DeviceStatus* d : devices) {
+        for (int rt : d->capabilities().runtimes()) {
+          offered = offered || rt == v1::RUNTIME_CONTAINER;
+        }
+      }
+      if (!offered) {
+        problems->push_back(
+            absl::StrCat("runtimes[", r, "]: no registered device of class ",
+                         cls->name, " offers the container runtime"));
+      }
+    }
+  }
+}
+
+void CheckDevicesRegistered(const v1::SweepSpec& spec,
+                            const ValidationContext& ctx,
+                            std::vector<std::string>* warnings) {
+  for (const DeviceClassInfo* cls : KnownClassesOf(spec, ctx)) {
+    if (DevicesOf(ctx, cls->name).empty()) {
+      warnings->push_back(absl::StrCat("no device of class ", cls->name,
+                                       " is registered; its runs wait until "
+                                       "one connects"));
+    }
+  }
+}
+
+}  // namespace powersweep

@@ -1,0 +1,166 @@
+#include "controller/analysis/run_summary.h"
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/controller/sweep/fake_store.h"
+
+namespace powersweep {
+namespace {
+
+v1::MinibatchRecord Mb(double e2e, double stall, double compute, int samples,
+                       double loss) {
+  v1::MinibatchRecord r;
+  r.set_e2e_s(e2e);
+  r.set_stall_s(stall);
+  r.set_compute_s(compute);
+  r.set_samples(samples);
+  r.set_loss(loss);
+  return r;
+}
+
+v1::TelemetrySample Tel(double t, double util, int64_t rss, double power_mw,
+                        v1::Provenance p = v1::PROVENANCE_MEASURED) {
+  v1::TelemetrySample s;
+  s.set_t_s(t);
+  s.set_cpu_util(util);
+  s.set_proc_rss_bytes(rss);
+  s.set_power_mw(power_mw);
+  if (power_mw > 0) s.set_power_provenance(p);
+  return s;
+}
+
+// Seven minibatches; the last one is a partial batch of 16 samples.
+std::vector<v1::MinibatchRecord> SevenMinibatches() {
+  return {Mb(0.10, 0.02, 0.07, 32, 2.0), Mb(0.20, 0.04, 0.14, 32, 1.8),
+          Mb(0.10, 0.01, 0.08, 32, 1.6), Mb(0.30, 0.05, 0.20, 32, 1.4),
+          Mb(0.10, 0.02, 0.07, 32, 1.2), Mb(0.20, 0.03, 0.15, 32, 1.0),
+          Mb(0.10, 0.01, 0.08, 16, 0.8)};
+}
+
+// Uneven sampling: intervals of 0.5 s, 1.5 s and 0.25 s.
+std::vector<v1::TelemetrySample> FourSamples() {
+  return {Tel(0.0, 0.5, 100, 1000), Tel(0.5, 0.7, 300, 3000),
+          Tel(2.0, 0.9, 250, 2000), Tel(2.25, 0.3, 200, 6000)};
+}
+
+TEST(SummarizeRunTest, MinibatchAggregates) {
+  v1::RunSummary s = SummarizeRun(SevenMinibatches(), {}, nullptr);
+  EXPECT_EQ(s.minibatches(), 7);
+  // e2e sum 1.10 s, stall sum 0.18 s, compute sum 0.79 s, over 7.
+  EXPECT_NEAR(s.mean_minibatch_s(), 1.10 / 7, 1e-12);
+  EXPECT_NEAR(s.mean_stall_s(), 0.18 / 7, 1e-12);
+  EXPECT_NEAR(s.mean_compute_s(), 0.79 / 7, 1e-12);
+  // 6 x 32 + 16 = 208 samples in 1.10 s.
+  EXPECT_NEAR(s.samples_per_s(), 208 / 1.10, 1e-9);
+  // First five losses (2.0 .. 1.2) average 1.6; last five (1.6 .. 0.8) 1.2.
+  EXPECT_NEAR(s.first_loss(), 1.6, 1e-12);
+  EXPECT_NEAR(s.last_loss(), 1.2, 1e-12);
+}
+
+TEST(SummarizeRunTest, FewerThanFiveMinibatchesAverageThemAll) {
+  v1::RunSummary s =
+      SummarizeRun({Mb(0.1, 0, 0.1, 8, 3.0), Mb(0.1, 0, 0.1, 8, 2.0),
+                    Mb(0.1, 0, 0.1, 8, 1.0)},
+                   {}, nullptr);
+  EXPECT_NEAR(s.first_loss(), 2.0, 1e-12);
+  EXPECT_NEAR(s.last_loss(), 2.0, 1e-12);
+}
+
+TEST(SummarizeRunTest, TelemetryAggregatesAndTrapezoidEnergy) {
+  v1::RunSummary s = SummarizeRun({}, FourSamples(), nullptr);
+  EXPECT_EQ(s.telemetry_samples(), 4);
+  EXPECT_NEAR(s.mean_cpu_util(), (0.5 + 0.7 + 0.9 + 0.3) / 4, 1e-12);
+  EXPECT_EQ(s.peak_rss_bytes(), 300);
+  EXPECT_DOUBLE_EQ(s.duration_s(), 2.25);
+  // By hand: 0.5 s x (1 W + 3 W)/2 = 1.0 J; 1.5 s x (3 W + 2 W)/2 = 3.75 J;
+  // 0.25 s x (2 W + 6 W)/2 = 1.0 J; total 5.75 J. (A plain mean of the
+  // readings, 3 W x 2.25 s = 6.75 J, would be wrong.)
+  EXPECT_NEAR(s.energy_j(), 5.75, 1e-12);
+  EXPECT_EQ(s.energy_provenance(), v1::PROVENANCE_MEASURED);
+}
+
+TEST(SummarizeRunTest, SamplesWithoutPowerAreBridged) {
+  std::vector<v1::TelemetrySample> t = FourSamples();
+  t.insert(t.begin() + 2, Tel(1.0, 0.8, 280, 0));  // no reading at t = 1.0
+  v1::RunSummary s = SummarizeRun({}, t, nullptr);
+  EXPECT_EQ(s.telemetry_samples(), 5);
+  EXPECT_NEAR(s.energy_j(), 5.75, 1e-12);
+}
+
+TEST(SummarizeRunTest, EnergyProvenanceIsTheLeastDirectSampleUsed) {
+  std::vector<v1::TelemetrySample> t = FourSamples();
+  t[2].set_power_provenance(v1::PROVENANCE_MODELED);
+  EXPECT_EQ(SummarizeRun({}, t, nullptr).energy_provenance(),
+            v1::PROVENANCE_MODELED);
+}
+
+TEST(SummarizeRunTest, NoPowerReadingsMeansNoEnergy) {
+  v1::RunSummary s =
+      SummarizeRun({}, {Tel(0, 0.1, 1, 0), Tel(1, 0.1, 1, 0)}, nullptr);
+  EXPECT_EQ(s.energy_j(), 0);
+  EXPECT_EQ(s.energy_provenance(), v1::PROVENANCE_UNSPECIFIED);
+}
+
+TEST(SummarizeRunTest, ResultFiguresWinOverStoredSamples) {
+  v1::RunResult result;
+  result.set_ok(true);
+  result.set_duration_s(3.0);
+  result.set_energy_j(7.5);
+  result.set_energy_provenance(v1::PROVENANCE_EMULATED);
+  v1::RunSummary s = SummarizeRun(SevenMinibatches(), FourSamples(), &result);
+  EXPECT_DOUBLE_EQ(s.duration_s(), 3.0);
+  EXPECT_DOUBLE_EQ(s.energy_j(), 7.5);
+  EXPECT_EQ(s.energy_provenance(), v1::PROVENANCE_EMULATED);
+  EXPECT_EQ(s.minibatches(), 7);  // records still summarized
+}
+
+TEST(SummarizeRunTest, ResultWithoutEnergyFallsBackToSamples) {
+  v1::RunResult result;
+  result.set_ok(false);
+  result.set_reason("killed");
+  v1::RunSummary s = SummarizeRun({}, FourSamples(), &result);
+  EXPECT_DOUBLE_EQ(s.duration_s(), 2.25);
+  EXPECT_NEAR(s.energy_j(), 5.75, 1e-12);
+}
+
+TEST(SummarizeRunTest, NothingRecordedIsAllZero) {
+  v1::RunSummary s = SummarizeRun({}, {}, nullptr);
+  EXPECT_EQ(s.ByteSizeLong(), 0u);
+}
+
+TEST(SummarizeStoredRunTest, RunWithoutResultIsSummarizedFromRecords) {
+  FakeStore store;
+  store.PutRun(7, SevenMinibatches(), FourSamples(), nullptr);
+  absl::StatusOr<v1::RunSummary> s = SummarizeStoredRun(&store, 7);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->minibatches(), 7);
+  EXPECT_EQ(s->telemetry_samples(), 4);
+  EXPECT_DOUBLE_EQ(s->duration_s(), 2.25);
+  EXPECT_NEAR(s->energy_j(), 5.75, 1e-12);
+}
+
+TEST(SummarizeStoredRunTest, UsesTheStoredResult) {
+  FakeStore store;
+  v1::RunResult result;
+  result.set_run_id(8);
+  result.set_duration_s(4.0);
+  result.set_energy_j(9.0);
+  result.set_energy_provenance(v1::PROVENANCE_MEASURED);
+  store.PutRun(8, SevenMinibatches(), FourSamples(), &result);
+  absl::StatusOr<v1::RunSummary> s = SummarizeStoredRun(&store, 8);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_DOUBLE_EQ(s->duration_s(), 4.0);
+  EXPECT_DOUBLE_EQ(s->energy_j(), 9.0);
+}
+
+TEST(SummarizeStoredRunTest, UnknownRunIsNotFound) {
+  FakeStore store;
+  absl::StatusOr<v1::RunSummary> s = SummarizeStoredRun(&store, 99);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace powersweep

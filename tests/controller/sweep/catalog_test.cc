@@ -1,0 +1,94 @@
+#include "controller/sweep/catalog.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace powersweep {
+namespace {
+
+using ::testing::ElementsAre;
+
+TEST(DeviceClassCatalogTest, KnowsTheFiveClassesSorted) {
+  EXPECT_THAT(
+      DeviceClassCatalog::Default().Names(),
+      ElementsAre("host", "nano", "orin-agx", "xavier-agx", "xavier-nx"));
+  EXPECT_EQ(DeviceClassCatalog::Default().Find("tx2"), nullptr);
+}
+
+// Step counts and end points as jetson-platform.md lists them.
+TEST(DeviceClassCatalogTest, TablesMatchThePlatformReference) {
+  const DeviceClassCatalog c = DeviceClassCatalog::Default();
+  const DeviceClassInfo* orin = c.Find("orin-agx");
+  ASSERT_NE(orin, nullptr);
+  EXPECT_EQ(orin->cpu_cores, 12);
+  EXPECT_EQ(orin->cpu_freqs_khz.size(), 29u);
+  EXPECT_EQ(orin->cpu_freqs_khz.front(), 115200);
+  EXPECT_EQ(orin->cpu_freqs_khz.back(), 2201600);
+  EXPECT_EQ(orin->gpu_freqs_hz.size(), 11u);
+  EXPECT_EQ(orin->gpu_freqs_hz.front(), 306000000);
+  EXPECT_EQ(orin->gpu_freqs_hz.back(), 1300500000);
+  EXPECT_THAT(orin->mem_freqs_hz,
+              ElementsAre(204000000, 2133000000, 3199000000));
+
+  const DeviceClassInfo* nx = c.Find("xavier-nx");
+  ASSERT_NE(nx, nullptr);
+  EXPECT_EQ(nx->cpu_cores, 6);
+  EXPECT_EQ(nx->cpu_freqs_khz.size(), 25u);
+  EXPECT_EQ(nx->cpu_freqs_khz.back(), 1907200);
+  EXPECT_EQ(nx->gpu_freqs_hz.back(), 1109250000);
+  EXPECT_EQ(nx->mem_freqs_hz.back(), 1600000000);
+
+  const DeviceClassInfo* nano = c.Find("nano");
+  ASSERT_NE(nano, nullptr);
+  EXPECT_EQ(nano->cpu_cores, 4);
+  EXPECT_EQ(nano->cpu_freqs_khz.size(), 15u);
+  EXPECT_EQ(nano->gpu_freqs_hz.size(), 12u);
+  EXPECT_EQ(nano->gpu_freqs_hz.front(), 76800000);
+  EXPECT_EQ(nano->gpu_freqs_hz.back(), 921600000);
+  EXPECT_THAT(nano->presets, ElementsAre("MAXN", "5W"));
+}
+
+// The "~29k power modes" of the SIGMETRICS study: 8 x 29 x 14 x 9.
+TEST(DeviceClassCatalogTest, XavierAgxSpansTheStudiedModeSpace) {
+  const DeviceClassInfo* x = DeviceClassCatalog::Default().Find("xavier-agx");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->cpu_cores * x->cpu_freqs_khz.size() * x->gpu_freqs_hz.size() *
+                x->mem_freqs_hz.size(),
+            29232u);
+  EXPECT_EQ(x->cpu_freqs_khz.back(), 2265600);
+}
+
+TEST(DeviceClassCatalogTest, HostHasNoSettableKnobsOrPresets) {
+  const DeviceClassInfo* host = DeviceClassCatalog::Default().Find("host");
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->cpu_cores, 0);
+  EXPECT_TRUE(host->cpu_freqs_khz.empty());
+  EXPECT_TRUE(host->gpu_freqs_hz.empty());
+  EXPECT_TRUE(host->mem_freqs_hz.empty());
+  EXPECT_TRUE(host->presets.empty());
+}
+
+TEST(DeviceClassCatalogTest, CustomClassTablesAreSorted) {
+  DeviceClassCatalog c(
+      {DeviceClassInfo{"toy", 2, {300, 100, 200}, {}, {}, {}}});
+  ASSERT_NE(c.Find("toy"), nullptr);
+  EXPECT_THAT(c.Find("toy")->cpu_freqs_khz, ElementsAre(100, 200, 300));
+}
+
+TEST(WorkloadCatalogTest, Lenet5TakesFashionMnist) {
+  const WorkloadCatalog w = WorkloadCatalog::Default();
+  EXPECT_THAT(w.ModelNames(), ElementsAre("lenet5"));
+  EXPECT_THAT(w.DatasetNames(), ElementsAre("fashion-mnist"));
+  EXPECT_TRUE(w.Accepts("lenet5", "fashion-mnist"));
+  EXPECT_FALSE(w.Accepts("lenet5", "cifar10"));
+  EXPECT_FALSE(w.Accepts("resnet9", "fashion-mnist"));
+}
+
+TEST(WorkloadCatalogTest, ADatasetAModelListsButTheCatalogLacksIsRefused) {
+  const WorkloadCatalog w({ModelInfo{"m", {"a", "b"}}}, {"a"});
+  EXPECT_TRUE(w.Accepts("m", "a"));
+  EXPECT_FALSE(w.Accepts("m", "b"));
+}
+
+}  // namespace
+}  // namespace powersweep

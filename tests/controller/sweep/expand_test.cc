@@ -1,0 +1,123 @@
+#include "controller/sweep/expand.h"
+
+#include <limits>
+#include <tuple>
+#include <vector>
+
+#include "controller/sweep/validate.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace powersweep {
+namespace {
+
+v1::SweepSpec TwoOfEach() {
+  v1::SweepSpec s;
+  s.set_name("grid");
+  s.add_device_classes("orin-agx");
+  s.add_models("lenet5");
+  s.add_datasets("fashion-mnist");
+  s.add_tasks(v1::TASK_TRAIN);
+  s.add_tasks(v1::TASK_INFER);
+  s.add_batch_sizes(64);
+  s.add_loader_workers(0);
+  s.add_loader_workers(2);
+  s.add_power_modes()->set_preset("MAXN");
+  s.add_power_modes()->set_preset("MODE_15W");
+  s.set_repetitions(2);
+  s.set_epochs(3);
+  s.set_minibatches(100);
+  s.set_duration_s(45.5);
+  s.set_seed(42);
+  s.set_threads(4);
+  s.set_telemetry_hz(25);
+  s.set_timeout_s(120);
+  return WithDefaults(s);
+}
+
+TEST(ExpandSweepTest, TwoOfEachAxisTimesTwoRepetitionsIsSixteenRuns) {
+  const v1::SweepSpec spec = TwoOfEach();
+  const std::vector<v1::RunSpec> runs = ExpandSweep(spec);
+  ASSERT_EQ(runs.size(), 16u);
+  EXPECT_EQ(CountRuns(spec), 16);
+}
+
+TEST(ExpandSweepTest, RepetitionIsOutermostAndRuntimeFastest) {
+  const std::vector<v1::RunSpec> runs = ExpandSweep(TwoOfEach());
+  ASSERT_EQ(runs.size(), 16u);
+  // (repetition, task, workers, preset) in the order the runs are queued.
+  std::vector<std::tuple<int, int, int, std::string>> got;
+  for (const v1::RunSpec& r : runs) {
+    got.emplace_back(r.repetition(), r.workload().task(),
+                     r.workload().loader_workers(), r.power_mode().preset());
+  }
+  std::vector<std::tuple<int, int, int, std::string>> want;
+  for (int rep : {0, 1}) {
+    for (int task : {v1::TASK_TRAIN, v1::TASK_INFER}) {
+      for (int workers : {0, 2}) {
+        for (const char* preset : {"MAXN", "MODE_15W"}) {
+          want.emplace_back(rep, task, workers, preset);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(got, want);
+  // All cells of repetition 0 come before any of repetition 1.
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(runs[i].repetition(), 0);
+  for (size_t i = 8; i < 16; ++i) EXPECT_EQ(runs[i].repetition(), 1);
+}
+
+TEST(ExpandSweepTest, EveryRunCarriesTheSweepWideFields) {
+  for (const v1::RunSpec& r : ExpandSweep(TwoOfEach())) {
+    EXPECT_EQ(r.run_id(), 0);
+    EXPECT_EQ(r.sweep_id(), 0);
+    EXPECT_EQ(r.device_class(), "orin-agx");
+    EXPECT_EQ(r.workload().model(), "lenet5");
+    EXPECT_EQ(r.workload().dataset(), "fashion-mnist");
+    EXPECT_EQ(r.workload().batch_size(), 64);
+    EXPECT_EQ(r.workload().epochs(), 3);
+    EXPECT_EQ(r.workload().minibatches(), 100);
+    EXPECT_DOUBLE_EQ(r.workload().duration_s(), 45.5);
+    EXPECT_EQ(r.workload().seed(), 42u);
+    EXPECT_EQ(r.workload().threads(), 4);
+    EXPECT_EQ(r.runtime(), v1::RUNTIME_NATIVE);
+    EXPECT_DOUBLE_EQ(r.telemetry_hz(), 25);
+    EXPECT_DOUBLE_EQ(r.timeout_s(), 120);
+    EXPECT_EQ(r.attempt(), 1);
+  }
+}
+
+TEST(ExpandSweepTest, PowerModeKnobsAreCopiedWhole) {
+  v1::SweepSpec s = TwoOfEach();
+  s.clear_power_modes();
+  v1::PowerMode* m = s.add_power_modes();
+  m->set_cpu_cores(4);
+  m->set_cpu_freq_khz(1728000);
+  m->set_gpu_freq_hz(612000000);
+  m->set_mem_freq_hz(2133000000);
+  for (const v1::RunSpec& r : ExpandSweep(s)) {
+    EXPECT_EQ(r.power_mode().cpu_cores(), 4);
+    EXPECT_EQ(r.power_mode().cpu_freq_khz(), 1728000);
+    EXPECT_EQ(r.power_mode().gpu_freq_hz(), 612000000);
+    EXPECT_EQ(r.power_mode().mem_freq_hz(), 2133000000);
+  }
+}
+
+TEST(ExpandSweepTest, AnEmptyAxisMeansNoRuns) {
+  v1::SweepSpec s = TwoOfEach();
+  s.clear_models();
+  EXPECT_EQ(CountRuns(s), 0);
+  EXPECT_TRUE(ExpandSweep(s).empty());
+}
+
+TEST(CountRunsTest, SaturatesInsteadOfOverflowing) {
+  v1::SweepSpec s = TwoOfEach();
+  s.set_repetitions(std::numeric_limits<int32_t>::max());
+  for (int i = 0; i < 2000; ++i) s.add_batch_sizes(i + 100);
+  for (int i = 0; i < 2000; ++i) s.add_device_classes("x");
+  for (int i = 0; i < 2000; ++i) s.add_models("m");
+  EXPECT_EQ(CountRuns(s), std::numeric_limits<int64_t>::max());
+}
+
+}  // namespace
+}  // namespace powersweep

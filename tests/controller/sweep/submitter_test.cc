@@ -1,0 +1,110 @@
+#include "controller/sweep/submitter.h"
+
+#include "common/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/controller/sweep/fake_store.h"
+
+namespace powersweep {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+v1::SweepSpec Spec() {
+  v1::SweepSpec s;
+  s.set_name("submit");
+  s.add_device_classes("orin-agx");
+  s.add_models("lenet5");
+  s.add_datasets("fashion-mnist");
+  s.add_batch_sizes(16);
+  s.add_batch_sizes(32);
+  s.add_tasks(v1::TASK_TRAIN);
+  s.add_tasks(v1::TASK_INFER);
+  s.set_repetitions(3);
+  s.set_epochs(1);
+  return s;
+}
+
+std::vector<v1::DeviceStatus> Orin() {
+  v1::DeviceStatus d;
+  d.mutable_identity()->set_device_id("orin-0");
+  d.mutable_identity()->set_device_class("orin-agx");
+  d.mutable_capabilities()->set_cpu_cores(12);
+  d.mutable_capabilities()->add_runtimes(v1::RUNTIME_NATIVE);
+  return {d};
+}
+
+class SweepSubmitterTest : public ::testing::Test {
+ protected:
+  FakeStore store_;
+  FakeClock clock_;
+  SweepSubmitter submitter_{&store_, &clock_};
+};
+
+TEST_F(SweepSubmitterTest, StoresAllRunsInOneCreateSweep) {
+  absl::StatusOr<v1::SubmitSweepResponse> r = submitter_.Submit(Spec(), Orin());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(store_.create_sweep_calls(), 1);
+  EXPECT_EQ(r->run_count(), 12);  // 2 batch sizes x 2 tasks x 3 repetitions
+  EXPECT_THAT(r->warnings(), ::testing::IsEmpty());
+
+  absl::StatusOr<std::vector<v1::RunStatus>> runs =
+      store_.ListRuns(r->sweep_id());
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 12u);
+  for (const v1::RunStatus& run : *runs) {
+    EXPECT_EQ(run.state(), v1::RUN_STATE_PENDING);
+    EXPECT_EQ(run.spec().attempt(), 1);
+    EXPECT_EQ(run.created_unix_ms(), absl::ToUnixMillis(clock_.Now()));
+  }
+  EXPECT_EQ(runs->front().spec().repetition(), 0);
+  EXPECT_EQ(runs->back().spec().repetition(), 2);
+}
+
+TEST_F(SweepSubmitterTest, StoresTheSpecWithDefaultsFilled) {
+  absl::StatusOr<v1::SubmitSweepResponse> r = submitter_.Submit(Spec(), Orin());
+  ASSERT_TRUE(r.ok()) << r.status();
+  absl::StatusOr<v1::SweepSpec> stored = store_.GetSweepSpec(r->sweep_id());
+  ASSERT_TRUE(stored.ok());
+  EXPECT_DOUBLE_EQ(stored->telemetry_hz(), 10);
+  EXPECT_DOUBLE_EQ(stored->timeout_s(), 600);
+  EXPECT_THAT(stored->runtimes(), ElementsAre(v1::RUNTIME_NATIVE));
+  EXPECT_EQ(stored->power_modes_size(), 1);
+}
+
+TEST_F(SweepSubmitterTest, RejectedSweepStoresNothing) {
+  v1::SweepSpec bad = Spec();
+  bad.set_batch_sizes(1, 0);
+  bad.add_models("resnet9");
+  absl::StatusOr<v1::SubmitSweepResponse> r = submitter_.Submit(bad, Orin());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("models[1]: unknown model 'resnet9' (known: lenet5)"));
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("batch_sizes[1]: must be positive, got 0"));
+  EXPECT_EQ(store_.create_sweep_calls(), 0);
+}
+
+TEST_F(SweepSubmitterTest, WarningsReachTheResponse) {
+  v1::SweepSpec spec = Spec();
+  spec.add_device_classes("nano");
+  absl::StatusOr<v1::SubmitSweepResponse> r = submitter_.Submit(spec, Orin());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->run_count(), 24);
+  EXPECT_THAT(r->warnings(), ElementsAre("no device of class nano is "
+                                         "registered; its runs wait until one "
+                                         "connects"));
+}
+
+TEST_F(SweepSubmitterTest, StoreFailureIsReturned) {
+  store_.set_fail_create(absl::UnavailableError("disk full"));
+  absl::StatusOr<v1::SubmitSweepResponse> r = submitter_.Submit(Spec(), Orin());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(r.status().message(), "disk full");
+}
+
+}  // namespace
+}  // namespace powersweep

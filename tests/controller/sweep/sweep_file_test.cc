@@ -1,0 +1,299 @@
+#include "controller/sweep/sweep_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_split.h"
+#include "controller/sweep/validate.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace powersweep {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kSweepKeys[] =
+    "name, device_classes, models, datasets, tasks, batch_sizes, "
+    "loader_workers, power_modes, runtimes, repetitions, epochs, minibatches, "
+    "duration_s, seed, threads, telemetry_hz, timeout_s, max_retries";
+
+std::string ErrorOf(const std::string& yaml) {
+  absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(yaml);
+  EXPECT_FALSE(spec.ok()) << "accepted:\n" << yaml;
+  if (spec.ok()) return "";
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(spec.status().message());
+}
+
+TEST(ParseSweepYamlTest, ReadsEveryField) {
+  absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(R"(name: full
+device_classes: [orin-agx, xavier-agx]
+models: [lenet5]
+datasets: [fashion-mnist]
+tasks: [train, infer]
+batch_sizes: [16, 64]
+loader_workers: [0, 2]
+power_modes:
+  - MAXN
+  - {preset: MODE_30W, cpu_cores: 4, cpu_freq_khz: 1728000, gpu_freq_hz: 612000000, mem_freq_hz: 2133000000}
+runtimes: [native, container]
+repetitions: 3
+epochs: 2
+minibatches: 500
+duration_s: 12.5
+seed: 18446744073709551615
+threads: 4
+telemetry_hz: 20
+timeout_s: 900
+max_retries: 2
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->name(), "full");
+  EXPECT_THAT(spec->device_classes(),
+              ::testing::ElementsAre("orin-agx", "xavier-agx"));
+  EXPECT_THAT(spec->models(), ::testing::ElementsAre("lenet5"));
+  EXPECT_THAT(spec->datasets(), ::testing::ElementsAre("fashion-mnist"));
+  EXPECT_THAT(spec->tasks(),
+              ::testing::ElementsAre(v1::TASK_TRAIN, v1::TASK_INFER));
+  EXPECT_THAT(spec->batch_sizes(), ::testing::ElementsAre(16, 64));
+  EXPECT_THAT(spec->loader_workers(), ::testing::ElementsAre(0, 2));
+  ASSERT_EQ(spec->power_modes_size(), 2);
+  EXPECT_EQ(spec->power_modes(0).preset(), "MAXN");
+  EXPECT_EQ(spec->power_modes(0).cpu_cores(), 0);
+  EXPECT_EQ(spec->power_modes(1).preset(), "MODE_30W");
+  EXPECT_EQ(spec->power_modes(1).cpu_cores(), 4);
+  EXPECT_EQ(spec->power_modes(1).cpu_freq_khz(), 1728000);
+  EXPECT_EQ(spec->power_modes(1).gpu_freq_hz(), 612000000);
+  EXPECT_EQ(spec->power_modes(1).mem_freq_hz(), 2133000000);
+  EXPECT_THAT(spec->runtimes(), ::testing::ElementsAre(v1::RUNTIME_NATIVE,
+                                                       v1::RUNTIME_CONTAINER));
+  EXPECT_EQ(spec->repetitions(), 3);
+  EXPECT_EQ(spec->epochs(), 2);
+  EXPECT_EQ(spec->minibatches(), 500);
+  EXPECT_DOUBLE_EQ(spec->duration_s(), 12.5);
+  EXPECT_EQ(spec->seed(), 18446744073709551615ULL);
+  EXPECT_EQ(spec->threads(), 4);
+  EXPECT_DOUBLE_EQ(spec->telemetry_hz(), 20);
+  EXPECT_DOUBLE_EQ(spec->timeout_s(), 900);
+  EXPECT_EQ(spec->max_retries(), 2);
+}
+
+TEST(ParseSweepYamlTest, ListAxesAcceptASingleValue) {
+  absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(R"(name: one
+device_classes: host
+models: lenet5
+datasets: fashion-mnist
+tasks: infer
+batch_sizes: 32
+loader_workers: 1
+power_modes: MAXN
+runtimes: container
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_THAT(spec->device_classes(), ::testing::ElementsAre("host"));
+  EXPECT_THAT(spec->models(), ::testing::ElementsAre("lenet5"));
+  EXPECT_THAT(spec->datasets(), ::testing::ElementsAre("fashion-mnist"));
+  EXPECT_THAT(spec->tasks(), ::testing::ElementsAre(v1::TASK_INFER));
+  EXPECT_THAT(spec->batch_sizes(), ::testing::ElementsAre(32));
+  EXPECT_THAT(spec->loader_workers(), ::testing::ElementsAre(1));
+  ASSERT_EQ(spec->power_modes_size(), 1);
+  EXPECT_EQ(spec->power_modes(0).preset(), "MAXN");
+  EXPECT_THAT(spec->runtimes(), ::testing::ElementsAre(v1::RUNTIME_CONTAINER));
+}
+
+TEST(ParseSweepYamlTest, SingleMapIsOnePowerMode) {
+  absl::StatusOr<v1::SweepSpec> spec =
+      ParseSweepYaml("power_modes: {cpu_cores: 2}\n");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->power_modes_size(), 1);
+  EXPECT_EQ(spec->power_modes(0).cpu_cores(), 2);
+}
+
+TEST(ParseSweepYamlTest, MhzConveniencesAreConvertedToProtoUnits) {
+  absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(R"(power_modes:
+  - {cpu_freq_mhz: 1907.2, gpu_freq_mhz: 1109.25, mem_freq_mhz: 1600}
+  - {cpu_freq_mhz: 2201.6, gpu_freq_mhz: 1300.5}
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->power_modes_size(), 2);
+  EXPECT_EQ(spec->power_modes(0).cpu_freq_khz(), 1907200);
+  EXPECT_EQ(spec->power_modes(0).gpu_freq_hz(), 1109250000);
+  EXPECT_EQ(spec->power_modes(0).mem_freq_hz(), 1600000000);
+  EXPECT_EQ(spec->power_modes(1).cpu_freq_khz(), 2201600);
+  EXPECT_EQ(spec->power_modes(1).gpu_freq_hz(), 1300500000);
+}
+
+TEST(ParseSweepYamlTest, EmptyValuesAndEmptyModesLeaveFieldsUnset) {
+  absl::StatusOr<v1::SweepSpec> spec =
+      ParseSweepYaml("name: x\nmodels:\npower_modes: [{}, MAXN]\n");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->models().empty());
+  ASSERT_EQ(spec->power_modes_size(), 2);
+  EXPECT_EQ(spec->power_modes(0).ByteSizeLong(), 0u);
+}
+
+TEST(ParseSweepYamlTest, UnknownKeyNamesItsLineAndTheKnownKeys) {
+  EXPECT_EQ(ErrorOf("name: x\nmodels: [lenet5]\ndatasets: [fashion-mnist]\n"
+                    "batchsize: 32\n"),
+            std::string("unknown key 'batchsize' at line 4 (known keys: ") +
+                kSweepKeys + "); did you mean 'batch_sizes'?");
+}
+
+TEST(ParseSweepYamlTest, UnknownKeyWithoutCloseMatchHasNoHint) {
+  EXPECT_EQ(ErrorOf("colour: blue\n"),
+            std::string("unknown key 'colour' at line 1 (known keys: ") +
+                kSweepKeys + ")");
+}
+
+TEST(ParseSweepYamlTest, UnknownKeyInPowerMode) {
+  EXPECT_EQ(ErrorOf("power_modes:\n  - MAXN\n  - {gpu_freq: 5}\n"),
+            "unknown key 'gpu_freq' in power_modes[1] at line 3 (known keys: "
+            "preset, cpu_cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, "
+            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz); did you mean "
+            "'gpu_freq_hz'?");
+}
+
+TEST(ParseSweepYamlTest, WrongTypeNamesIndexLineAndValue) {
+  EXPECT_EQ(ErrorOf("name: x\nmodels: [lenet5]\ndatasets: [fashion-mnist]\n"
+                    "epochs: 1\nbatch_sizes:\n  - 32\n  - abc\n"),
+            "batch_sizes[1] at line 7: expected an integer, got 'abc'");
+  EXPECT_EQ(ErrorOf("batch_sizes: [8, 1.5]\n"),
+            "batch_sizes[1] at line 1: expected an integer, got '1.5'");
+  EXPECT_EQ(ErrorOf("epochs: [1, 2]\n"),
+            "epochs at line 1: expected an integer, got a list");
+  EXPECT_EQ(ErrorOf("duration_s: soon\n"),
+            "duration_s at line 1: expected a number, got 'soon'");
+  EXPECT_EQ(ErrorOf("seed: -3\n"),
+            "seed at line 1: -3 is out of range (0 to 18446744073709551615)");
+  EXPECT_EQ(ErrorOf("batch_sizes: 99999999999\n"),
+            "batch_sizes at line 1: 99999999999 is out of range (-2147483648 "
+            "to 2147483647)");
+  EXPECT_EQ(ErrorOf("power_modes: [{cpu_cores: many}]\n"),
+            "power_modes[0].cpu_cores at line 1: expected an integer, got "
+            "'many'");
+  EXPECT_EQ(ErrorOf("power_modes: [[MAXN]]\n"),
+            "power_modes[0] at line 1: expected a preset name or a map with "
+            "keys preset, cpu_cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, "
+            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, got a list");
+}
+
+TEST(ParseSweepYamlTest, EnumsTakeTheirShortNames) {
+  EXPECT_EQ(ErrorOf("tasks: [train, eval]\n"),
+            "tasks[1] at line 1: expected one of train, infer, got 'eval'");
+  EXPECT_EQ(ErrorOf("runtimes: docker\n"),
+            "runtimes at line 1: expected one of native, container, got "
+            "'docker'");
+  EXPECT_EQ(ErrorOf("tasks: [unspecified]\n"),
+            "tasks[0] at line 1: expected one of train, infer, got "
+            "'unspecified'");
+}
+
+TEST(ParseSweepYamlTest, KhzAndMhzForTheSameKnobConflict) {
+  EXPECT_EQ(ErrorOf("power_modes:\n  - {cpu_freq_khz: 1200000, "
+                    "cpu_freq_mhz: 1200}\n"),
+            "power_modes[0] at line 2: give cpu_freq_khz or cpu_freq_mhz, not "
+            "both");
+}
+
+TEST(ParseSweepYamlTest, DuplicateKeyIsRejected) {
+  EXPECT_EQ(ErrorOf("models: [lenet5]\nepochs: 1\nmodels: [x]\n"),
+            "duplicate key 'models' at line 3");
+}
+
+TEST(ParseSweepYamlTest, ReportsAllProblemsTogether) {
+  const std::string msg = ErrorOf(R"(name: many
+batchsize: 8
+batch_sizes: [a, 2, b]
+tasks: eval
+power_modes: [{cores: 2}]
+)");
+  std::vector<std::string> lines = absl::StrSplit(msg, '\n');
+  ASSERT_EQ(lines.size(), 5u) << msg;
+  EXPECT_THAT(lines[0], HasSubstr("unknown key 'batchsize' at line 2"));
+  EXPECT_EQ(lines[1], "batch_sizes[0] at line 3: expected an integer, got 'a'");
+  EXPECT_EQ(lines[2], "batch_sizes[2] at line 3: expected an integer, got 'b'");
+  EXPECT_EQ(lines[3],
+            "tasks at line 4: expected one of train, infer, got 'eval'");
+  EXPECT_THAT(lines[4],
+              HasSubstr("unknown key 'cores' in power_modes[0] at line 5"));
+}
+
+TEST(ParseSweepYamlTest, SyntaxErrorNamesLineAndColumn) {
+  EXPECT_THAT(ErrorOf("name: x\nmodels: [lenet5\nepochs: 1\n"),
+              HasSubstr("YAML syntax error at line"));
+}
+
+TEST(ParseSweepYamlTest, EmptyOrNonMapDocumentIsRejected) {
+  EXPECT_THAT(ErrorOf(""), HasSubstr("the sweep file is empty"));
+  EXPECT_THAT(
+      ErrorOf("- a\n- b\n"),
+      HasSubstr("expected a map of sweep fields (name, device_classes"));
+}
+
+class LoadSweepFileTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string path = ::testing::TempDir() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+TEST_F(LoadSweepFileTest, LoadsAFile) {
+  const std::string path = Write("ok.yaml", "name: f\nbatch_sizes: [1, 2]\n");
+  absl::StatusOr<v1::SweepSpec> spec = LoadSweepFile(path);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->name(), "f");
+  EXPECT_EQ(spec->batch_sizes_size(), 2);
+}
+
+TEST_F(LoadSweepFileTest, EveryErrorLineNamesTheFile) {
+  const std::string path = Write("bad.yaml", "batchsize: 8\nepochs: x\n");
+  absl::StatusOr<v1::SweepSpec> spec = LoadSweepFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  std::vector<std::string> lines =
+      absl::StrSplit(spec.status().message(), '\n');
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[0], ::testing::StartsWith(
+                            path + ": unknown key 'batchsize' at line 1"));
+  EXPECT_EQ(lines[1],
+            path + ": epochs at line 2: expected an integer, got 'x'");
+}
+
+TEST_F(LoadSweepFileTest, MissingFileIsNotFoundAndNamed) {
+  const std::string path = ::testing::TempDir() + "/no-such-sweep.yaml";
+  absl::StatusOr<v1::SweepSpec> spec = LoadSweepFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(spec.status().message(), HasSubstr(path));
+}
+
+TEST_F(LoadSweepFileTest, DirectoryIsRejected) {
+  absl::StatusOr<v1::SweepSpec> spec = LoadSweepFile(::testing::TempDir());
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(spec.status().message(), HasSubstr("is a directory"));
+}
+
+// The sweep files shipped in examples/sweeps/ must load and validate (on a
+// controller that has not seen any device yet, so only warnings may appear).
+TEST(ExampleSweepFilesTest, EveryExampleLoadsAndValidates) {
+  const std::filesystem::path dir =
+      std::filesystem::path(POWERSWEEP_SOURCE_DIR) / "examples" / "sweeps";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++files;
+    absl::StatusOr<v1::SweepSpec> spec = LoadSweepFile(entry.path().string());
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    const absl::Status valid =
+        ValidateSweep(WithDefaults(*spec), ValidationContext(), nullptr);
+    EXPECT_TRUE(valid.ok()) << entry.path() << ":\n" << valid;
+  }
+  EXPECT_GT(files, 0) << "no sweep files in " << dir;
+}
+
+}  // namespace
+}  // namespace powersweep

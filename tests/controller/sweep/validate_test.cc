@@ -1,0 +1,237 @@
+#include "controller/sweep/validate.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/controller/sweep/validate_test_util.h"
+
+namespace powersweep {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing_util::Ctx;
+using testing_util::Device;
+using testing_util::GoodSpec;
+using testing_util::Problems;
+
+TEST(WithDefaultsTest, FillsEveryDefault) {
+  v1::SweepSpec s = WithDefaults(v1::SweepSpec());
+  EXPECT_EQ(s.repetitions(), 1);
+  EXPECT_DOUBLE_EQ(s.telemetry_hz(), 10);
+  EXPECT_DOUBLE_EQ(s.timeout_s(), 600);
+  EXPECT_EQ(s.seed(), 1u);
+  EXPECT_THAT(s.runtimes(), ElementsAre(v1::RUNTIME_NATIVE));
+  EXPECT_THAT(s.tasks(), ElementsAre(v1::TASK_TRAIN));
+  EXPECT_THAT(s.loader_workers(), ElementsAre(0));
+  ASSERT_EQ(s.power_modes_size(), 1);
+  EXPECT_EQ(s.power_modes(0).ByteSizeLong(), 0u);  // {} = leave as is
+  EXPECT_EQ(s.max_retries(), 0);
+}
+
+TEST(WithDefaultsTest, KeepsWhatTheUserSet) {
+  v1::SweepSpec in;
+  in.set_repetitions(3);
+  in.set_telemetry_hz(50);
+  in.set_timeout_s(30);
+  in.set_seed(7);
+  in.add_tasks(v1::TASK_INFER);
+  in.add_runtimes(v1::RUNTIME_CONTAINER);
+  in.add_loader_workers(4);
+  in.add_power_modes()->set_preset("MAXN");
+  v1::SweepSpec s = WithDefaults(in);
+  EXPECT_EQ(s.repetitions(), 3);
+  EXPECT_DOUBLE_EQ(s.telemetry_hz(), 50);
+  EXPECT_DOUBLE_EQ(s.timeout_s(), 30);
+  EXPECT_EQ(s.seed(), 7u);
+  EXPECT_THAT(s.tasks(), ElementsAre(v1::TASK_INFER));
+  EXPECT_THAT(s.runtimes(), ElementsAre(v1::RUNTIME_CONTAINER));
+  EXPECT_THAT(s.loader_workers(), ElementsAre(4));
+  ASSERT_EQ(s.power_modes_size(), 1);
+  EXPECT_EQ(s.power_modes(0).preset(), "MAXN");
+}
+
+TEST(ValidateSweepTest, AcceptsAGoodSweepWithoutWarnings) {
+  std::vector<std::string> warnings;
+  EXPECT_THAT(Problems(GoodSpec(), Ctx(), &warnings), IsEmpty());
+  EXPECT_THAT(warnings, IsEmpty());
+}
+
+TEST(ValidateSweepTest, UnknownNames) {
+  v1::SweepSpec s = GoodSpec();
+  s.set_models(0, "resnet9");
+  s.add_device_classes("tx2");
+  s.set_datasets(0, "cifar10");
+  EXPECT_THAT(
+      Problems(s),
+      ElementsAre("device_classes[1]: unknown device class 'tx2' "
+                  "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
+                  "models[0]: unknown model 'resnet9' (known: lenet5)",
+                  "datasets[0]: unknown dataset 'cifar10' (known: "
+                  "fashion-mnist)"));
+}
+
+TEST(ValidateSweepTest, EmptyAxesAndName) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_name();
+  s.clear_device_classes();
+  s.clear_models();
+  s.clear_datasets();
+  s.clear_batch_sizes();
+  s.clear_power_modes();
+  EXPECT_THAT(
+      Problems(s),
+      ElementsAre("name: must not be empty",
+                  "device_classes: at least one device class is required "
+                  "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
+                  "models: at least one model is required (known: lenet5)",
+                  "datasets: at least one dataset is required (known: "
+                  "fashion-mnist)",
+                  "batch_sizes: at least one batch size is required",
+                  "power_modes: at least one power mode is required ({} "
+                  "leaves the device as it is)"));
+}
+
+TEST(ValidateSweepTest, ModelMustAcceptDataset) {
+  ValidationContext ctx = Ctx();
+  ctx.workloads = WorkloadCatalog({ModelInfo{"lenet5", {"fashion-mnist"}},
+                                   ModelInfo{"resnet18", {"cifar10"}}},
+                                  {"cifar10", "fashion-mnist"});
+  v1::SweepSpec s = GoodSpec();
+  s.add_models("resnet18");
+  EXPECT_THAT(Problems(s, ctx),
+              ElementsAre("datasets[0]: model resnet18 cannot use dataset "
+                          "fashion-mnist"));
+}
+
+TEST(ValidateSweepTest, IntegerAxes) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_batch_sizes();
+  s.add_batch_sizes(0);
+  s.add_batch_sizes(-4);
+  s.add_batch_sizes(100000);
+  s.add_batch_sizes(16);
+  s.add_batch_sizes(16);
+  s.clear_loader_workers();
+  s.add_loader_workers(-1);
+  s.add_loader_workers(65);
+  s.add_loader_workers(64);
+  EXPECT_THAT(
+      Problems(s),
+      ElementsAre("batch_sizes[0]: must be positive, got 0",
+                  "batch_sizes[1]: must be positive, got -4",
+                  "batch_sizes[2]: must be at most 65536, got 100000",
+                  "batch_sizes[4]: duplicate of batch_sizes[3] (16)",
+                  "loader_workers[0]: must be between 0 and 64, got -1",
+                  "loader_workers[1]: must be between 0 and 64, got 65"));
+}
+
+TEST(ValidateSweepTest, UnspecifiedTasksAndRuntimes) {
+  v1::SweepSpec s = GoodSpec();
+  s.add_tasks(v1::TASK_UNSPECIFIED);
+  s.add_tasks(static_cast<v1::Task>(9));
+  s.add_runtimes(v1::RUNTIME_UNSPECIFIED);
+  EXPECT_THAT(Problems(s),
+              ElementsAre("tasks[1]: task is unspecified (use train or infer)",
+                          "tasks[2]: unknown task value 9 (use train or infer)",
+                          "runtimes[1]: runtime is unspecified (use native or "
+                          "container)"));
+}
+
+TEST(ValidateSweepTest, StopConditionsAndNegativeValues) {
+  v1::SweepSpec s = GoodSpec();
+  s.set_epochs(0);
+  EXPECT_THAT(Problems(s),
+              ElementsAre("epochs/minibatches/duration_s: one of epochs, "
+                          "minibatches, duration_s must be positive (the run "
+                          "needs a stop condition)"));
+  s.set_epochs(-1);
+  s.set_minibatches(-2);
+  s.set_duration_s(-0.5);
+  EXPECT_THAT(Problems(s),
+              ElementsAre("epochs: must not be negative, got -1",
+                          "minibatches: must not be negative, got -2",
+                          "duration_s: must not be negative, got -0.5",
+                          "epochs/minibatches/duration_s: one of epochs, "
+                          "minibatches, duration_s must be positive (the run "
+                          "needs a stop condition)"));
+  s = GoodSpec();
+  s.set_epochs(0);
+  s.set_duration_s(30);
+  EXPECT_THAT(Problems(s), IsEmpty());  // a duration alone is a stop condition
+}
+
+TEST(ValidateSweepTest, ScalarRanges) {
+  v1::SweepSpec s = GoodSpec();
+  s.set_repetitions(0);
+  s.set_threads(-1);
+  s.set_telemetry_hz(1000.5);
+  s.set_timeout_s(-1);
+  s.set_max_retries(-1);
+  EXPECT_THAT(Problems(s),
+              ElementsAre("repetitions: must be at least 1, got 0",
+                          "threads: must be between 0 and 1024 (0 = all "
+                          "cores), got -1",
+                          "telemetry_hz: must be more than 0 and at most 1000, "
+                          "got 1000.5",
+                          "timeout_s: must be a positive number of seconds, "
+                          "got -1",
+                          "max_retries: must be between 0 and 100, got -1"));
+  s = GoodSpec();
+  s.set_telemetry_hz(0);
+  EXPECT_THAT(Problems(s), ElementsAre("telemetry_hz: must be more than 0 and "
+                                       "at most 1000, got 0"));
+  s.set_telemetry_hz(1000);
+  EXPECT_THAT(Problems(s), IsEmpty());
+}
+
+TEST(ValidateSweepTest, TimeoutMustExceedDuration) {
+  v1::SweepSpec s = GoodSpec();
+  s.set_duration_s(900);  // default timeout 600
+  EXPECT_THAT(Problems(s),
+              ElementsAre("timeout_s: 600 is not longer than duration_s 900, "
+                          "so every run would time out"));
+}
+
+TEST(ValidateSweepTest, RunCountLimit) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_batch_sizes();
+  for (int b = 1; b <= 1000; ++b) s.add_batch_sizes(b);
+  s.set_repetitions(100);  // exactly 100000 runs: allowed
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.set_repetitions(101);
+  EXPECT_THAT(Problems(s), ElementsAre("sweep: expands to 101000 runs, more "
+                                       "than the limit of 100000 per sweep"));
+}
+
+TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_name();
+  s.set_models(0, "resnet9");
+  s.add_device_classes("tx2");
+  s.set_batch_sizes(0, 0);
+  s.set_loader_workers(0, -1);
+  s.add_power_modes()->set_preset("TURBO");
+  s.set_epochs(0);
+  s.set_max_retries(-3);
+  const std::vector<std::string> lines = Problems(s);
+  EXPECT_THAT(
+      lines,
+      ElementsAre("name: must not be empty",
+                  "device_classes[1]: unknown device class 'tx2' (known: "
+                  "host, nano, orin-agx, xavier-agx, xavier-nx)",
+                  "models[0]: unknown model 'resnet9' (known: lenet5)",
+                  "batch_sizes[0]: must be positive, got 0",
+                  "loader_workers[0]: must be between 0 and 64, got -1",
+                  "power_modes[1].preset: unknown preset 'TURBO' for orin-agx "
+                  "(known: MAXN, MODE_15W, MODE_30W, MODE_50W)",
+                  "epochs/minibatches/duration_s: one of epochs, minibatches, "
+                  "duration_s must be positive (the run needs a stop "
+                  "condition)",
+                  "max_retries: must be between 0 and 100, got -3"));
+}
+
+}  // namespace
+}  // namespace powersweep
