@@ -14,6 +14,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "common/flags_usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
@@ -120,7 +121,7 @@ int Serve() {
 }  // namespace powersweep
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  powersweep::InitFlagsUsage(
       "Runs the powersweep controller: stores sweeps in SQLite, dispatches "
       "runs to connected agents, ingests their records.\n\n"
       "Usage: powersweep-controller [--listen=ADDR] [--db=FILE] "
