@@ -1,0 +1,37 @@
+// Catalog: the workloads this agent can run (models it knows and datasets it
+// has on disk, by name). A plain value; read-only after construction, so
+// safe to share between threads.
+#ifndef POWERSWEEP_AGENT_CATALOG_H_
+#define POWERSWEEP_AGENT_CATALOG_H_
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace powersweep {
+
+struct Catalog {
+  std::set<std::string> models = {"lenet5"};
+  std::map<std::string, std::string> datasets;  // name -> directory
+
+  // The default dataset map of a fresh agent.
+  static std::map<std::string, std::string> DefaultDatasets();
+};
+
+// Parses "--dataset" values: each entry is "NAME=PATH" or a comma-separated
+// list of them. Later entries override earlier ones for the same name.
+// InvalidArgument naming the entry when it has no '=' or an empty part.
+absl::StatusOr<std::map<std::string, std::string>> ParseDatasetFlags(
+    const std::vector<std::string>& values);
+
+// Parses a CPU list like "0-3", "0,2" or "0-1,4"; InvalidArgument naming the
+// text on malformed input. Result sorted and unique.
+absl::StatusOr<std::vector<int>> ParseCpuList(const std::string& text);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_AGENT_CATALOG_H_

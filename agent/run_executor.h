@@ -1,0 +1,93 @@
+// RunExecutor: runs one RunSpec end to end on this agent.
+//
+// Execute(spec, sink): validates the spec against the agent's catalog and
+// builds the workload argv from validated fields only; applies the power
+// mode (Platform::Apply); starts the workload (Runtime) pinned to the run's
+// CPUs and the Sampler at spec.telemetry_hz; reports RunStarted; groups the
+// workload's minibatch records and the telemetry samples into numbered
+// DataBatches (Batcher); restores the platform; reports RunFinished with the
+// RunResult and the number of batches. Every Execute ends with exactly one
+// OnRunFinished (a run rejected before it starts sends no RunStarted and
+// no batches). A workload that exits 0 without a `finished` record failed.
+//
+// Thread safety: Execute runs one run at a time (callers serialize it);
+// Cancel and ActiveRunId may be called from any thread. Sink methods are
+// called from the executor's, the runtime reader's and the sampler's
+// threads, never concurrently for batches of one run (emitted in order).
+#ifndef POWERSWEEP_AGENT_RUN_EXECUTOR_H_
+#define POWERSWEEP_AGENT_RUN_EXECUTOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "agent/catalog.h"
+#include "agent/platform/platform.h"
+#include "agent/runtime/runtime.h"
+#include "common/clock.h"
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+struct RunExecutorConfig {
+  std::string workload_bin;
+  std::string work_dir;           // per-run workload logs go here
+  double batch_interval_s = 1.0;
+  int max_records_per_batch = 200;
+  double cancel_grace_s = 5.0;
+  std::string proc_root = "/proc";
+};
+
+class RunSink {
+ public:
+  virtual ~RunSink() = default;
+  virtual void OnRunStarted(const v1::RunStarted& started) = 0;
+  virtual void OnBatch(const v1::DataBatch& batch) = 0;
+  virtual void OnRunFinished(const v1::RunFinished& finished) = 0;
+};
+
+using RuntimeFactory = std::function<std::unique_ptr<Runtime>()>;
+
+// The workload command line for `spec` (see docs/ARCHITECTURE.md), or
+// InvalidArgument naming the RunSpec field that is not acceptable.
+// `run_cpus` is used for --threads when workload.threads is 0.
+absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
+    const std::string& workload_bin, const Catalog& catalog,
+    const v1::RunSpec& spec, int run_cpus);
+
+class RunExecutor {
+ public:
+  // All pointers must outlive the executor.
+  RunExecutor(RunExecutorConfig config, const Catalog* catalog,
+              Platform* platform, Clock* clock, RuntimeFactory runtimes);
+
+  v1::RunFinished Execute(const v1::RunSpec& spec, RunSink* sink);
+  // Cancels the run if `run_id` is the active one (0 = whatever runs).
+  void Cancel(int64_t run_id, const std::string& reason);
+  int64_t ActiveRunId() const;
+
+ private:
+  v1::RunFinished Fail(const v1::RunSpec& spec, const std::string& reason,
+                       RunSink* sink);
+
+  const RunExecutorConfig config_;
+  const Catalog* const catalog_;
+  Platform* const platform_;
+  Clock* const clock_;
+  const RuntimeFactory runtimes_;
+
+  mutable absl::Mutex mu_;
+  int64_t active_run_id_ ABSL_GUARDED_BY(mu_) = 0;
+  Runtime* runtime_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool cancel_requested_ ABSL_GUARDED_BY(mu_) = false;
+  std::string cancel_reason_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_AGENT_RUN_EXECUTOR_H_

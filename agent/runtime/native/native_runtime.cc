@@ -1,0 +1,261 @@
+#include "agent/runtime/native/native_runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/log.h"
+#include "common/proto_json.h"
+
+namespace powersweep {
+
+namespace {
+
+// Child side, after fork: only async-signal-safe calls.
+[[noreturn]] void ExecChild(char* const* argv, const cpu_set_t* cpus,
+                            int devnull, int log_fd, int records_wfd) {
+  setpgid(0, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof(dfl));
+  dfl.sa_handler = SIG_DFL;
+  for (int sig : {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD}) {
+    sigaction(sig, &dfl, nullptr);
+  }
+  dup2(devnull, 0);
+  dup2(log_fd, 1);
+  dup2(log_fd, 2);
+  if (records_wfd == kRecordsFd) {
+    fcntl(kRecordsFd, F_SETFD, 0);
+  } else {
+    dup2(records_wfd, kRecordsFd);
+  }
+  close_range(kRecordsFd + 1, ~0U, 0);
+  if (cpus != nullptr && sched_setaffinity(0, sizeof(*cpus), cpus) != 0) {
+    static const char kMsg[] = "agent: sched_setaffinity failed\n";
+    (void)!write(2, kMsg, sizeof(kMsg) - 1);
+    _exit(126);
+  }
+  execv(argv[0], argv);
+  static const char kMsg[] = "agent: cannot exec the workload binary ";
+  (void)!write(2, kMsg, sizeof(kMsg) - 1);
+  (void)!write(2, argv[0], strlen(argv[0]));
+  (void)!write(2, "\n", 1);
+  _exit(127);
+}
+
+}  // namespace
+
+std::string LastLineOfFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  std::streamoff from = size > 4096 ? size - 4096 : 0;
+  in.seekg(from);
+  std::string tail((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  absl::string_view t = absl::StripTrailingAsciiWhitespace(tail);
+  size_t nl = t.rfind('\n');
+  absl::string_view line = nl == absl::string_view::npos ? t : t.substr(nl + 1);
+  line = absl::StripAsciiWhitespace(line);
+  return std::string(line.substr(0, 300));
+}
+
+NativeRuntime::NativeRuntime(Clock* clock, double poll_s)
+    : clock_(clock), poll_s_(poll_s) {}
+
+NativeRuntime::~NativeRuntime() {
+  bool running = false;
+  {
+    absl::MutexLock lock(&mu_);
+    running = pid_ > 0 && !reaped_;
+    if (running) SignalLocked(SIGKILL);
+  }
+  if (running) {
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (reader_.joinable()) reader_.join();
+}
+
+absl::Status NativeRuntime::Start(const RuntimeSpec& spec,
+                                  RecordCallback callback) {
+  if (pid_ != 0) {
+    return absl::FailedPreconditionError("runtime: already started");
+  }
+  if (spec.argv.empty()) {
+    return absl::InvalidArgumentError("argv: empty command line");
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (cancelled_) {
+      return absl::CancelledError(
+          absl::StrCat("cancelled before start: ", cancel_reason_));
+    }
+  }
+  spec_ = spec;
+  callback_ = std::move(callback);
+  std::vector<char*> argv;
+  for (std::string& a : spec_.argv) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : spec_.cpus) CPU_SET(c, &set);
+
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", strerror(errno)));
+  }
+  int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+  const std::string log_path =
+      spec_.stderr_log_path.empty() ? "/dev/null" : spec_.stderr_log_path;
+  int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+                    0644);
+  if (log_fd < 0 || devnull < 0) {
+    int err = errno;
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    if (devnull >= 0) close(devnull);
+    if (log_fd >= 0) close(log_fd);
+    return absl::InternalError(
+        absl::StrCat(log_path, ": cannot open the workload log: ",
+                     strerror(err)));
+  }
+  start_ns_ = clock_->MonotonicNanos();
+  pid_t pid = fork();
+  if (pid == 0) {
+    ExecChild(argv.data(), spec_.cpus.empty() ? nullptr : &set, devnull,
+              log_fd, pipe_fds[1]);
+  }
+  int fork_err = errno;
+  close(pipe_fds[1]);
+  close(devnull);
+  close(log_fd);
+  if (pid < 0) {
+    close(pipe_fds[0]);
+    return absl::ResourceExhaustedError(
+        absl::StrCat("fork: ", strerror(fork_err)));
+  }
+  setpgid(pid, pid);  // also done in the child; whichever runs first wins
+  pid_ = pid;
+  reader_ = std::thread([this, fd = pipe_fds[0]] { ReadLoop(fd); });
+  return absl::OkStatus();
+}
+
+void NativeRuntime::ReadLoop(int fd) {
+  std::string buf;
+  char chunk[65536];
+  auto deliver = [this](absl::string_view line) {
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty()) return;
+    v1::WorkloadEvent event;
+    absl::Status st = FromJson(std::string(line), &event);
+    if (!st.ok()) {
+      if (bad_lines_++ < 3) {
+        PS_LOG(WARNING) << "workload record line did not parse ("
+                        << st.message() << "): " << line.substr(0, 200);
+      }
+      return;
+    }
+    callback_(event);
+  };
+  while (true) {
+    ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    buf.append(chunk, static_cast<size_t>(n));
+    size_t start = 0;
+    for (size_t nl; (nl = buf.find('\n', start)) != std::string::npos;
+         start = nl + 1) {
+      deliver(absl::string_view(buf).substr(start, nl - start));
+    }
+    buf.erase(0, start);
+  }
+  deliver(buf);  // a last line without newline
+  close(fd);
+}
+
+void NativeRuntime::SignalLocked(int sig) {
+  if (pid_ <= 0 || reaped_) return;
+  kill(-pid_, sig);
+  kill(pid_, sig);  // in case the child had not yet moved to its group
+}
+
+void NativeRuntime::Cancel(const std::string& reason) {
+  absl::MutexLock lock(&mu_);
+  if (cancelled_ || timed_out_) return;
+  cancelled_ = true;
+  cancel_reason_ = reason;
+  if (pid_ > 0 && !reaped_) {
+    SignalLocked(SIGTERM);
+    term_sent_ns_ = clock_->MonotonicNanos();
+  }
+}
+
+ExitStatus NativeRuntime::Wait() {
+  ExitStatus out;
+  if (pid_ <= 0) {
+    out.exit_code = -1;
+    return out;
+  }
+  const int64_t timeout_ns = static_cast<int64_t>(spec_.timeout_s * 1e9);
+  const int64_t grace_ns = static_cast<int64_t>(spec_.grace_s * 1e9);
+  int status = 0;
+  rusage ru{};
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      pid_t r = wait4(pid_, &status, WNOHANG, &ru);
+      if (r == pid_ || (r < 0 && errno == ECHILD)) {
+        reaped_ = true;
+        // Stragglers in the group would keep the pipe open.
+        kill(-pid_, SIGKILL);
+        break;
+      }
+      const int64_t now = clock_->MonotonicNanos();
+      if (timeout_ns > 0 && !cancelled_ && !timed_out_ &&
+          now - start_ns_ >= timeout_ns) {
+        timed_out_ = true;
+        SignalLocked(SIGTERM);
+        term_sent_ns_ = now;
+      }
+      if (term_sent_ns_ >= 0 && !killed_ && now - term_sent_ns_ >= grace_ns) {
+        killed_ = true;
+        SignalLocked(SIGKILL);
+      }
+    }
+    clock_->SleepFor(absl::Seconds(poll_s_));
+  }
+  if (reader_.joinable()) reader_.join();
+  out.wall_s = (clock_->MonotonicNanos() - start_ns_) * 1e-9;
+  if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) out.term_signal = WTERMSIG(status);
+  out.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+              ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+  out.max_rss_bytes = static_cast<int64_t>(ru.ru_maxrss) * 1024;
+  out.bad_record_lines = bad_lines_;
+  out.timeout_s = spec_.timeout_s;
+  out.last_stderr_line = LastLineOfFile(spec_.stderr_log_path);
+  absl::MutexLock lock(&mu_);
+  out.cancelled = cancelled_;
+  out.cancel_reason = cancel_reason_;
+  out.timed_out = timed_out_;
+  return out;
+}
+
+}  // namespace powersweep

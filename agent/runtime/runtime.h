@@ -1,0 +1,74 @@
+// Runtime: runs one workload process and reports how it ended.
+//
+// Contract:
+// - Start(spec, callback) launches spec.argv (argv[0] is the executable path;
+//   never run through a shell) restricted to spec.cpus, with the records
+//   pipe on file descriptor kRecordsFd and stderr appended to
+//   spec.stderr_log_path. Each line the workload writes on the pipe is parsed
+//   as a WorkloadEvent (JSON) and handed to `callback` in order, on a runtime
+//   thread. Start fails (and nothing runs) when the process cannot be
+//   created; a failing exec shows up as exit code 127 from Wait().
+// - Wait() blocks until the process has ended and every record was
+//   delivered, enforcing spec.timeout_s (> 0) on the Clock: SIGTERM, then
+//   SIGKILL after spec.grace_s. Call once per Start.
+// - Cancel(reason) may be called from any thread at any time: SIGTERM now,
+//   SIGKILL after the grace period (enforced inside Wait()).
+// - Pid() is the process id while it runs (0 before Start).
+#ifndef POWERSWEEP_AGENT_RUNTIME_RUNTIME_H_
+#define POWERSWEEP_AGENT_RUNTIME_RUNTIME_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+namespace v1 = ::powersweep::v1;
+
+inline constexpr int kRecordsFd = 3;
+
+struct RuntimeSpec {
+  std::vector<std::string> argv;
+  std::vector<int> cpus;         // empty = inherit the agent's affinity
+  std::string stderr_log_path;   // empty = /dev/null
+  double timeout_s = 0;          // <= 0: no timeout
+  double grace_s = 5;            // SIGTERM -> SIGKILL
+};
+
+struct ExitStatus {
+  int exit_code = 0;       // valid when term_signal == 0
+  int term_signal = 0;     // signal that ended the process, 0 if it exited
+  bool timed_out = false;
+  bool cancelled = false;
+  std::string cancel_reason;
+  double timeout_s = 0;
+  double wall_s = 0;       // Start to exit on the Clock
+  double cpu_s = 0;        // user + system CPU time of the process (rusage)
+  int64_t max_rss_bytes = 0;
+  int bad_record_lines = 0;  // lines on the pipe that did not parse
+  std::string last_stderr_line;
+
+  // "" when the process exited 0 and was neither cancelled nor timed out;
+  // else e.g. "workload exited with code 1: <last stderr line>",
+  // "workload killed by signal 9", "timed out after 600 s",
+  // "cancelled: <reason>".
+  std::string FailureReason() const;
+};
+
+class Runtime {
+ public:
+  using RecordCallback = std::function<void(const v1::WorkloadEvent&)>;
+  virtual ~Runtime() = default;
+  virtual absl::Status Start(const RuntimeSpec& spec,
+                             RecordCallback callback) = 0;
+  virtual ExitStatus Wait() = 0;
+  virtual void Cancel(const std::string& reason) = 0;
+  virtual int Pid() const = 0;
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_AGENT_RUNTIME_RUNTIME_H_

@@ -1,0 +1,64 @@
+#include "agent/telemetry/proc_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace powersweep {
+
+ProcFile::ProcFile(std::string path) : path_(std::move(path)) {}
+
+ProcFile::~ProcFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
+ProcFile::ProcFile(ProcFile&& other) noexcept
+    : path_(std::move(other.path_)), fd_(other.fd_) {
+  other.fd_ = -1;
+}
+
+ProcFile& ProcFile::operator=(ProcFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+absl::StatusOr<std::string> ProcFile::Read() {
+  if (fd_ < 0) {
+    fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+      return absl::NotFoundError(
+          absl::StrCat(path_, ": cannot open: ", strerror(errno)));
+    }
+  }
+  std::string out;
+  char buf[8192];
+  off_t offset = 0;
+  while (true) {
+    ssize_t n = pread(fd_, buf, sizeof(buf), offset);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      close(fd_);
+      fd_ = -1;
+      return absl::InternalError(
+          absl::StrCat(path_, ": read failed: ", strerror(err)));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    offset += n;
+  }
+  return out;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,110 @@
+#include "agent/telemetry/sampler.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "common/log.h"
+
+namespace powersweep {
+
+namespace {
+
+double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+}  // namespace
+
+Sampler::Sampler(Platform* platform, Clock* clock)
+    : platform_(platform), clock_(clock) {}
+
+Sampler::~Sampler() { Stop(); }
+
+void Sampler::Start(const SamplerOptions& options, Callback callback) {
+  Stop();
+  options_ = options;
+  callback_ = std::move(callback);
+  stop_ = false;
+  thread_cpu_s_ = 0;
+  prev_stat_.clear();
+  if (options_.hz <= 0) return;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+double Sampler::Stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  return thread_cpu_s_;
+}
+
+std::map<int, CpuTimes> Sampler::ReadStat() {
+  absl::StatusOr<std::map<int, CpuTimes>> st = stat_reader_->Read();
+  if (!st.ok()) {
+    if (!warned_) PS_LOG(WARNING) << "sampler: " << st.status().message();
+    warned_ = true;
+    return {};
+  }
+  return *std::move(st);
+}
+
+v1::TelemetrySample Sampler::TakeSample(int64_t now_ns) {
+  v1::TelemetrySample s;
+  s.set_t_s(static_cast<double>(now_ns - options_.run_start_mono_ns) * 1e-9);
+  std::map<int, CpuTimes> cur = ReadStat();
+  double sum = 0;
+  for (int cpu : options_.cpus) {
+    double u = CoreUtilization(prev_stat_, cur, cpu);
+    s.add_cores()->set_util(u);
+    sum += u;
+  }
+  if (!options_.cpus.empty()) s.set_cpu_util(sum / options_.cpus.size());
+  prev_stat_ = std::move(cur);
+  absl::StatusOr<MemInfo> mem = mem_reader_->Read();
+  if (mem.ok()) {
+    s.set_mem_total_bytes(mem->total_bytes);
+    s.set_mem_used_bytes(mem->UsedBytes());
+  }
+  if (proc_reader_) {
+    absl::StatusOr<ProcessUsage> usage = proc_reader_->Read();
+    if (usage.ok()) {
+      s.set_proc_cpu_s(usage->cpu_s);
+      s.set_proc_rss_bytes(usage->rss_bytes);
+    }
+  }
+  platform_->Sample(options_.cpus, &s);
+  return s;
+}
+
+void Sampler::Loop() {
+  stat_reader_ = std::make_unique<ProcStatReader>(options_.proc_root);
+  mem_reader_ = std::make_unique<MeminfoReader>(options_.proc_root);
+  proc_reader_.reset();
+  if (options_.pid > 0) {
+    proc_reader_ =
+        std::make_unique<ProcessReader>(options_.proc_root, options_.pid);
+  }
+  warned_ = false;
+  prev_stat_ = ReadStat();
+  const int64_t period_ns = static_cast<int64_t>(1e9 / options_.hz);
+  const int64_t step_ns = 50 * 1000 * 1000;
+  int64_t next_ns = options_.run_start_mono_ns + period_ns;
+  while (!stop_) {
+    int64_t now = clock_->MonotonicNanos();
+    if (now < next_ns) {
+      clock_->SleepFor(absl::Nanoseconds(std::min(next_ns - now, step_ns)));
+      continue;
+    }
+    // Sample at the due time's schedule; if we fell behind, skip missed slots.
+    while (next_ns <= now) next_ns += period_ns;
+    v1::TelemetrySample s = TakeSample(now);
+    thread_cpu_s_ = ThreadCpuSeconds();
+    callback_(s);
+  }
+  thread_cpu_s_ = ThreadCpuSeconds();
+}
+
+}  // namespace powersweep

@@ -1,0 +1,81 @@
+// BuildWorkloadArgv (declared in agent/run_executor.h).
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "agent/run_executor.h"
+
+namespace powersweep {
+
+absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
+    const std::string& workload_bin, const Catalog& catalog,
+    const v1::RunSpec& spec, int run_cpus) {
+  const v1::WorkloadSpec& w = spec.workload();
+  if (spec.runtime() != v1::RUNTIME_NATIVE &&
+      spec.runtime() != v1::RUNTIME_UNSPECIFIED) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("runtime: ", v1::Runtime_Name(spec.runtime()),
+                     " is not available on this agent (native only)"));
+  }
+  if (catalog.models.count(w.model()) == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload.model: \"", w.model(), "\" is not in this agent's catalog [",
+        absl::StrJoin(catalog.models, ","), "]"));
+  }
+  auto ds = catalog.datasets.find(w.dataset());
+  if (ds == catalog.datasets.end()) {
+    std::vector<std::string> names;
+    for (const auto& [name, path] : catalog.datasets) names.push_back(name);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload.dataset: \"", w.dataset(),
+        "\" is not in this agent's catalog [", absl::StrJoin(names, ","),
+        "]"));
+  }
+  std::string task;
+  if (w.task() == v1::TASK_TRAIN) {
+    task = "train";
+  } else if (w.task() == v1::TASK_INFER) {
+    task = "infer";
+  } else {
+    return absl::InvalidArgumentError("workload.task: must be train or infer");
+  }
+  if (w.batch_size() <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload.batch_size: must be > 0, got ", w.batch_size()));
+  }
+  if (w.loader_workers() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload.loader_workers: must be >= 0, got ", w.loader_workers()));
+  }
+  if (w.threads() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload.threads: must be >= 0, got ", w.threads()));
+  }
+  if (w.epochs() < 0 || w.minibatches() < 0 || w.duration_s() < 0 ||
+      (w.epochs() == 0 && w.minibatches() == 0 && w.duration_s() == 0)) {
+    return absl::InvalidArgumentError(
+        "workload: needs a positive stop condition (epochs, minibatches or "
+        "duration_s)");
+  }
+  std::vector<std::string> argv = {
+      workload_bin,     "run",
+      "--model",        w.model(),
+      "--dataset-path", ds->second,
+      "--task",         task,
+      "--batch-size",   absl::StrCat(w.batch_size()),
+      "--workers",      absl::StrCat(w.loader_workers())};
+  if (w.epochs() > 0) {
+    argv.insert(argv.end(), {"--epochs", absl::StrCat(w.epochs())});
+  }
+  if (w.minibatches() > 0) {
+    argv.insert(argv.end(), {"--minibatches", absl::StrCat(w.minibatches())});
+  }
+  if (w.duration_s() > 0) {
+    argv.insert(argv.end(), {"--duration-s", absl::StrCat(w.duration_s())});
+  }
+  int threads = w.threads() > 0 ? w.threads() : run_cpus;
+  argv.insert(argv.end(), {"--seed", absl::StrCat(w.seed()), "--threads",
+                           absl::StrCat(threads), "--records-fd",
+                           absl::StrCat(kRecordsFd)});
+  return argv;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,200 @@
+#include "agent/run_executor.h"
+
+#include <stdlib.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "agent/runtime/native/native_runtime.h"
+#include "common/clock.h"
+#include "gtest/gtest.h"
+#include "tests/agent/fake_platform.h"
+
+namespace powersweep {
+namespace {
+
+class RecordingSink : public RunSink {
+ public:
+  void OnRunStarted(const v1::RunStarted& s) override {
+    absl::MutexLock lock(&mu);
+    started.push_back(s);
+    started_note.Notify();
+  }
+  void OnBatch(const v1::DataBatch& b) override {
+    absl::MutexLock lock(&mu);
+    batches.push_back(b);
+  }
+  void OnRunFinished(const v1::RunFinished& f) override {
+    absl::MutexLock lock(&mu);
+    finished.push_back(f);
+  }
+  absl::Mutex mu;
+  absl::Notification started_note;
+  std::vector<v1::RunStarted> started;
+  std::vector<v1::DataBatch> batches;
+  std::vector<v1::RunFinished> finished;
+};
+
+v1::RunSpec Spec(int64_t minibatches) {
+  v1::RunSpec spec;
+  spec.set_run_id(11);
+  spec.set_attempt(1);
+  auto* w = spec.mutable_workload();
+  w->set_model("lenet5");
+  w->set_dataset("fashion-mnist");
+  w->set_task(v1::TASK_TRAIN);
+  w->set_batch_size(32);
+  w->set_loader_workers(2);
+  w->set_minibatches(minibatches);
+  w->set_seed(7);
+  spec.mutable_power_mode()->set_cpu_cores(1);
+  spec.set_timeout_s(60);
+  return spec;
+}
+
+class RunExecutorTest : public testing::Test {
+ protected:
+  RunExecutorTest() {
+    catalog_.datasets = {{"fashion-mnist", "/data/fm"}};
+    config_.workload_bin = FAKE_WORKLOAD;
+    config_.work_dir = testing::TempDir() + "/run_executor_test";
+    config_.batch_interval_s = 1000;  // cut by record count only
+    config_.max_records_per_batch = 4;
+    config_.cancel_grace_s = 0.2;
+    unsetenv("FAKE_WORKLOAD_FLAGS");
+  }
+  ~RunExecutorTest() override { unsetenv("FAKE_WORKLOAD_FLAGS"); }
+  RunExecutor Make() {
+    return RunExecutor(config_, &catalog_, &platform_, &clock_,
+                       [this] { return std::make_unique<NativeRuntime>(&clock_); });
+  }
+
+  RealClock clock_;
+  Catalog catalog_;
+  FakePlatform platform_{{0, 1}};
+  RunExecutorConfig config_;
+  RecordingSink sink_;
+};
+
+TEST(WorkloadArgv, BuiltFromValidatedFieldsOnly) {
+  Catalog catalog;
+  catalog.datasets = {{"fashion-mnist", "/data/fm"}};
+  v1::RunSpec spec = Spec(100);
+  spec.mutable_workload()->set_duration_s(2.5);
+  auto argv = BuildWorkloadArgv("/opt/ps/powersweep-workload", catalog, spec, 3);
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  EXPECT_EQ(*argv, (std::vector<std::string>{
+                       "/opt/ps/powersweep-workload", "run", "--model",
+                       "lenet5", "--dataset-path", "/data/fm", "--task",
+                       "train", "--batch-size", "32", "--workers", "2",
+                       "--minibatches", "100", "--duration-s", "2.5",
+                       "--seed", "7", "--threads", "3", "--records-fd",
+                       "3"}));
+}
+
+TEST(WorkloadArgv, RejectsWhatTheCatalogDoesNotHave) {
+  Catalog catalog;
+  catalog.datasets = {{"fashion-mnist", "/data/fm"}};
+  v1::RunSpec spec = Spec(1);
+  spec.mutable_workload()->set_model("resnet50; rm -rf /");
+  auto a = BuildWorkloadArgv("w", catalog, spec, 1);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("workload.model"), std::string::npos);
+  spec = Spec(1);
+  spec.mutable_workload()->set_dataset("imagenet");
+  auto b = BuildWorkloadArgv("w", catalog, spec, 1);
+  EXPECT_NE(b.status().message().find("workload.dataset"), std::string::npos);
+  spec = Spec(0);
+  auto c = BuildWorkloadArgv("w", catalog, spec, 1);
+  EXPECT_NE(c.status().message().find("stop condition"), std::string::npos);
+}
+
+TEST_F(RunExecutorTest, SuccessfulRunSendsStartedNumberedBatchesAndResult) {
+  RunExecutor ex = Make();
+  v1::RunFinished f = ex.Execute(Spec(10), &sink_);
+  EXPECT_TRUE(f.result().ok()) << f.result().reason();
+  EXPECT_EQ(f.result().run_id(), 11);
+  EXPECT_EQ(f.result().provenance().framework(), "fake");
+  EXPECT_EQ(f.result().applied_mode().actual().cpu_cores(), 1);
+  EXPECT_EQ(f.result().energy_provenance(), v1::PROVENANCE_UNSPECIFIED);
+  absl::MutexLock lock(&sink_.mu);
+  ASSERT_EQ(sink_.started.size(), 1u);
+  ASSERT_EQ(sink_.finished.size(), 1u);
+  // 10 records in batches of 4: 4, 4, 2.
+  ASSERT_EQ(sink_.batches.size(), 3u);
+  EXPECT_EQ(f.batches(), 3);
+  int64_t next_index = 0;
+  for (size_t i = 0; i < sink_.batches.size(); ++i) {
+    EXPECT_EQ(sink_.batches[i].seq(), static_cast<int64_t>(i + 1));
+    for (const auto& m : sink_.batches[i].minibatches()) {
+      EXPECT_EQ(m.index(), next_index++);
+    }
+  }
+  EXPECT_EQ(next_index, 10);
+  EXPECT_EQ(platform_.applies(), 1);
+  EXPECT_EQ(platform_.restores(), 1);
+}
+
+TEST_F(RunExecutorTest, UnknownModelFailsBeforeStartingAnything) {
+  RunExecutor ex = Make();
+  v1::RunSpec spec = Spec(5);
+  spec.mutable_workload()->set_model("vgg16");
+  v1::RunFinished f = ex.Execute(spec, &sink_);
+  EXPECT_FALSE(f.result().ok());
+  EXPECT_NE(f.result().reason().find("workload.model"), std::string::npos);
+  absl::MutexLock lock(&sink_.mu);
+  EXPECT_TRUE(sink_.started.empty());
+  EXPECT_EQ(sink_.finished.size(), 1u);
+  EXPECT_EQ(platform_.applies(), 0);
+}
+
+TEST_F(RunExecutorTest, RejectedPowerModeFailsWithThePlatformReason) {
+  RunExecutor ex = Make();
+  v1::RunSpec spec = Spec(5);
+  spec.mutable_power_mode()->set_cpu_freq_khz(1000);
+  v1::RunFinished f = ex.Execute(spec, &sink_);
+  EXPECT_FALSE(f.result().ok());
+  EXPECT_NE(f.result().reason().find("cpu_freq_khz"), std::string::npos);
+}
+
+TEST_F(RunExecutorTest, ExitZeroWithoutFinishedRecordIsAFailure) {
+  setenv("FAKE_WORKLOAD_FLAGS", "--no-finished", 1);
+  RunExecutor ex = Make();
+  v1::RunFinished f = ex.Execute(Spec(3), &sink_);
+  EXPECT_FALSE(f.result().ok());
+  EXPECT_EQ(f.result().exit_code(), 0);
+  EXPECT_NE(f.result().reason().find("no finished record"), std::string::npos);
+}
+
+TEST_F(RunExecutorTest, WorkloadErrorReasonCarriesItsStderr) {
+  setenv("FAKE_WORKLOAD_FLAGS", "--exit-code 1 --stderr corrupt-idx-file",
+         1);
+  RunExecutor ex = Make();
+  v1::RunFinished f = ex.Execute(Spec(3), &sink_);
+  EXPECT_FALSE(f.result().ok());
+  EXPECT_EQ(f.result().reason(),
+            "workload exited with code 1: corrupt-idx-file");
+  EXPECT_EQ(f.result().exit_code(), 1);
+}
+
+TEST_F(RunExecutorTest, CancelEndsTheRunWithTheReason) {
+  setenv("FAKE_WORKLOAD_FLAGS", "--sleep-s 30", 1);
+  RunExecutor ex = Make();
+  v1::RunFinished f;
+  std::thread t([&] { f = ex.Execute(Spec(3), &sink_); });
+  ASSERT_TRUE(sink_.started_note.WaitForNotificationWithTimeout(
+      absl::Seconds(10)));
+  EXPECT_EQ(ex.ActiveRunId(), 11);
+  ex.Cancel(99, "not this run");  // other run id: ignored
+  ex.Cancel(11, "sweep cancelled");
+  t.join();
+  EXPECT_FALSE(f.result().ok());
+  EXPECT_EQ(f.result().reason(), "cancelled: sweep cancelled");
+  EXPECT_EQ(ex.ActiveRunId(), 0);
+}
+
+}  // namespace
+}  // namespace powersweep
