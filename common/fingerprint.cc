@@ -13,8 +13,8 @@
 #include <optional>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 
 namespace powersweep {
 namespace {
@@ -62,7 +62,8 @@ class Sha256 {
     const unsigned char zero = 0;
     while (block_len_ != 56) Update(&zero, 1);
     unsigned char len_be[8];
-    for (int i = 0; i < 8; ++i) len_be[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
+    for (int i = 0; i < 8; ++i)
+      len_be[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
     Update(len_be, 8);
     std::string raw(32, '\0');
     for (int i = 0; i < 8; ++i) {
@@ -77,7 +78,8 @@ class Sha256 {
   void Compress() {
     uint32_t w[64];
     for (int i = 0; i < 16; ++i) {
-      w[i] = (uint32_t{block_[4 * i]} << 24) | (uint32_t{block_[4 * i + 1]} << 16) |
+      w[i] = (uint32_t{block_[4 * i]} << 24) |
+             (uint32_t{block_[4 * i + 1]} << 16) |
              (uint32_t{block_[4 * i + 2]} << 8) | uint32_t{block_[4 * i + 3]};
     }
     for (int i = 16; i < 64; ++i) {
@@ -94,11 +96,23 @@ class Sha256 {
       uint32_t s0 = Rotr(a, 2) ^ Rotr(a, 13) ^ Rotr(a, 22);
       uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
       uint32_t t2 = s0 + maj;
-      h = g; g = f; f = e; e = d + t1;
-      d = c; c = b; b = a; a = t1 + t2;
+      h = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
     }
-    h_[0] += a; h_[1] += b; h_[2] += c; h_[3] += d;
-    h_[4] += e; h_[5] += f; h_[6] += g; h_[7] += h;
+    h_[0] += a;
+    h_[1] += b;
+    h_[2] += c;
+    h_[3] += d;
+    h_[4] += e;
+    h_[5] += f;
+    h_[6] += g;
+    h_[7] += h;
   }
 
   uint32_t h_[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -187,7 +201,8 @@ std::optional<std::string> ReadElfBuildId(int fd) {
         break;
       }
       if (sh.sh_type != SHT_NOTE) continue;
-      auto id = FindBuildIdInNotes(fd, sh.sh_offset, sh.sh_size, sh.sh_addralign);
+      auto id =
+          FindBuildIdInNotes(fd, sh.sh_offset, sh.sh_size, sh.sh_addralign);
       if (id) return id;
     }
   }
@@ -216,12 +231,14 @@ absl::StatusOr<std::string> Sha256OfFd(int fd, const std::string& path) {
 
 std::string Sha256Hex(absl::string_view bytes) {
   Sha256 sha;
-  sha.Update(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  sha.Update(reinterpret_cast<const unsigned char*>(bytes.data()),
+             bytes.size());
   return sha.HexDigest();
 }
 
 absl::StatusOr<std::string> BuildIdOfFile(const std::string& path) {
-  if (path.empty()) return absl::InvalidArgumentError("fingerprint: empty path");
+  if (path.empty())
+    return absl::InvalidArgumentError("fingerprint: empty path");
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     std::string msg = absl::StrCat(path, ": cannot open: ", strerror(errno));

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,8 +25,15 @@ namespace {
 
 // Child side, after fork: only async-signal-safe calls.
 [[noreturn]] void ExecChild(char* const* argv, const cpu_set_t* cpus,
-                            int devnull, int log_fd, int records_wfd) {
+                            int devnull, int log_fd, int records_wfd,
+                            pid_t agent_pid) {
   setpgid(0, 0);
+  // A workload never outlives its agent: after an agent crash the run is
+  // failed anyway, and a leftover workload would disturb the next
+  // measurement. (The signal follows the forking thread, which waits for
+  // the workload for the whole run.)
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != agent_pid) _exit(125);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -137,10 +145,11 @@ absl::Status NativeRuntime::Start(const RuntimeSpec& spec,
                      strerror(err)));
   }
   start_ns_ = clock_->MonotonicNanos();
+  const pid_t agent_pid = getpid();
   pid_t pid = fork();
   if (pid == 0) {
     ExecChild(argv.data(), spec_.cpus.empty() ? nullptr : &set, devnull,
-              log_fd, pipe_fds[1]);
+              log_fd, pipe_fds[1], agent_pid);
   }
   int fork_err = errno;
   close(pipe_fds[1]);

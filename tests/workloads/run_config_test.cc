@@ -1,0 +1,76 @@
+#include "workloads/runner/run_config.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace powersweep {
+namespace {
+
+using ::testing::HasSubstr;
+
+RunConfig Valid() {
+  RunConfig c;
+  c.dataset_path = "/usr/share/datasets/fashion-mnist";
+  c.minibatches = 10;
+  c.records_fd = 2;  // stderr is open in any test process
+  return c;
+}
+
+std::string ErrorOf(const RunConfig& c) {
+  absl::Status st = ValidateRunConfig(c);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
+  return std::string(st.message());
+}
+
+TEST(RunConfigTest, AcceptsACompleteConfig) {
+  EXPECT_TRUE(ValidateRunConfig(Valid()).ok());
+}
+
+TEST(RunConfigTest, UnknownModelNamesFlagAndKnownModels) {
+  RunConfig c = Valid();
+  c.model = "resnet9";
+  EXPECT_EQ(ErrorOf(c), "--model: unknown model 'resnet9' (known: lenet5)");
+}
+
+TEST(RunConfigTest, MissingStopConditionIsRejected) {
+  RunConfig c = Valid();
+  c.minibatches = 0;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("no stop condition"));
+  c.duration_s = 0.5;
+  EXPECT_TRUE(ValidateRunConfig(c).ok()) << "any one limit is enough";
+}
+
+TEST(RunConfigTest, OutOfRangeNumbersNameTheirFlag) {
+  RunConfig c = Valid();
+  c.batch_size = 0;
+  EXPECT_EQ(ErrorOf(c), "--batch-size: must be at least 1, got 0");
+  c = Valid();
+  c.workers = -1;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--workers:"));
+  c = Valid();
+  c.duration_s = -2;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--duration-s:"));
+  c = Valid();
+  c.threads = -4;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--threads:"));
+  c = Valid();
+  c.dataset_path = "";
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--dataset-path: required"));
+}
+
+TEST(RunConfigTest, ClosedRecordsDescriptorIsRejected) {
+  RunConfig c = Valid();
+  c.records_fd = 987;
+  EXPECT_EQ(ErrorOf(c), "--records-fd: 987 is not an open file descriptor");
+}
+
+TEST(RunConfigTest, ParsesTrainAndInferOnly) {
+  EXPECT_EQ(*ParseTask("train"), v1::TASK_TRAIN);
+  EXPECT_EQ(*ParseTask("infer"), v1::TASK_INFER);
+  absl::StatusOr<v1::Task> bad = ParseTask("eval");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "--task: 'eval' is not train or infer");
+}
+
+}  // namespace
+}  // namespace powersweep

@@ -1,0 +1,196 @@
+// End-to-end: runs the built powersweep-workload binary as the agent would
+// and checks its records, exit codes and messages.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "common/proto_json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "powersweep/v1/powersweep.pb.h"
+#include "tests/workloads/test_files.h"
+#include "workloads/data/idx_reader.h"
+
+extern char** environ;
+
+namespace powersweep {
+namespace {
+
+using ::powersweep::testing::IdxHeader;
+using ::powersweep::testing::LabelsPayload;
+using ::powersweep::testing::ReadFile;
+using ::powersweep::testing::TempDir;
+using ::powersweep::testing::WriteGzFile;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kFashionMnist[] = "/usr/share/datasets/fashion-mnist";
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;      // stdout
+  std::string err;      // stderr
+  std::string records;  // what was written to fd 3
+};
+
+// Runs the workload with `args`, stdout, stderr and fd 3 sent to files.
+Outcome RunWorkloadBinary(const std::vector<std::string>& args) {
+  TempDir dir;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const int mode = O_WRONLY | O_CREAT | O_TRUNC;
+  posix_spawn_file_actions_addopen(&actions, 1, dir.File("out").c_str(), mode,
+                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 2, dir.File("err").c_str(), mode,
+                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 3, dir.File("rec").c_str(), mode,
+                                   0600);
+  std::vector<std::string> argv_s = {POWERSWEEP_WORKLOAD_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  Outcome o;
+  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return o;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  o.exit_code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  o.out = ReadFile(dir.File("out"));
+  o.err = ReadFile(dir.File("err"));
+  o.records = ReadFile(dir.File("rec"));
+  return o;
+}
+
+std::vector<v1::WorkloadEvent> ParseRecords(const std::string& text) {
+  std::vector<v1::WorkloadEvent> events;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    v1::WorkloadEvent e;
+    absl::Status st = FromJson(std::string(line), &e);
+    EXPECT_TRUE(st.ok()) << st << " in line: " << line;
+    events.push_back(e);
+  }
+  return events;
+}
+
+bool HaveFashionMnist() {
+  struct stat st;
+  return stat(kFashionMnist, &st) == 0;
+}
+
+double MeanLoss(const std::vector<v1::WorkloadEvent>& e, size_t from,
+                size_t to) {
+  double sum = 0;
+  for (size_t i = from; i < to; ++i) sum += e[i].minibatch().loss();
+  return sum / static_cast<double>(to - from);
+}
+
+TEST(WorkloadBinaryTest, FortyTrainingMinibatchesAreRecordedAndLossFalls) {
+  if (!HaveFashionMnist()) GTEST_SKIP() << kFashionMnist << " not installed";
+  Outcome o = RunWorkloadBinary(
+      {"run", "--model", "lenet5", "--dataset-path", kFashionMnist, "--task",
+       "train", "--batch-size", "32", "--workers", "2", "--minibatches", "40",
+       "--seed", "1", "--threads", "1", "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "") << "records go to --records-fd only";
+  std::vector<v1::WorkloadEvent> e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 42u);
+
+  ASSERT_TRUE(e.front().has_started());
+  const v1::BuildProvenance& p = e.front().started();
+  EXPECT_EQ(p.framework(), "libtorch");
+  EXPECT_EQ(p.framework_version(), "1.13.0");
+  EXPECT_THAT(p.binary_fingerprint(), StartsWith("build-id:"));
+  EXPECT_THAT(p.framework_fingerprint(), StartsWith("build-id:"));
+  EXPECT_THAT(p.framework_path(), HasSubstr("libtorch_cpu"));
+  EXPECT_EQ(p.threads(), 1);
+  EXPECT_EQ(p.device(), "cpu");
+  EXPECT_FALSE(p.kernel().empty());
+
+  double t = 0;
+  for (int i = 1; i <= 40; ++i) {
+    ASSERT_TRUE(e[i].has_minibatch()) << "line " << i;
+    const v1::MinibatchRecord& r = e[i].minibatch();
+    EXPECT_EQ(r.index(), i - 1);
+    EXPECT_EQ(r.epoch(), 0);
+    EXPECT_EQ(r.samples(), 32);
+    EXPECT_GT(r.compute_s(), 0);
+    EXPECT_LE(r.stall_s() + r.compute_s(), r.e2e_s()) << "minibatch " << i - 1;
+    EXPECT_NEAR(r.t_start_s(), t, 1e-9) << "e2e intervals tile the run";
+    t += r.e2e_s();
+  }
+  EXPECT_LT(MeanLoss(e, 31, 41), MeanLoss(e, 1, 11)) << "training learns";
+
+  ASSERT_TRUE(e.back().has_finished());
+  EXPECT_EQ(e.back().finished().minibatches(), 40);
+  EXPECT_EQ(e.back().finished().stop_reason(), "minibatches");
+  EXPECT_GE(e.back().finished().elapsed_s(), t);
+}
+
+TEST(WorkloadBinaryTest, InferenceReportsLossAndStopsOnDuration) {
+  if (!HaveFashionMnist()) GTEST_SKIP() << kFashionMnist << " not installed";
+  Outcome o = RunWorkloadBinary({"run", "--dataset-path", kFashionMnist,
+                                 "--task", "infer", "--batch-size", "100",
+                                 "--workers", "0", "--duration-s", "0.2",
+                                 "--seed", "3", "--threads", "1"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::vector<v1::WorkloadEvent> e = ParseRecords(o.out);  // default fd 1
+  ASSERT_GE(e.size(), 3u);
+  for (size_t i = 1; i + 1 < e.size(); ++i) {
+    ASSERT_TRUE(e[i].has_minibatch());
+    EXPECT_GT(e[i].minibatch().loss(), 0) << "inference reports its loss";
+    EXPECT_EQ(e[i].minibatch().samples(), 100);
+  }
+  ASSERT_TRUE(e.back().has_finished());
+  EXPECT_EQ(e.back().finished().stop_reason(), "duration");
+  EXPECT_GE(e.back().finished().elapsed_s(), 0.2);
+  EXPECT_EQ(e.back().finished().minibatches(),
+            static_cast<int64_t>(e.size() - 2));
+}
+
+TEST(WorkloadBinaryTest, TruncatedDatasetExitsOneNamingTheFile) {
+  TempDir data;
+  std::string images = data.File("train-images-idx3-ubyte.gz");
+  WriteGzFile(images, IdxHeader(kIdxImagesMagic, {60000, 28, 28}) +
+                          std::string(1000, '\0'));
+  WriteGzFile(data.File("train-labels-idx1-ubyte.gz"),
+              IdxHeader(kIdxLabelsMagic, {60000}) + LabelsPayload(60000));
+  Outcome o = RunWorkloadBinary({"run", "--dataset-path", data.path(), "--task",
+                                 "train", "--batch-size", "8", "--minibatches",
+                                 "5", "--threads", "1", "--records-fd", "3"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr(images));
+  EXPECT_THAT(o.err, HasSubstr("truncated"));
+  EXPECT_THAT(o.records, ::testing::Not(HasSubstr("finished")));
+}
+
+TEST(WorkloadBinaryTest, BadArgumentsExitTwoNamingTheFlag) {
+  Outcome zero = RunWorkloadBinary({"run", "--dataset-path", "/tmp",
+                                    "--batch-size", "0", "--minibatches", "5"});
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_THAT(zero.err, HasSubstr("--batch-size: must be at least 1, got 0"));
+
+  Outcome unknown = RunWorkloadBinary({"run", "--batch-szie", "4"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("--batch-szie: unknown flag"));
+}
+
+TEST(WorkloadBinaryTest, HelpDescribesTheCommandAndExitsZero) {
+  Outcome o = RunWorkloadBinary({"--help"});
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_THAT(o.out, HasSubstr("powersweep-workload run --model lenet5"));
+  EXPECT_THAT(o.out, HasSubstr("--records-fd"));
+  EXPECT_THAT(o.out, HasSubstr("--duration-s"));
+}
+
+}  // namespace
+}  // namespace powersweep

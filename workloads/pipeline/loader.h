@@ -1,0 +1,94 @@
+// Loader: delivers the minibatches of a run, in order, prefetched by worker
+// threads.
+//
+// The run is an endless sequence of minibatches 0, 1, 2, ...; minibatch k
+// belongs to epoch k / batches_per_epoch(). Each epoch visits the samples in
+// EpochOrder(count, shuffle, seed, epoch) (shuffled for training, sequential
+// for inference) cut into batch_size pieces; the last partial piece of an
+// epoch (count % batch_size samples) is dropped, so every minibatch has
+// exactly batch_size samples and every epoch has the same length.
+//
+// With workers = N > 0, N threads build whole minibatches (gather +
+// normalize, see minibatch.h) in parallel; at most prefetch_depth
+// minibatches (default 2N) are built or being built ahead of the one Next()
+// waits for. Next() returns them strictly in sequence order regardless of
+// which worker finished first. With workers = 0 there are no threads: Next()
+// builds the minibatch on the caller's thread (that time is the caller's
+// stall).
+//
+// A failure to build a minibatch (a torch error) is returned by the Next()
+// call for that minibatch. Destroying the Loader stops and joins every
+// worker promptly, even when the run stops early with minibatches queued.
+//
+// Thread safety: Next() must be called from one thread at a time; the
+// dataset must outlive the Loader and is only read.
+#ifndef POWERSWEEP_WORKLOADS_PIPELINE_LOADER_H_
+#define POWERSWEEP_WORKLOADS_PIPELINE_LOADER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "workloads/data/dataset.h"
+#include "workloads/pipeline/minibatch.h"
+
+namespace powersweep {
+
+struct LoaderOptions {
+  int64_t batch_size = 64;
+  int workers = 0;
+  int prefetch_depth = 0;  // 0 = 2 * workers (at least 1)
+  uint64_t seed = 0;
+  bool shuffle = true;  // true for training, false for inference
+  Normalization normalization = kFashionMnistNormalization;
+};
+
+class Loader {
+ public:
+  // kInvalidArgument when batch_size < 1 or exceeds the dataset, workers < 0
+  // or prefetch_depth < 0; kInternal when threads cannot start.
+  static absl::StatusOr<std::unique_ptr<Loader>> Create(
+      const ImageDataset* data, const LoaderOptions& options);
+
+  ~Loader();
+  Loader(const Loader&) = delete;
+  Loader& operator=(const Loader&) = delete;
+
+  // The next minibatch in sequence; blocks until it is built.
+  absl::StatusOr<Minibatch> Next();
+
+  int64_t batches_per_epoch() const { return batches_per_epoch_; }
+
+ private:
+  Loader(const ImageDataset* data, const LoaderOptions& options);
+  void WorkerLoop();
+  // Builds minibatch `seq` using `order` (the order of its epoch).
+  absl::StatusOr<Minibatch> Build(int64_t seq,
+                                  const std::vector<int32_t>& order);
+  std::shared_ptr<const std::vector<int32_t>> OrderForEpochLocked(int64_t epoch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StopAndJoin();
+
+  const ImageDataset* const data_;
+  const LoaderOptions options_;
+  const int64_t batches_per_epoch_;
+  const int64_t depth_;
+
+  absl::Mutex mu_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t next_claim_ ABSL_GUARDED_BY(mu_) = 0;    // next seq to build
+  int64_t next_deliver_ ABSL_GUARDED_BY(mu_) = 0;  // next seq Next() returns
+  std::map<int64_t, absl::StatusOr<Minibatch>> ready_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, std::shared_ptr<const std::vector<int32_t>>> orders_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<std::thread> threads_;  // touched only by Create and ~Loader
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_WORKLOADS_PIPELINE_LOADER_H_

@@ -1,0 +1,42 @@
+// RunConfig: everything one workload run needs, as given on the command
+// line (see docs/ARCHITECTURE.md "Workload command line and records").
+//
+// ValidateRunConfig checks the values alone (no files are opened except
+// that records_fd must be an open descriptor) and returns kInvalidArgument
+// naming the command-line flag and the reason, e.g.
+// "--batch-size: must be at least 1, got 0". ParseTask maps "train" and
+// "infer". Stateless and thread-safe.
+#ifndef POWERSWEEP_WORKLOADS_RUNNER_RUN_CONFIG_H_
+#define POWERSWEEP_WORKLOADS_RUNNER_RUN_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+struct RunConfig {
+  std::string model = "lenet5";
+  std::string dataset_path;
+  ::powersweep::v1::Task task = ::powersweep::v1::TASK_TRAIN;
+  int64_t batch_size = 64;
+  int workers = 0;     // loader threads; 0 = on the compute thread
+  int64_t epochs = 0;  // stop conditions: 0 = off
+  int64_t minibatches = 0;
+  double duration_s = 0;
+  uint64_t seed = 0;
+  int threads = 0;  // intra-op threads; 0 = CPUs in the affinity mask
+  int records_fd = 1;
+};
+
+absl::StatusOr<::powersweep::v1::Task> ParseTask(absl::string_view task);
+
+absl::Status ValidateRunConfig(const RunConfig& config);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_WORKLOADS_RUNNER_RUN_CONFIG_H_

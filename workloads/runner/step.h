@@ -1,0 +1,32 @@
+// Step: what the compute thread does with one minibatch.
+//
+// MakeStep(task, model) returns a TrainStep (model.train(); SGD lr 0.01,
+// momentum 0.9; cross-entropy; zero_grad, forward, backward, step) or an
+// InferStep (model.eval(); forward under torch::NoGradGuard; the
+// cross-entropy loss is computed too). Run() returns the minibatch's mean
+// loss, read back as a double so the computation has finished when it
+// returns. Run() may throw c10::Error: callers use CatchTorchErrors.
+// Not thread-safe: owned and used by the compute thread.
+#ifndef POWERSWEEP_WORKLOADS_RUNNER_STEP_H_
+#define POWERSWEEP_WORKLOADS_RUNNER_STEP_H_
+
+#include <memory>
+
+#include "powersweep/v1/powersweep.pb.h"
+#include "workloads/models/model.h"
+#include "workloads/pipeline/minibatch.h"
+
+namespace powersweep {
+
+class Step {
+ public:
+  virtual ~Step() = default;
+  virtual double Run(const Minibatch& mb) = 0;
+};
+
+std::unique_ptr<Step> MakeStep(::powersweep::v1::Task task,
+                               std::shared_ptr<Model> model);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_WORKLOADS_RUNNER_STEP_H_
