@@ -1,5 +1,7 @@
 #include "tests/integration/local_fleet.h"
 
+#include <signal.h>
+
 #include <chrono>
 #include <thread>
 
