@@ -2,7 +2,9 @@
 # The quick start: a controller and a virtual fleet of host agents on this
 # machine run examples/sweeps/quickstart.yaml, then print a summary.
 # Usage: infra/scripts/demo.sh [BUILD_DIR]   (make demo builds first)
-# Environment: DEMO_AGENTS (default 2), DEMO_SWEEP (default the quickstart).
+# Environment: DEMO_AGENTS (default: one host agent per 2 cores, at most 4,
+# each pinned to its own cores so their measurements do not interfere),
+# DEMO_SWEEP (default the quickstart).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
@@ -11,7 +13,8 @@ BIN_CLI=$BUILD/controller/cli/powersweep
 BIN_AGENT=$BUILD/agent/powersweep-agent
 BIN_WORKLOAD=$BUILD/workloads/powersweep-workload
 SWEEP_FILE=${DEMO_SWEEP:-examples/sweeps/quickstart.yaml}
-AGENTS=${DEMO_AGENTS:-2}
+CORES=$(nproc)
+AGENTS=${DEMO_AGENTS:-$(( CORES / 2 > 4 ? 4 : (CORES / 2 < 1 ? 1 : CORES / 2) ))}
 OUT=var/demo
 for b in "$BIN_CONTROLLER" "$BIN_CLI" "$BIN_AGENT" "$BIN_WORKLOAD"; do
   [ -x "$b" ] || { echo "demo: $b is missing; run 'make demo' (it builds first)" >&2; exit 1; }
@@ -34,8 +37,12 @@ for _ in $(seq 100); do [ -s "$OUT/port" ] && break; sleep 0.1; done
 ADDR=127.0.0.1:$(cat "$OUT/port")
 echo "demo: controller on $ADDR, database $OUT/powersweep.db"
 
+# Each agent gets its own CPUs when there are enough (2 per agent, as the
+# quickstart's largest power mode uses 2 cores); otherwise they share all.
 for i in $(seq 0 $((AGENTS - 1))); do
-  "$BIN_AGENT" --controller="$ADDR" --device_id="host-$i" \
+  cpus=""
+  if [ $((AGENTS * 2)) -le "$CORES" ]; then cpus="--cpus=$((2 * i))-$((2 * i + 1))"; fi
+  "$BIN_AGENT" --controller="$ADDR" --device_id="host-$i" $cpus \
     --workload_bin="$BIN_WORKLOAD" --work_dir="$OUT/agent-host-$i" \
     >"$OUT/logs/agent-host-$i.log" 2>&1 &
   pids+=($!)
@@ -46,7 +53,11 @@ for _ in $(seq 100); do
   [ "$n" -ge "$AGENTS" ] && break
   sleep 0.1
 done
-echo "demo: $AGENTS host agents connected (they share this machine's $(nproc) cores, so their runs interfere; on real devices each agent owns its board)"
+if [ $((AGENTS * 2)) -le "$CORES" ]; then
+  echo "demo: $AGENTS host agent(s) connected, each with 2 of this machine's $CORES cores to itself"
+else
+  echo "demo: $AGENTS host agents connected; they SHARE this machine's $CORES cores, so their runs interfere"
+fi
 "${CLI[@]}" devices
 echo
 
