@@ -4,9 +4,10 @@
 
 namespace powersweep {
 
-Batcher::Batcher(int64_t run_id, Clock* clock, double interval_s,
-                 int max_records, Emit emit)
+Batcher::Batcher(int64_t run_id, int32_t attempt, Clock* clock,
+                 double interval_s, int max_records, Emit emit)
     : run_id_(run_id),
+      attempt_(attempt),
       clock_(clock),
       interval_ns_(static_cast<int64_t>(interval_s * 1e9)),
       max_records_(max_records > 0 ? max_records : 1),
@@ -49,6 +50,7 @@ void Batcher::MaybeCutLocked() {
 
 void Batcher::CutLocked() {
   pending_.set_run_id(run_id_);
+  pending_.set_attempt(attempt_);
   pending_.set_seq(++seq_);
   v1::DataBatch out;
   out.Swap(&pending_);

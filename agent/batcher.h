@@ -1,5 +1,6 @@
-// Batcher: groups one run's minibatch records and telemetry samples into
-// DataBatches numbered 1, 2, ... A batch is cut when an item is added and
+// Batcher: groups one attempt of a run's minibatch records and telemetry
+// samples into DataBatches numbered 1, 2, ..., each carrying the run id and
+// the attempt (RunSpec.attempt) it belongs to. A batch is cut when an item is added and
 // either the batch holds `max_records` minibatch records or its first item
 // was added `interval_s` or more ago (Clock time); Flush() cuts what is left
 // at the end of the run. Batches are emitted in sequence order.
@@ -25,8 +26,8 @@ namespace v1 = ::powersweep::v1;
 class Batcher {
  public:
   using Emit = std::function<void(const v1::DataBatch&)>;
-  Batcher(int64_t run_id, Clock* clock, double interval_s, int max_records,
-          Emit emit);
+  Batcher(int64_t run_id, int32_t attempt, Clock* clock, double interval_s,
+          int max_records, Emit emit);
 
   void AddRecord(const v1::MinibatchRecord& record);
   void AddSample(const v1::TelemetrySample& sample);
@@ -40,6 +41,7 @@ class Batcher {
   void NoteItemLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int64_t run_id_;
+  const int32_t attempt_;
   Clock* const clock_;
   const int64_t interval_ns_;
   const int max_records_;

@@ -19,8 +19,10 @@
 #include "agent/catalog.h"
 #include "agent/flag_names.h"
 #include "agent/platform/host/host_platform.h"
+#include "agent/platform/jetson/jetson_platform.h"
 #include "agent/run_executor.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "agent/runtime/twin/twin_agent.h"
 #include "agent/session/session.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -45,6 +47,21 @@ ABSL_FLAG(double, batch_interval_s, 1.0,
 ABSL_FLAG(double, max_backoff_s, 10.0,
           "cap of the reconnect backoff in seconds");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
+ABSL_FLAG(std::string, platform, "host",
+          "host (this machine), jetson (an NVIDIA Jetson board; run as root) "
+          "or twin (a simulated Jetson, see docs/twin-model.md)");
+ABSL_FLAG(std::string, sysfs_root, "/",
+          "jetson: root under which /sys, /proc and /etc are read (a fake "
+          "tree for tests)");
+ABSL_FLAG(std::string, device_class, "",
+          "twin: the simulated class (orin-agx, xavier-agx, xavier-nx, nano)");
+ABSL_FLAG(int64_t, instance, 0,
+          "twin: instance number; default device id <class>-twin-<instance>");
+ABSL_FLAG(uint64_t, twin_seed, 1,
+          "twin: seed of the instance variation and the per-minibatch noise");
+ABSL_FLAG(double, twin_time_scale, 0.01,
+          "twin: wall seconds per simulated second (0.01: a 100 s run takes "
+          "1 s; 0: as fast as possible)");
 
 namespace powersweep {
 namespace {
@@ -74,10 +91,12 @@ int Main() {
     return Fail(absl::StrCat("--log_level: unknown level \"", level, "\""));
   }
   SetLogTag("agent");
+  const std::string platform_name = absl::GetFlag(FLAGS_platform);
+  const bool twin = platform_name == "twin";
 
   std::string workload_bin = absl::GetFlag(FLAGS_workload_bin);
   if (workload_bin.empty()) workload_bin = SelfDir() + "/powersweep-workload";
-  if (access(workload_bin.c_str(), X_OK) != 0) {
+  if (!twin && access(workload_bin.c_str(), X_OK) != 0) {
     return Fail(absl::StrCat("--workload_bin: ", workload_bin,
                              " does not exist or is not executable"));
   }
@@ -90,20 +109,66 @@ int Main() {
     catalog.datasets = *datasets;
   }
   for (const auto& [name, path] : catalog.datasets) {
-    if (!std::filesystem::is_directory(path)) {
+    if (!twin && !std::filesystem::is_directory(path)) {
       PS_LOG(WARNING) << "dataset " << name << ": " << path
                       << " is not a directory; runs using it will fail";
     }
   }
 
-  HostPlatformOptions popts;
-  popts.device_id = absl::GetFlag(FLAGS_device_id);
-  popts.cpus = absl::GetFlag(FLAGS_cpus);
-  popts.catalog = catalog;
-  popts.agent_version = "0.1.0";
-  auto platform = HostPlatform::Create(popts);
-  if (!platform.ok()) return Fail(std::string(platform.status().message()));
-  const std::string device_id = (*platform)->Identity().device_id();
+  RealClock clock;
+  std::unique_ptr<Platform> platform;
+  RuntimeFactory runtimes = [&clock] {
+    return std::make_unique<NativeRuntime>(&clock);
+  };
+  if (platform_name == "host") {
+    HostPlatformOptions popts;
+    popts.device_id = absl::GetFlag(FLAGS_device_id);
+    popts.cpus = absl::GetFlag(FLAGS_cpus);
+    popts.catalog = catalog;
+    popts.agent_version = "0.1.0";
+    auto host = HostPlatform::Create(popts);
+    if (!host.ok()) return Fail(std::string(host.status().message()));
+    platform = std::move(*host);
+  } else if (twin) {
+    TwinAgentOptions topts;
+    topts.device_class = absl::GetFlag(FLAGS_device_class);
+    topts.instance = absl::GetFlag(FLAGS_instance);
+    topts.seed = absl::GetFlag(FLAGS_twin_seed);
+    topts.device_id = absl::GetFlag(FLAGS_device_id);
+    topts.time_scale = absl::GetFlag(FLAGS_twin_time_scale);
+    topts.agent_version = "0.1.0";
+    auto agent = MakeTwinAgent(topts, &clock);
+    if (!agent.ok()) return Fail(std::string(agent.status().message()));
+    platform = std::move(agent->platform);
+    runtimes = agent->runtimes;
+    catalog = agent->catalog;
+    workload_bin = agent->workload_bin;
+  } else if (platform_name == "jetson") {
+    JetsonPlatformOptions jopts;
+    jopts.sysfs_root = absl::GetFlag(FLAGS_sysfs_root);
+    jopts.device_id = absl::GetFlag(FLAGS_device_id);
+    jopts.catalog = catalog;
+    jopts.agent_version = "0.1.0";
+    // The restore file must be found again by the next agent: it lives in
+    // the work dir (default from the device id, else the hostname).
+    std::string state_dir = absl::GetFlag(FLAGS_work_dir);
+    if (state_dir.empty()) {
+      char host[256] = {0};
+      gethostname(host, sizeof(host) - 1);
+      state_dir = "/tmp/powersweep-agent-" +
+                  (jopts.device_id.empty() ? std::string(host) : jopts.device_id);
+    }
+    std::error_code state_ec;
+    std::filesystem::create_directories(state_dir, state_ec);
+    jopts.restore_state_path = state_dir + "/jetson-restore.json";
+    auto jetson = JetsonPlatform::Create(jopts, &clock);
+    if (!jetson.ok()) return Fail(std::string(jetson.status().message()));
+    platform = std::move(*jetson);
+  } else {
+    return Fail(absl::StrCat("--platform: unknown platform \"", platform_name,
+                             "\" (host, jetson or twin)"));
+  }
+  const std::string device_id = platform->Identity().device_id();
 
   RunExecutorConfig ecfg;
   ecfg.workload_bin = workload_bin;
@@ -130,16 +195,14 @@ int Main() {
   sigaddset(&sigs, SIGINT);
   pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
 
-  RealClock clock;
-  RunExecutor executor(ecfg, &catalog, platform->get(), &clock,
-                       [&clock] { return std::make_unique<NativeRuntime>(&clock); });
+  RunExecutor executor(ecfg, &catalog, platform.get(), &clock, runtimes);
   SessionConfig scfg;
   scfg.controller = absl::GetFlag(FLAGS_controller);
   scfg.max_backoff_s = absl::GetFlag(FLAGS_max_backoff_s);
   if (scfg.max_backoff_s < scfg.initial_backoff_s) {
     scfg.max_backoff_s = scfg.initial_backoff_s;
   }
-  Session session(scfg, platform->get(), &executor, &clock);
+  Session session(scfg, platform.get(), &executor, &clock);
 
   std::thread signals([&session, sigs] {
     int sig = 0;
@@ -150,10 +213,13 @@ int Main() {
   signals.detach();  // blocked in sigwait until a signal; ends with the process
 
   PS_LOG(INFO) << "device " << device_id << " (" 
-               << (*platform)->Capabilities().cpu_cores()
+               << platform->Capabilities().cpu_cores()
                << " CPUs), controller " << scfg.controller << ", workload "
                << workload_bin << ", work dir " << ecfg.work_dir;
   session.Run();
+  // Runs restore the board when they end (also when SIGTERM/SIGINT cancels
+  // them); this covers a mode left applied by a run that never finished.
+  if (platform_name == "jetson") platform->Restore();
   PS_LOG(INFO) << "stopped";
   return 0;
 }

@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/batcher.h"
+#include "agent/telemetry/baseload.h"
+#include "agent/telemetry/energy.h"
 #include "agent/telemetry/sampler.h"
 #include "common/log.h"
 
@@ -37,6 +39,7 @@ v1::RunFinished RunExecutor::Fail(const v1::RunSpec& spec,
                                   const std::string& reason, RunSink* sink) {
   PS_LOG(WARNING) << "run " << spec.run_id() << " failed: " << reason;
   v1::RunFinished finished;
+  finished.set_attempt(spec.attempt());
   finished.mutable_result()->set_run_id(spec.run_id());
   finished.mutable_result()->set_ok(false);
   finished.mutable_result()->set_reason(reason);
@@ -57,9 +60,16 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
     cancel_reason_.clear();
   }
   PS_LOG(INFO) << "run " << spec.run_id() << ": starting";
-  absl::StatusOr<std::vector<std::string>> argv = BuildWorkloadArgv(
-      config_.workload_bin, *catalog_, spec,
-      static_cast<int>(platform_->RunCpus().size()));
+  // A baseload run measures the idle device: no workload process.
+  const bool baseload = spec.workload().task() == v1::TASK_BASELOAD;
+  absl::StatusOr<std::vector<std::string>> argv = std::vector<std::string>{};
+  if (baseload) {
+    absl::Status valid = ValidateBaseload(spec);
+    if (!valid.ok()) argv = valid;
+  } else {
+    argv = BuildWorkloadArgv(config_.workload_bin, *catalog_, spec,
+                             static_cast<int>(platform_->RunCpus().size()));
+  }
   if (!argv.ok()) return Fail(spec, std::string(argv.status().message()), sink);
   absl::StatusOr<v1::AppliedPowerMode> applied =
       platform_->Apply(spec.power_mode());
@@ -68,8 +78,10 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
   }
   const std::vector<int> cpus = platform_->RunCpus();
   // --threads follows the cores of the applied mode.
-  argv = BuildWorkloadArgv(config_.workload_bin, *catalog_, spec,
-                           static_cast<int>(cpus.size()));
+  if (!baseload) {
+    argv = BuildWorkloadArgv(config_.workload_bin, *catalog_, spec,
+                             static_cast<int>(cpus.size()));
+  }
 
   std::error_code ec;
   std::filesystem::create_directories(config_.work_dir, ec);
@@ -82,9 +94,15 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
   rspec.timeout_s = spec.timeout_s();
   rspec.grace_s = config_.cancel_grace_s;
 
-  Batcher batcher(spec.run_id(), clock_, config_.batch_interval_s,
+  Batcher batcher(spec.run_id(), spec.attempt(), clock_,
+                  config_.batch_interval_s,
                   config_.max_records_per_batch,
                   [sink](const v1::DataBatch& b) { sink->OnBatch(b); });
+  EnergyAccumulator energy;
+  // Both set before the runtime's threads start. A simulated run's records
+  // are already on the run clock (no process start-up to offset).
+  int64_t run_start_ns = 0;
+  bool records_on_run_clock = false;
   absl::Mutex events_mu;
   v1::BuildProvenance provenance;
   bool got_finished = false;
@@ -96,6 +114,11 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
         break;
       }
       case v1::WorkloadEvent::kMinibatch:
+        energy.AddRecord(
+            e.minibatch(),
+            records_on_run_clock
+                ? e.minibatch().t_start_s() + e.minibatch().e2e_s()
+                : (clock_->MonotonicNanos() - run_start_ns) * 1e-9);
         batcher.AddRecord(e.minibatch());
         break;
       case v1::WorkloadEvent::kFinished: {
@@ -108,8 +131,25 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
     }
   };
 
-  std::unique_ptr<Runtime> runtime = runtimes_();
+  std::unique_ptr<Runtime> runtime;
+  if (baseload) {
+    runtime = std::make_unique<BaseloadRuntime>(clock_,
+                                                spec.workload().duration_s());
+  } else {
+    runtime = runtimes_();
+  }
+  SimulatedRun* simulated = dynamic_cast<SimulatedRun*>(runtime.get());
+  records_on_run_clock = simulated != nullptr;
+  if (simulated != nullptr) {
+    simulated->SetTelemetry(spec.telemetry_hz(),
+                            [&batcher, &energy](const v1::TelemetrySample& s) {
+                              energy.AddSample(s);
+                              batcher.AddSample(s);
+                            });
+  }
+  const double agent_cpu_start_s = ProcessCpuSeconds();
   const int64_t start_ns = clock_->MonotonicNanos();
+  run_start_ns = start_ns;
   absl::Status started = runtime->Start(rspec, on_event);
   if (!started.ok()) {
     platform_->Restore();
@@ -122,6 +162,10 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
     runtime_ = runtime.get();
     if (cancel_requested_) runtime_->Cancel(cancel_reason_);
   }
+  if (runtime->Pid() > 0) {
+    absl::Status attached = platform_->AttachWorkload(runtime->Pid());
+    if (!attached.ok()) runtime->Cancel(std::string(attached.message()));
+  }
   v1::RunStarted rs;
   rs.set_run_id(spec.run_id());
   *rs.mutable_applied_mode() = *applied;
@@ -130,17 +174,19 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
 
   Sampler sampler(platform_, clock_);
   SamplerOptions sopts;
-  sopts.hz = spec.telemetry_hz();
+  sopts.hz = simulated != nullptr ? 0 : spec.telemetry_hz();
   sopts.cpus = cpus;
   sopts.pid = runtime->Pid();
   sopts.run_start_mono_ns = start_ns;
   sopts.proc_root = config_.proc_root;
-  sampler.Start(sopts, [&batcher](const v1::TelemetrySample& s) {
+  sampler.Start(sopts, [&batcher, &energy](const v1::TelemetrySample& s) {
+    energy.AddSample(s);
     batcher.AddSample(s);
   });
 
   ExitStatus exit = runtime->Wait();
   const double sampler_cpu_s = sampler.Stop();
+  const double agent_cpu_s = ProcessCpuSeconds() - agent_cpu_start_s;
   batcher.Flush();
   platform_->Restore();
   {
@@ -150,6 +196,7 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
   }
 
   v1::RunFinished finished;
+  finished.set_attempt(spec.attempt());
   v1::RunResult* r = finished.mutable_result();
   r->set_run_id(spec.run_id());
   r->set_exit_code(exit.exit_code);
@@ -170,8 +217,12 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
   r->set_reason(reason);
   *r->mutable_applied_mode() = *applied;
   r->set_duration_s((clock_->MonotonicNanos() - start_ns) * 1e-9);
-  r->set_energy_j(0);
-  r->set_energy_provenance(v1::PROVENANCE_UNSPECIFIED);
+  FillRunEnergy(energy.Result(), baseload, agent_cpu_s, r->duration_s(), r);
+  if (simulated != nullptr) {
+    r->set_duration_s(simulated->SimulatedDurationS());
+    r->set_energy_j(simulated->EnergyJ());
+    r->set_energy_provenance(v1::PROVENANCE_SIMULATED);
+  }
   r->set_sampler_cpu_s(sampler_cpu_s);
   finished.set_batches(batcher.batches());
   PS_LOG(INFO) << "run " << spec.run_id() << ": "

@@ -9,6 +9,10 @@
 // RunResult and the number of batches. Every Execute ends with exactly one
 // OnRunFinished (a run rejected before it starts sends no RunStarted and
 // no batches). A workload that exits 0 without a `finished` record failed.
+// A baseload run (TASK_BASELOAD) starts no process: BaseloadRuntime waits
+// workload.duration_s while the sampler runs. The result carries the
+// energy integrated from the samples (agent/telemetry/energy.h), its phase
+// split, and the agent process's CPU time over the run's wall time.
 //
 // Thread safety: Execute runs one run at a time (callers serialize it);
 // Cancel and ActiveRunId may be called from any thread. Sink methods are
@@ -52,6 +56,20 @@ class RunSink {
 };
 
 using RuntimeFactory = std::function<std::unique_ptr<Runtime>()>;
+
+// A Runtime that simulates its device (the twin, agent/runtime/twin) also
+// implements SimulatedRun: it produces the run's telemetry itself, in the
+// run's simulated time, so the executor starts no Sampler, hands it the
+// sample callback before Start, and after Wait takes the run's duration and
+// energy from it (simulated seconds, like its records and samples).
+class SimulatedRun {
+ public:
+  using SampleCallback = std::function<void(const v1::TelemetrySample&)>;
+  virtual ~SimulatedRun() = default;
+  virtual void SetTelemetry(double hz, SampleCallback on_sample) = 0;
+  virtual double SimulatedDurationS() const = 0;
+  virtual double EnergyJ() const = 0;
+};
 
 // The workload command line for `spec` (see docs/ARCHITECTURE.md), or
 // InvalidArgument naming the RunSpec field that is not acceptable.

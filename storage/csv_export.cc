@@ -1,7 +1,9 @@
 // SqliteStore::ExportCsv: one table of a sweep as CSV (RFC 4180 quoting),
 // read through a separate read-only connection in one read transaction, so
 // the export is one consistent snapshot and writers are never blocked by a
-// slow sink.
+// slow sink. runs.csv shows each run's current attempt (and that attempt's
+// result); minibatches.csv and telemetry.csv hold every attempt's rows with
+// an `attempt` column.
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -30,23 +32,29 @@ const std::map<std::string, std::string>& ExportQueries() {
        " res.reason AS result_reason, res.exit_code AS exit_code,"
        " res.term_signal AS term_signal, res.duration_s AS duration_s,"
        " res.energy_j AS energy_j, res.energy_provenance AS energy_provenance,"
-       " res.sampler_cpu_s AS sampler_cpu_s, res.framework AS framework,"
+       " res.sampler_cpu_s AS sampler_cpu_s,"
+       " res.energy_stall_j AS energy_stall_j,"
+       " res.energy_compute_j AS energy_compute_j,"
+       " res.baseload_power_mw AS baseload_power_mw,"
+       " res.incremental_energy_j AS incremental_energy_j,"
+       " res.agent_cpu_fraction AS agent_cpu_fraction, res.framework AS framework,"
        " res.framework_version AS framework_version,"
        " res.binary_fingerprint AS binary_fingerprint,"
        " res.framework_fingerprint AS framework_fingerprint,"
        " res.threads AS threads, res.compute_device AS compute_device,"
        " res.kernel AS kernel, res.host AS host,"
        " r.applied_mode_json AS applied_mode_json"
-       " FROM runs r LEFT JOIN run_results res ON res.run_id = r.run_id"
+       " FROM runs r LEFT JOIN run_results res"
+       " ON res.run_id = r.run_id AND res.attempt = r.attempt"
        " WHERE r.sweep_id = ?1 ORDER BY r.run_id"},
       {"minibatches",
-       "SELECT m.run_id AS run_id, m.seq AS seq, m.idx AS idx, m.epoch AS epoch,"
+       "SELECT m.run_id AS run_id, m.attempt AS attempt, m.seq AS seq, m.idx AS idx, m.epoch AS epoch,"
        " m.t_start_s AS t_start_s, m.stall_s AS stall_s, m.compute_s AS compute_s,"
        " m.e2e_s AS e2e_s, m.samples AS samples, m.loss AS loss"
        " FROM runs r JOIN minibatches m ON m.run_id = r.run_id"
-       " WHERE r.sweep_id = ?1 ORDER BY m.run_id, m.idx, m.rowid"},
+       " WHERE r.sweep_id = ?1 ORDER BY m.run_id, m.attempt, m.idx, m.rowid"},
       {"telemetry",
-       "SELECT t.run_id AS run_id, t.seq AS seq, t.t_s AS t_s,"
+       "SELECT t.run_id AS run_id, t.attempt AS attempt, t.seq AS seq, t.t_s AS t_s,"
        " t.cpu_util AS cpu_util, t.core_util AS core_util,"
        " t.core_freq_khz AS core_freq_khz, t.mem_used_bytes AS mem_used_bytes,"
        " t.mem_total_bytes AS mem_total_bytes, t.proc_cpu_s AS proc_cpu_s,"
@@ -54,7 +62,7 @@ const std::map<std::string, std::string>& ExportQueries() {
        " t.gpu_freq_hz AS gpu_freq_hz, t.power_mw AS power_mw,"
        " t.power_provenance AS power_provenance, t.rails_json AS rails_json"
        " FROM runs r JOIN telemetry t ON t.run_id = r.run_id"
-       " WHERE r.sweep_id = ?1 ORDER BY t.run_id, t.t_s, t.rowid"},
+       " WHERE r.sweep_id = ?1 ORDER BY t.run_id, t.attempt, t.t_s, t.rowid"},
   };
   return *kQueries;
 }

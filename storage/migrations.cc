@@ -8,6 +8,8 @@ namespace {
 // Version 1: the initial schema. Enums are stored as readable text, times as
 // unix milliseconds (INTEGER), durations as seconds (REAL). The *_json
 // columns hold the full protos (proto field names) so nothing is lost.
+// Every attempt of a run keeps its own batches, records and result: the
+// data tables carry the run's `attempt` next to its run_id.
 constexpr char kSchemaV1[] = R"sql(
 CREATE TABLE devices (
   device_id TEXT PRIMARY KEY NOT NULL,
@@ -72,13 +74,15 @@ CREATE TABLE run_state_history (
 CREATE INDEX run_state_history_by_run ON run_state_history(run_id);
 CREATE TABLE batches (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  attempt INTEGER NOT NULL CHECK (attempt >= 1),
   seq INTEGER NOT NULL CHECK (seq >= 1),
   minibatches INTEGER NOT NULL,
   telemetry INTEGER NOT NULL,
-  PRIMARY KEY (run_id, seq)
+  PRIMARY KEY (run_id, attempt, seq)
 );
 CREATE TABLE minibatches (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  attempt INTEGER NOT NULL CHECK (attempt >= 1),
   seq INTEGER NOT NULL,
   idx INTEGER NOT NULL,
   epoch INTEGER NOT NULL,
@@ -89,9 +93,10 @@ CREATE TABLE minibatches (
   samples INTEGER NOT NULL,
   loss REAL NOT NULL
 );
-CREATE INDEX minibatches_by_run ON minibatches(run_id);
+CREATE INDEX minibatches_by_run ON minibatches(run_id, attempt);
 CREATE TABLE telemetry (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  attempt INTEGER NOT NULL CHECK (attempt >= 1),
   seq INTEGER NOT NULL,
   t_s REAL NOT NULL,
   cpu_util REAL NOT NULL,
@@ -107,9 +112,10 @@ CREATE TABLE telemetry (
   power_provenance TEXT NOT NULL,
   rails_json TEXT
 );
-CREATE INDEX telemetry_by_run ON telemetry(run_id);
+CREATE INDEX telemetry_by_run ON telemetry(run_id, attempt);
 CREATE TABLE run_results (
-  run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  attempt INTEGER NOT NULL CHECK (attempt >= 1),
   ok INTEGER NOT NULL CHECK (ok IN (0, 1)),
   reason TEXT,
   exit_code INTEGER NOT NULL,
@@ -126,8 +132,33 @@ CREATE TABLE run_results (
   compute_device TEXT,
   kernel TEXT,
   host TEXT,
-  result_json TEXT NOT NULL
+  result_json TEXT NOT NULL,
+  PRIMARY KEY (run_id, attempt)
 );
+)sql";
+
+// Version 2: energy of a run split by phase, baseload and the agent's own
+// CPU cost (RunResult fields 12-16), and the baseload task. Nullable
+// columns: NULL means the agent did not report the value (results stored
+// before this version, or incremental energy the agent cannot know).
+// The task CHECK of `runs` gains 'baseload'. SQLite cannot ALTER a CHECK
+// constraint; loosening one (every stored row still satisfies it) is done
+// by SQLite's documented procedure for changes that do not touch stored
+// data (https://www.sqlite.org/lang_altertable.html, "otheralter"): edit
+// the table's SQL in sqlite_schema under writable_schema. The ALTER TABLE
+// statements that follow in the same transaction bump the schema cookie,
+// which makes every connection reload the schema.
+constexpr char kSchemaV2[] = R"sql(
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema
+  SET sql = replace(sql, '''train'', ''infer'')', '''train'', ''infer'', ''baseload'')')
+  WHERE type = 'table' AND name = 'runs';
+PRAGMA writable_schema = OFF;
+ALTER TABLE run_results ADD COLUMN energy_stall_j REAL;
+ALTER TABLE run_results ADD COLUMN energy_compute_j REAL;
+ALTER TABLE run_results ADD COLUMN baseload_power_mw REAL;
+ALTER TABLE run_results ADD COLUMN incremental_energy_j REAL;
+ALTER TABLE run_results ADD COLUMN agent_cpu_fraction REAL;
 )sql";
 
 constexpr char kCreateMigrationsTable[] =
@@ -146,7 +177,7 @@ absl::Status TooNew(const SqliteDb& db, int64_t version) {
 
 const std::vector<std::string>& Migrations() {
   static const std::vector<std::string>* const kMigrations =
-      new std::vector<std::string>{kSchemaV1};
+      new std::vector<std::string>{kSchemaV1, kSchemaV2};
   return *kMigrations;
 }
 

@@ -33,6 +33,7 @@ std::string TaskText(v1::Task task) {
   switch (task) {
     case v1::TASK_TRAIN: return "train";
     case v1::TASK_INFER: return "infer";
+    case v1::TASK_BASELOAD: return "baseload";
     default: return "unspecified";
   }
 }

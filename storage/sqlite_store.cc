@@ -1,6 +1,7 @@
 // SqliteStore: opening, devices and sweeps. Runs are in
-// sqlite_store_runs.cc, ingest and results in sqlite_store_ingest.cc, the
-// CSV export in csv_export.cc.
+// sqlite_store_runs.cc, ingest and results in sqlite_store_ingest.cc,
+// reading records in sqlite_store_records.cc, the CSV export in
+// csv_export.cc.
 #include "storage/sqlite_store.h"
 
 #include "absl/strings/str_cat.h"

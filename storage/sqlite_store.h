@@ -11,9 +11,11 @@
 // - Because of WAL, other processes (`sqlite3 FILE`, pandas) can read the
 //   file while the store writes. ExportCsv reads through its own read-only
 //   connection (one snapshot), so a slow `sink` never blocks writers.
-// - Retrying a run (FAILED -> PENDING) increments attempt and discards the
-//   failed attempt's batches, records and result, so the new attempt can
-//   send batch numbers from 1 again; its failure stays in run_state_history.
+// - Retrying a run (FAILED -> PENDING) increments attempt and deletes
+//   nothing: batches, minibatches, telemetry and run_results carry the
+//   attempt they belong to, so the new attempt numbers its batches from 1
+//   again beside the failed attempt's rows, which stay in the file (and in
+//   the export); the failure stays in run_state_history.
 // - FinishRun follows the same transitions as TransitionRun (RUNNING ->
 //   DONE|FAILED, LEASED -> FAILED).
 // - runs.spec_json holds the RunSpec without run_id, sweep_id and attempt
@@ -86,6 +88,9 @@ class SqliteStore : public Store {
   absl::StatusOr<v1::RunStatus> LoadRun(int64_t run_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RequireRun(int64_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The run's current attempt; NotFound for an unknown run.
+  absl::StatusOr<int32_t> CurrentAttempt(int64_t run_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<v1::SweepStatus> LoadSweepStatus(int64_t sweep_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Validates and applies one transition of `run` (as loaded) and appends
@@ -94,7 +99,7 @@ class SqliteStore : public Store {
                                const std::string& device_id,
                                const std::string& reason, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status InsertResult(const v1::RunResult& result)
+  absl::Status InsertResult(const v1::RunResult& result, int32_t attempt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;

@@ -167,17 +167,9 @@ absl::Status SqliteStore::ApplyTransition(const v1::RunStatus& run, v1::RunState
       break;
     }
     case v1::RUN_STATE_PENDING: {
-      if (from == v1::RUN_STATE_FAILED) {
-        // A retry: the failed attempt's data goes, so the new attempt can
-        // number its batches from 1 again.
-        for (const char* sql : {"DELETE FROM minibatches WHERE run_id = ?1",
-                                "DELETE FROM telemetry WHERE run_id = ?1",
-                                "DELETE FROM batches WHERE run_id = ?1",
-                                "DELETE FROM run_results WHERE run_id = ?1"}) {
-          PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare(sql));
-          PS_RETURN_IF_ERROR(stmt.Bind(1, run_id).Run());
-        }
-      }
+      // A retry (from FAILED) takes the next attempt. Nothing is deleted:
+      // the failed attempt's batches, records and result stay under their
+      // own attempt number, and the new attempt numbers batches from 1.
       PS_ASSIGN_OR_RETURN(
           Stmt stmt,
           db_->Prepare("UPDATE runs SET state = 'pending',"

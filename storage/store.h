@@ -9,6 +9,10 @@
 //   transition the run's current state does not allow, InvalidArgument for
 //   malformed input, Internal/Unavailable for storage failures.
 // - Times passed in are wall-clock; the Store never reads a clock itself.
+// - Attempts: a run's data (batches, minibatch records, telemetry, result)
+//   is kept per attempt (RunSpec.attempt). A retry never deletes the data of
+//   earlier attempts; the per-run readers below return the run's CURRENT
+//   attempt only, and ExportCsv exports every attempt.
 #ifndef POWERSWEEP_STORAGE_STORE_H_
 #define POWERSWEEP_STORAGE_STORE_H_
 
@@ -75,8 +79,9 @@ class Store {
   // Moves a run to `to` and appends a history row, in one transaction.
   // Allowed: PENDING->LEASED|CANCELLED; LEASED->RUNNING|PENDING|FAILED|
   // CANCELLED; RUNNING->DONE|FAILED|CANCELLED; FAILED->PENDING (a retry:
-  // attempt is incremented). LEASED sets device_id; RUNNING sets
-  // started time; DONE/FAILED/CANCELLED set finished time and reason.
+  // attempt is incremented; the failed attempt's data is kept). LEASED sets
+  // device_id; RUNNING sets started time; DONE/FAILED/CANCELLED set finished
+  // time and reason.
   virtual absl::Status TransitionRun(int64_t run_id, v1::RunState to,
                                      const std::string& device_id,
                                      const std::string& reason,
@@ -86,23 +91,27 @@ class Store {
 
   // ---- ingest
   // Stores the batch's minibatch records and telemetry samples in one
-  // transaction, unless (run_id, seq) is already stored. NotFound for an
-  // unknown run.
+  // transaction under the batch's attempt (0 = the run's current attempt),
+  // unless (run_id, attempt, seq) is already stored (kDuplicate). NotFound
+  // for an unknown run; FailedPrecondition, storing nothing, for a batch
+  // whose attempt is not the run's current attempt.
   virtual absl::StatusOr<IngestOutcome> IngestBatch(const v1::DataBatch& batch) = 0;
-  // Number of distinct batches stored for the run.
+  // Number of distinct batches stored for the run's current attempt.
   virtual absl::StatusOr<int64_t> CountBatches(int64_t run_id) = 0;
   // Stores what the platform applied for the run (idempotent overwrite).
   virtual absl::Status SaveAppliedMode(int64_t run_id,
                                        const v1::AppliedPowerMode& mode) = 0;
-  // Stores the run's result and moves it to `final_state` (DONE or FAILED,
-  // with `reason`) in one transaction. Storing a result for a run that
-  // already has one returns kDuplicate-like success (OK, nothing changes).
+  // Stores the run's result as the result of its current attempt and moves
+  // it to `final_state` (DONE or FAILED, with `reason`) in one transaction.
+  // Storing a result for an attempt that already has one returns
+  // kDuplicate-like success (OK, nothing changes).
   virtual absl::Status FinishRun(const v1::RunResult& result,
                                  v1::RunState final_state,
                                  const std::string& reason, absl::Time now) = 0;
+  // The result of the run's current attempt; NotFound when it has none.
   virtual absl::StatusOr<v1::RunResult> GetRunResult(int64_t run_id) = 0;
 
-  // ---- records
+  // ---- records (of the run's current attempt only)
   virtual absl::StatusOr<std::vector<v1::MinibatchRecord>> GetMinibatches(
       int64_t run_id) = 0;
   virtual absl::StatusOr<std::vector<v1::TelemetrySample>> GetTelemetry(
@@ -111,6 +120,9 @@ class Store {
   // ---- export
   // Writes table `table` ("runs", "minibatches", "telemetry") of a sweep
   // as CSV (header first) through `sink`, in chunks of whole lines.
+  // "runs" has one row per run with the result of its current attempt;
+  // "minibatches" and "telemetry" have an `attempt` column and hold the
+  // rows of every attempt.
   virtual absl::Status ExportCsv(
       int64_t sweep_id, const std::string& table,
       const std::function<void(const std::string&)>& sink) = 0;

@@ -14,6 +14,7 @@
 //   GPU, rails and power with their provenance. It does not touch
 //   utilization, memory or process fields.
 // - Restore() undoes Apply.
+// - AttachWorkload(pid) (optional) places the started workload.
 // Thread safety: Sample() may run on the sampler thread while the session
 // thread calls Describe(); Apply/Restore are called by the run executor only
 // while no run is sampling. Implementations must make that safe.
@@ -42,6 +43,10 @@ class Platform {
   virtual void Sample(const std::vector<int>& cpus,
                       v1::TelemetrySample* sample) = 0;
   virtual void Restore() = 0;
+  // Called by the run executor right after the workload process started,
+  // so a platform can put it under a control it owns (host: the cgroup of
+  // an emulated CPU frequency). An error fails the run. Default: nothing.
+  virtual absl::Status AttachWorkload(int pid) { return absl::OkStatus(); }
 };
 
 }  // namespace powersweep

@@ -1,6 +1,7 @@
 #include "controller/analysis/run_summary.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/status/status.h"
 
@@ -98,7 +99,62 @@ v1::RunSummary SummarizeRun(const std::vector<v1::MinibatchRecord>& minibatches,
         result->energy_provenance() != v1::PROVENANCE_UNSPECIFIED) {
       s.set_energy_j(result->energy_j());
       s.set_energy_provenance(result->energy_provenance());
+      s.set_energy_stall_j(result->energy_stall_j());
+      s.set_energy_compute_j(result->energy_compute_j());
     }
+    s.set_agent_cpu_fraction(result->agent_cpu_fraction());
+  }
+  return s;
+}
+
+namespace {
+
+// Seconds between the first and the last sample with a power reading.
+double PowerSpanS(const std::vector<v1::TelemetrySample>& telemetry) {
+  double first = 0, last = 0;
+  bool any = false;
+  for (const v1::TelemetrySample& t : telemetry) {
+    if (!(t.power_mw() > 0)) continue;
+    first = any ? std::min(first, t.t_s()) : t.t_s();
+    last = any ? std::max(last, t.t_s()) : t.t_s();
+    any = true;
+  }
+  return last - first;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::RunSummary> SummarizeStoredRun(
+    Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads) {
+  absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+  if (!run.ok()) return run.status();
+  absl::StatusOr<std::vector<v1::TelemetrySample>> tel =
+      store->GetTelemetry(run_id);
+  if (!tel.ok()) return tel.status();
+  absl::StatusOr<v1::RunResult> result = store->GetRunResult(run_id);
+  if (!result.ok() && !absl::IsNotFound(result.status())) {
+    return result.status();
+  }
+  absl::StatusOr<std::vector<v1::MinibatchRecord>> mb =
+      store->GetMinibatches(run_id);
+  if (!mb.ok()) return mb.status();
+  v1::RunSummary s = SummarizeRun(*mb, *tel, result.ok() ? &*result : nullptr);
+  if (run->spec().workload().task() == v1::TASK_BASELOAD) {
+    if (result.ok()) {
+      std::optional<BaseloadRun> self = AsBaseload(*run, *result);
+      if (self.has_value()) {
+        s.set_baseload_power_mw(self->power_mw);
+        s.set_baseload_run_id(self->run_id);
+      }
+    }
+    return s;
+  }
+  std::optional<BaseloadRun> base = PickBaseload(*run, baseloads);
+  if (base.has_value()) {
+    const double span = result.ok() && result->energy_span_s() > 0
+                            ? result->energy_span_s()
+                            : PowerSpanS(*tel);
+    ApplyBaseload(*base, span, &s);
   }
   return s;
 }

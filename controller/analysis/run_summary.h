@@ -1,13 +1,16 @@
 // Run summaries: aggregates of one run's stored minibatch records,
 // telemetry samples and result (mean minibatch time and its split,
-// throughput, loss at start and end, CPU utilization, peak RSS, energy).
-// Pure functions; thread-safe.
+// throughput, loss at start and end, CPU utilization, peak RSS, energy and
+// its phase split, the agent's CPU fraction, and, given the device's
+// baseload runs, baseload power and incremental energy (baseload.h).
+// Pure functions apart from the store reads; thread-safe.
 #ifndef POWERSWEEP_CONTROLLER_ANALYSIS_RUN_SUMMARY_H_
 #define POWERSWEEP_CONTROLLER_ANALYSIS_RUN_SUMMARY_H_
 
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "controller/analysis/baseload.h"
 #include "powersweep/v1/powersweep.pb.h"
 #include "storage/store.h"
 
@@ -20,6 +23,12 @@ v1::RunSummary SummarizeRun(const std::vector<v1::MinibatchRecord>& minibatches,
 // Reads the run's records from `store` and summarizes them (a run without
 // a result yet is summarized from what is stored so far).
 absl::StatusOr<v1::RunSummary> SummarizeStoredRun(Store* store, int64_t run_id);
+
+// Same, and fills the baseload fields from `baseloads` (LoadBaseloads): a
+// baseload run reports its own power (incremental energy 0); another run
+// the power of PickBaseload and its incremental energy.
+absl::StatusOr<v1::RunSummary> SummarizeStoredRun(
+    Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads);
 
 }  // namespace powersweep
 

@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "controller/cli/mode_tables.h"
 #include "controller/cli/run_tables.h"
 #include "controller/sweep/sweep_file.h"
 #include "grpcpp/grpcpp.h"
@@ -176,6 +177,24 @@ int CmdDevices(v1::Control::StubInterface* stub, const CliOptions& opt,
                           absl::LocalTimeZone())});
   }
   out << RenderTable(t, opt.format);
+  return kExitOk;
+}
+
+int CmdDeviceModes(v1::Control::StubInterface* stub, const std::string& device,
+                   const CliOptions& opt, std::ostream& out,
+                   std::ostream& err) {
+  v1::ListModesRequest req;
+  req.set_device_id(device);
+  v1::ListModesResponse resp;
+  auto ctx = Context();
+  grpc::Status st = stub->ListModes(ctx.get(), req, &resp);
+  if (!st.ok()) return Report(st, opt, err);
+  const bool text = opt.format == OutputFormat::kTable;
+  (text ? out : err) << CustomSpaceLine(resp) << "\n";
+  if (resp.presets_size() > 0 || !text) {
+    if (text) out << "\n";
+    out << RenderTable(ModesTable(resp), opt.format);
+  }
   return kExitOk;
 }
 

@@ -32,6 +32,11 @@ int CmdStatus(v1::Control::StubInterface* stub, const CliOptions& opt,
               std::ostream& out, std::ostream& err);
 int CmdDevices(v1::Control::StubInterface* stub, const CliOptions& opt,
                std::ostream& out, std::ostream& err);
+// `devices --modes DEVICE`: the presets of the device's class and the size
+// of its custom mode space (the size line goes to `err` for csv/json so
+// `out` stays machine-readable).
+int CmdDeviceModes(v1::Control::StubInterface* stub, const std::string& device,
+                   const CliOptions& opt, std::ostream& out, std::ostream& err);
 int CmdRuns(v1::Control::StubInterface* stub, const CliOptions& opt,
             std::ostream& out, std::ostream& err);
 int CmdSummary(v1::Control::StubInterface* stub, const CliOptions& opt,

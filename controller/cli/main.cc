@@ -10,6 +10,7 @@
 #include "absl/flags/usage.h"
 #include "common/flags_usage.h"
 #include "controller/cli/commands.h"
+#include "controller/cli/import_command.h"
 #include "grpcpp/grpcpp.h"
 
 ABSL_FLAG(std::string, controller, "127.0.0.1:7070",
@@ -18,7 +19,14 @@ ABSL_FLAG(std::string, format, "table", "Output format: table, csv or json.");
 ABSL_FLAG(int64_t, sweep, 0, "Sweep id (runs, summary, export, watch).");
 ABSL_FLAG(std::string, out, "", "Output folder for export (created if missing).");
 ABSL_FLAG(bool, quiet, false, "submit: print only the sweep id.");
+ABSL_FLAG(std::string, modes, "",
+          "devices: list the power modes of this device id instead.");
 ABSL_FLAG(double, interval_s, 0.5, "watch: seconds between progress updates.");
+ABSL_FLAG(std::string, device, "",
+          "import-tegrastats: the registered device the log comes from.");
+ABSL_FLAG(double, interval_ms, 1000,
+          "import-tegrastats: the log's tegrastats --interval, for lines "
+          "without a date.");
 
 namespace {
 
@@ -32,9 +40,17 @@ constexpr char kUsage[] =
     "                          any run failed\n"
     "  status                  every sweep with its run counts\n"
     "  devices                 registered devices and what they run now\n"
+    "  devices --modes DEVICE  the power modes of DEVICE: the nvpmodel\n"
+    "                          presets and study modes of its class (name,\n"
+    "                          cores, CPU/GPU/EMC MHz; '-' not given, 'max'\n"
+    "                          uncapped) and the size of its custom space\n"
     "  runs --sweep ID         one row per run with its measurements\n"
     "  summary --sweep ID      one row per matrix cell, mean ± sd over\n"
     "                          repetitions\n"
+    "  import-tegrastats FILE --device ID [--interval_ms 1000]\n"
+    "                          store a tegrastats log (JetPack 4/5/6) as the\n"
+    "                          telemetry of a new run (state done); prints\n"
+    "                          the run, its sweep and the sample count\n"
     "  export --sweep ID --out DIR\n"
     "                          write runs.csv, minibatches.csv, telemetry.csv\n\n"
     "Exit codes: 0 ok, 1 failed request or failed runs, 2 bad usage,\n"
@@ -76,7 +92,25 @@ int main(int argc, char** argv) {
     return powersweep::CmdSubmit(stub.get(), args[2], opt, out, err);
   }
   if (cmd == "status") return powersweep::CmdStatus(stub.get(), opt, out, err);
+  if (cmd == "import-tegrastats") {
+    if (args.size() != 3) return Usage("import-tegrastats takes one FILE");
+    powersweep::ImportOptions imp;
+    imp.file = args[2];
+    imp.device_id = absl::GetFlag(FLAGS_device);
+    imp.interval_ms = absl::GetFlag(FLAGS_interval_ms);
+    if (imp.device_id.empty()) {
+      return Usage("import-tegrastats: --device ID is required");
+    }
+    if (!(imp.interval_ms > 0)) {
+      return Usage("import-tegrastats: --interval_ms must be positive");
+    }
+    return powersweep::CmdImportTegrastats(stub.get(), imp, opt, out, err);
+  }
   if (cmd == "devices") {
+    const std::string modes = absl::GetFlag(FLAGS_modes);
+    if (!modes.empty()) {
+      return powersweep::CmdDeviceModes(stub.get(), modes, opt, out, err);
+    }
     return powersweep::CmdDevices(stub.get(), opt, out, err);
   }
   if (cmd == "watch" || cmd == "runs" || cmd == "summary" || cmd == "export") {

@@ -14,6 +14,7 @@ std::string TaskName(v1::Task t) {
   switch (t) {
     case v1::TASK_TRAIN: return "train";
     case v1::TASK_INFER: return "infer";
+    case v1::TASK_BASELOAD: return "baseload";
     default: return "?";
   }
 }

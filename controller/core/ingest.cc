@@ -1,4 +1,6 @@
 // Fleet::Impl: run events and data batches from agents.
+#include <cstdint>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +13,13 @@ namespace {
 bool IsFinal(v1::RunState s) {
   return s == v1::RUN_STATE_DONE || s == v1::RUN_STATE_FAILED ||
          s == v1::RUN_STATE_CANCELLED;
+}
+
+// True when `attempt` (as an agent sent it; 0 from agents that predate the
+// field means "the current one") names an attempt other than the run's
+// current one: data of an attempt the controller already gave up on.
+bool IsStaleAttempt(int32_t attempt, const v1::RunStatus& run) {
+  return attempt != 0 && attempt != run.spec().attempt();
 }
 
 }  // namespace
@@ -70,12 +79,28 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
     absl::ReaderMutexLock lock(&run_mu);
     std::optional<AgentEntry> entry = registry.Get(device_id);
     if (!entry) return;
+    std::string drop_reason;
     if (entry->current_run_id != batch.run_id()) {
+      drop_reason = "not the run it holds";
+    } else if (batch.attempt() != 0) {
+      absl::StatusOr<v1::RunStatus> run = store->GetRun(batch.run_id());
+      if (!run.ok()) {
+        PS_LOG(ERROR) << "cannot read run " << batch.run_id() << ": "
+                      << run.status();
+        return;
+      }
+      if (IsStaleAttempt(batch.attempt(), *run)) {
+        drop_reason = absl::StrCat("attempt ", batch.attempt(),
+                                   ", but the run is on attempt ",
+                                   run->spec().attempt());
+      }
+    }
+    if (!drop_reason.empty()) {
       // Data of an attempt the controller gave up on (or already finished):
       // acknowledge without storing so the agent drops it.
       PS_LOG(INFO) << "dropping batch " << batch.seq() << " of run "
-                   << batch.run_id() << " from " << device_id
-                   << ": not the run it holds";
+                   << batch.run_id() << " from " << device_id << ": "
+                   << drop_reason;
     } else {
       absl::StatusOr<IngestOutcome> outcome = store->IngestBatch(batch);
       if (!outcome.ok()) {
@@ -103,11 +128,27 @@ void Fleet::Impl::OnRunFinished(const std::string& device_id,
     absl::MutexLock lock(&run_mu);
     std::optional<AgentEntry> entry = registry.Get(device_id);
     if (!entry) return;
+    absl::StatusOr<v1::RunStatus> run;
+    if (entry->current_run_id == run_id) {
+      run = store->GetRun(run_id);
+      if (!run.ok()) {
+        PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status();
+        return;
+      }
+    }
     if (entry->current_run_id != run_id) {
       // Already committed (the ack was lost) or given up on: acknowledge
       // again so the agent drops it; nothing changes.
       PS_LOG(INFO) << "run_finished of run " << run_id << " from " << device_id
                    << " again; acknowledging";
+      QueueAck(device_id, run_id, 0, &out);
+    } else if (IsStaleAttempt(msg.attempt(), *run)) {
+      // The end of an attempt the controller gave up on while the device
+      // now holds a newer attempt of the same run: acknowledge, store
+      // nothing, keep the new attempt going.
+      PS_LOG(INFO) << "dropping run_finished of run " << run_id
+                   << " attempt " << msg.attempt() << " from " << device_id
+                   << ": the run is on attempt " << run->spec().attempt();
       QueueAck(device_id, run_id, 0, &out);
     } else {
       absl::StatusOr<int64_t> have = store->CountBatches(run_id);
@@ -120,11 +161,6 @@ void Fleet::Impl::OnRunFinished(const std::string& device_id,
         PS_LOG(INFO) << "run " << run_id << " finished on " << device_id
                      << " but only " << *have << " of " << msg.batches()
                      << " batches are stored; waiting for missing batches";
-        return;
-      }
-      absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
-      if (!run.ok()) {
-        PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status();
         return;
       }
       const absl::Time now = clock->Now();

@@ -12,6 +12,10 @@ bool CanServe(const v1::DeviceIdentity& identity,
       runtimes.end()) {
     return false;
   }
+  // A baseload run starts no workload: no model or dataset to offer.
+  if (spec.workload().task() == v1::TASK_BASELOAD) {
+    return spec.power_mode().cpu_cores() <= caps.cpu_cores();
+  }
   const auto& models = caps.models();
   if (std::find(models.begin(), models.end(), spec.workload().model()) ==
       models.end()) {

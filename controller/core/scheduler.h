@@ -11,7 +11,8 @@ namespace powersweep {
 
 // True if an agent with `identity` and `caps` can execute `spec`: same
 // device class, the run's runtime, model and dataset are offered, and the
-// power mode asks for no more CPU cores than the agent may use.
+// power mode asks for no more CPU cores than the agent may use. A baseload
+// run (TASK_BASELOAD) needs no model or dataset.
 bool CanServe(const ::powersweep::v1::DeviceIdentity& identity,
               const ::powersweep::v1::DeviceCapabilities& caps,
               const ::powersweep::v1::RunSpec& spec);

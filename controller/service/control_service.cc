@@ -4,7 +4,9 @@
 
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "common/power/mode_listing.h"
 #include "controller/analysis/run_summary.h"
+#include "controller/importer/import_run.h"
 
 namespace powersweep {
 
@@ -55,8 +57,11 @@ grpc::Status ControlService::ListRuns(grpc::ServerContext*,
                                       v1::ListRunsResponse* response) {
   auto runs = store_->ListRuns(request->sweep_id());
   if (!runs.ok()) return ToGrpcStatus(runs.status());
+  // Read once for the whole listing (incremental energy of each run).
+  auto baseloads = LoadBaseloads(store_);
+  if (!baseloads.ok()) return ToGrpcStatus(baseloads.status());
   for (auto& run : *runs) {
-    auto summary = SummarizeStoredRun(store_, run.spec().run_id());
+    auto summary = SummarizeStoredRun(store_, run.spec().run_id(), *baseloads);
     if (!summary.ok()) return ToGrpcStatus(summary.status());
     *run.mutable_summary() = *summary;
     *response->add_runs() = std::move(run);
@@ -84,6 +89,39 @@ grpc::Status ControlService::Export(grpc::ServerContext*,
       return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
     }
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status ControlService::ListModes(grpc::ServerContext*,
+                                       const v1::ListModesRequest* request,
+                                       v1::ListModesResponse* response) {
+  auto devices = fleet_->ListDevices();
+  if (!devices.ok()) return ToGrpcStatus(devices.status());
+  for (const v1::DeviceStatus& d : *devices) {
+    if (d.identity().device_id() != request->device_id()) continue;
+    auto modes = ListModesFor(d, power_catalog_);
+    if (!modes.ok()) return ToGrpcStatus(modes.status());
+    *response = *std::move(modes);
+    return grpc::Status::OK;
+  }
+  return ToGrpcStatus(absl::NotFoundError(
+      "unknown device '" + request->device_id() +
+      "' (see `powersweep devices` for the registered ones)"));
+}
+
+grpc::Status ControlService::ImportTelemetry(
+    grpc::ServerContext*, grpc::ServerReader<v1::ImportTelemetryChunk>* reader,
+    v1::ImportTelemetryResponse* response) {
+  auto devices = fleet_->ListDevices();
+  if (!devices.ok()) return ToGrpcStatus(devices.status());
+  auto imported = ImportTelemetryChunks(
+      store_, *devices,
+      [reader](v1::ImportTelemetryChunk* c) { return reader->Read(c); },
+      clock_);
+  if (!imported.ok()) return ToGrpcStatus(imported.status());
+  *response = *imported;
+  PS_LOG(INFO) << "imported " << response->samples() << " telemetry samples as run "
+               << response->run_id() << " (sweep " << response->sweep_id() << ")";
   return grpc::Status::OK;
 }
 

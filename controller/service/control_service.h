@@ -4,6 +4,8 @@
 #ifndef POWERSWEEP_CONTROLLER_SERVICE_CONTROL_SERVICE_H_
 #define POWERSWEEP_CONTROLLER_SERVICE_CONTROL_SERVICE_H_
 
+#include "common/clock.h"
+#include "common/power/power_catalog.h"
 #include "controller/core/fleet.h"
 #include "controller/sweep/submitter.h"
 #include "powersweep/v1/powersweep.grpc.pb.h"
@@ -13,8 +15,13 @@ namespace powersweep {
 
 class ControlService final : public v1::Control::Service {
  public:
-  ControlService(Store* store, Fleet* fleet, SweepSubmitter* submitter)
-      : store_(store), fleet_(fleet), submitter_(submitter) {}
+  // `clock` (for the times of imported runs) may be null: the real clock.
+  ControlService(Store* store, Fleet* fleet, SweepSubmitter* submitter,
+                 Clock* clock = nullptr)
+      : store_(store),
+        fleet_(fleet),
+        submitter_(submitter),
+        clock_(clock != nullptr ? clock : &real_clock_) {}
 
   grpc::Status SubmitSweep(grpc::ServerContext* context,
                            const v1::SubmitSweepRequest* request,
@@ -34,11 +41,25 @@ class ControlService final : public v1::Control::Service {
   grpc::Status Export(grpc::ServerContext* context,
                       const v1::ExportRequest* request,
                       grpc::ServerWriter<v1::ExportChunk>* writer) override;
+  // The device's class presets and custom-space size (common/power);
+  // NOT_FOUND for an unknown device id.
+  grpc::Status ListModes(grpc::ServerContext* context,
+                         const v1::ListModesRequest* request,
+                         v1::ListModesResponse* response) override;
+  // Stores streamed telemetry as a new done run (controller/importer);
+  // NOT_FOUND for an unknown device.
+  grpc::Status ImportTelemetry(
+      grpc::ServerContext* context,
+      grpc::ServerReader<v1::ImportTelemetryChunk>* reader,
+      v1::ImportTelemetryResponse* response) override;
 
  private:
   Store* store_;
   Fleet* fleet_;
   SweepSubmitter* submitter_;
+  RealClock real_clock_;
+  Clock* clock_;
+  const PowerCatalog power_catalog_ = PowerCatalog::Default();
 };
 
 }  // namespace powersweep

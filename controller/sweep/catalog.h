@@ -6,7 +6,10 @@
 // the workload binary knows, and which datasets each model accepts.
 //
 // Both are plain value types built from data tables (Default() returns the
-// built-in tables; tests and future boards build their own). Immutable after
+// built-in tables; tests and future boards build their own). The device
+// classes come from the shared power-mode catalog (common/power/
+// power_catalog.h), so the controller validates against the same tables,
+// presets and study modes the agents use. Immutable after
 // construction, so safe to share between threads for reading.
 #ifndef POWERSWEEP_CONTROLLER_SWEEP_CATALOG_H_
 #define POWERSWEEP_CONTROLLER_SWEEP_CATALOG_H_
@@ -28,12 +31,14 @@ struct DeviceClassInfo {
   std::vector<int64_t> cpu_freqs_khz;
   std::vector<int64_t> gpu_freqs_hz;
   std::vector<int64_t> mem_freqs_hz;
-  std::vector<std::string> presets;  // nvpmodel mode names
+  // Named modes: nvpmodel presets, then study modes (common/power).
+  std::vector<std::string> presets;
 };
 
 class DeviceClassCatalog {
  public:
-  // The built-in classes: host, orin-agx, xavier-agx, xavier-nx, nano.
+  // The built-in classes: host, orin-agx, xavier-agx, xavier-nx, nano
+  // (PowerCatalog::Default()).
   static DeviceClassCatalog Default();
 
   explicit DeviceClassCatalog(std::vector<DeviceClassInfo> classes);

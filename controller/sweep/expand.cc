@@ -1,30 +1,45 @@
 #include "controller/sweep/expand.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <limits>
 
 namespace powersweep {
 
-int64_t CountRuns(const v1::SweepSpec& spec) {
-  const int64_t axes[] = {spec.device_classes_size(),
-                          spec.models_size(),
-                          spec.datasets_size(),
-                          spec.tasks_size(),
-                          spec.batch_sizes_size(),
-                          spec.loader_workers_size(),
-                          spec.power_modes_size(),
-                          spec.runtimes_size(),
-                          spec.repetitions() > 0 ? spec.repetitions() : 0};
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+// Product of `axes`, saturating at kMax; 0 when any axis is empty (also
+// after saturating).
+int64_t Product(std::initializer_list<int64_t> axes) {
   int64_t count = 1;
   for (int64_t n : axes) {
-    if (n == 0) return 0;
-    if (count > kMax / n) {
-      count = kMax;  // keep going: a later empty axis still means 0
-    } else {
-      count *= n;
-    }
+    if (n <= 0) return 0;
+    count = count > kMax / n ? kMax : count * n;
   }
   return count;
+}
+
+int64_t BaseloadTasks(const v1::SweepSpec& spec) {
+  return std::count(spec.tasks().begin(), spec.tasks().end(),
+                    v1::TASK_BASELOAD);
+}
+
+}  // namespace
+
+int64_t CountRuns(const v1::SweepSpec& spec) {
+  const int64_t cells = Product(
+      {spec.device_classes_size(), spec.power_modes_size(),
+       spec.runtimes_size(), spec.repetitions() > 0 ? spec.repetitions() : 0});
+  const int64_t baseload = BaseloadTasks(spec);
+  const int64_t workloads =
+      Product({spec.models_size(), spec.datasets_size(),
+               spec.tasks_size() - baseload, spec.batch_sizes_size(),
+               spec.loader_workers_size()});
+  const int64_t per_cell = baseload + workloads;
+  if (cells == 0 || per_cell == 0) return 0;
+  return cells > kMax / per_cell ? kMax : cells * per_cell;
 }
 
 std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec) {
@@ -45,9 +60,28 @@ std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec) {
   // as variance between repetitions rather than as a bias of one cell.
   for (int32_t rep = 0; rep < spec.repetitions(); ++rep) {
     for (const std::string& device_class : spec.device_classes()) {
+      // Baseload cells first: the idle device is measured before its
+      // workloads. They have no model, dataset or batch axes.
+      for (int64_t b = 0; b < BaseloadTasks(spec); ++b) {
+        for (const v1::PowerMode& mode : spec.power_modes()) {
+          for (int runtime : spec.runtimes()) {
+            v1::RunSpec& run = runs.emplace_back();
+            run.set_device_class(device_class);
+            run.mutable_workload()->set_task(v1::TASK_BASELOAD);
+            run.mutable_workload()->set_duration_s(spec.duration_s());
+            *run.mutable_power_mode() = mode;
+            run.set_runtime(static_cast<v1::Runtime>(runtime));
+            run.set_repetition(rep);
+            run.set_telemetry_hz(spec.telemetry_hz());
+            run.set_timeout_s(spec.timeout_s());
+            run.set_attempt(1);
+          }
+        }
+      }
       for (const std::string& model : spec.models()) {
         for (const std::string& dataset : spec.datasets()) {
           for (int task : spec.tasks()) {
+            if (task == v1::TASK_BASELOAD) continue;
             for (int32_t batch_size : spec.batch_sizes()) {
               for (int32_t workers : spec.loader_workers()) {
                 for (const v1::PowerMode& mode : spec.power_modes()) {

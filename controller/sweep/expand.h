@@ -22,6 +22,10 @@ int64_t CountRuns(const v1::SweepSpec& spec);
 // loader_workers, power_modes, runtimes (the last varies fastest). Every
 // run carries the workload (stop conditions, seed, threads), telemetry_hz,
 // timeout_s, its 0-based repetition and attempt 1.
+// Baseload tasks (TASK_BASELOAD) do not multiply with models, datasets,
+// batch sizes and loader workers: per repetition and device class, one
+// baseload run per power mode and runtime comes before the workload runs,
+// with only the task and duration_s in its workload.
 std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec);
 
 }  // namespace powersweep

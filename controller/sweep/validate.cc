@@ -40,6 +40,13 @@ auto ToVector(const Repeated& r) {
 
 const auto kSelf = [](const auto& v) { return absl::StrCat(v); };
 
+bool HasTask(const v1::SweepSpec& spec, bool baseload) {
+  for (int t : spec.tasks()) {
+    if ((t == v1::TASK_BASELOAD) == baseload) return true;
+  }
+  return false;
+}
+
 void CheckNames(const std::string& field, const std::string& what,
                 const google::protobuf::RepeatedPtrField<std::string>& names,
                 const std::vector<std::string>& known, Problems* problems) {
@@ -60,8 +67,14 @@ void CheckNames(const std::string& field, const std::string& what,
   CheckDuplicates(field, ToVector(names), kSelf, problems);
 }
 
+// Baseload cells run no workload, so a sweep of only baseload tasks needs
+// no model, dataset or batch size (any given are still checked).
 void CheckWorkloads(const v1::SweepSpec& spec, const WorkloadCatalog& w,
                     Problems* problems) {
+  if (!HasTask(spec, /*baseload=*/false) && spec.models().empty() &&
+      spec.datasets().empty()) {
+    return;
+  }
   CheckNames("models", "model", spec.models(), w.ModelNames(), problems);
   CheckNames("datasets", "dataset", spec.datasets(), w.DatasetNames(),
              problems);
@@ -82,10 +95,10 @@ void CheckEnums(const v1::SweepSpec& spec, Problems* problems) {
     int t = spec.tasks(i);
     if (t == v1::TASK_UNSPECIFIED) {
       problems->push_back(absl::StrCat(
-          "tasks[", i, "]: task is unspecified (use train or infer)"));
+          "tasks[", i, "]: task is unspecified (use train, infer or baseload)"));
     } else if (!v1::Task_IsValid(t)) {
       problems->push_back(absl::StrCat("tasks[", i, "]: unknown task value ", t,
-                                       " (use train or infer)"));
+                                       " (use train, infer or baseload)"));
     }
   }
   CheckDuplicates("tasks", ToVector(spec.tasks()), kSelf, problems);
@@ -105,7 +118,7 @@ void CheckEnums(const v1::SweepSpec& spec, Problems* problems) {
 }
 
 void CheckIntAxes(const v1::SweepSpec& spec, Problems* problems) {
-  if (spec.batch_sizes().empty()) {
+  if (spec.batch_sizes().empty() && HasTask(spec, /*baseload=*/false)) {
     problems->push_back("batch_sizes: at least one batch size is required");
   }
   for (int i = 0; i < spec.batch_sizes_size(); ++i) {
@@ -149,7 +162,11 @@ void CheckScalars(const v1::SweepSpec& spec, Problems* problems) {
   } else if (duration < 0) {
     add("duration_s: must not be negative, got ", duration);
   }
-  if (spec.epochs() <= 0 && spec.minibatches() <= 0 && !(duration > 0)) {
+  if (HasTask(spec, /*baseload=*/true) && !(duration > 0)) {
+    add("duration_s: a baseload task measures the idle device for duration_s,"
+        " which must be positive");
+  } else if (spec.epochs() <= 0 && spec.minibatches() <= 0 &&
+             !(duration > 0)) {
     add("epochs/minibatches/duration_s: one of epochs, minibatches, "
         "duration_s must be positive (the run needs a stop condition)");
   }

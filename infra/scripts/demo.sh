@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The quick start: a controller and a virtual fleet of host agents on this
-# machine run examples/sweeps/quickstart.yaml, then print a summary.
+# machine run examples/sweeps/quickstart.yaml, then print a summary; beside
+# them three twin agents (simulated Jetsons: two Orin AGX, one Xavier NX,
+# docs/twin-model.md) run examples/sweeps/twin-quickstart.yaml.
 # Usage: infra/scripts/demo.sh [BUILD_DIR]   (make demo builds first)
 # Environment: DEMO_AGENTS (default: one host agent per 2 cores, at most 4,
 # each pinned to its own cores so their measurements do not interfere),
-# DEMO_SWEEP (default the quickstart).
+# DEMO_SWEEP (default the quickstart), DEMO_TWINS (1, default: start the
+# twins and run the twin sweep; 0: host agents only).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
@@ -13,6 +16,11 @@ BIN_CLI=$BUILD/controller/cli/powersweep
 BIN_AGENT=$BUILD/agent/powersweep-agent
 BIN_WORKLOAD=$BUILD/workloads/powersweep-workload
 SWEEP_FILE=${DEMO_SWEEP:-examples/sweeps/quickstart.yaml}
+TWIN_SWEEP_FILE=examples/sweeps/twin-quickstart.yaml
+TWINS_ON=${DEMO_TWINS:-1}
+# class:instance of each twin agent.
+TWINS=(orin-agx:0 orin-agx:1 xavier-nx:0)
+[ "$TWINS_ON" = 1 ] || TWINS=()
 CORES=$(nproc)
 AGENTS=${DEMO_AGENTS:-$(( CORES / 2 > 4 ? 4 : (CORES / 2 < 1 ? 1 : CORES / 2) ))}
 OUT=var/demo
@@ -47,10 +55,20 @@ for i in $(seq 0 $((AGENTS - 1))); do
     >"$OUT/logs/agent-host-$i.log" 2>&1 &
   pids+=($!)
 done
+# Twin agents: simulated Jetsons, no workload process; 1 simulated second
+# takes 10 ms.
+for t in "${TWINS[@]}"; do
+  cls=${t%%:*}; inst=${t##*:}
+  "$BIN_AGENT" --controller="$ADDR" --platform=twin --device_class="$cls" \
+    --instance="$inst" --twin_seed=42 --twin_time_scale=0.01 \
+    --work_dir="$OUT/agent-$cls-twin-$inst" \
+    >"$OUT/logs/agent-$cls-twin-$inst.log" 2>&1 &
+  pids+=($!)
+done
 CLI=("$BIN_CLI" --controller="$ADDR")
 for _ in $(seq 100); do
   n=$("${CLI[@]}" devices --format=csv 2>/dev/null | grep -c ',yes,' || true)
-  [ "$n" -ge "$AGENTS" ] && break
+  [ "$n" -ge $((AGENTS + ${#TWINS[@]})) ] && break
   sleep 0.1
 done
 if [ $((AGENTS * 2)) -le "$CORES" ]; then
@@ -58,6 +76,7 @@ if [ $((AGENTS * 2)) -le "$CORES" ]; then
 else
   echo "demo: $AGENTS host agents connected; they SHARE this machine's $CORES cores, so their runs interfere"
 fi
+[ ${#TWINS[@]} -gt 0 ] && echo "demo: ${#TWINS[@]} twin agents connected (simulated: two orin-agx, one xavier-nx)"
 "${CLI[@]}" devices
 echo
 
@@ -74,6 +93,18 @@ echo "Summary over repetitions (mean ± sd):"
 echo
 "${CLI[@]}" export --sweep="$SWEEP" --out="$OUT/export"
 echo
+
+if [ ${#TWINS[@]} -gt 0 ]; then
+  TWIN_SWEEP=$("${CLI[@]}" submit --quiet "$TWIN_SWEEP_FILE")
+  echo "demo: submitted $TWIN_SWEEP_FILE as sweep $TWIN_SWEEP (simulated Jetsons)"
+  "${CLI[@]}" watch "$TWIN_SWEEP" || status=$?
+  echo
+  echo "Twin summary over repetitions (mean ± sd; time and energy SIMULATED):"
+  "${CLI[@]}" summary --sweep="$TWIN_SWEEP"
+  echo
+  "${CLI[@]}" export --sweep="$TWIN_SWEEP" --out="$OUT/export-twin"
+  echo
+fi
 echo "demo: database $OUT/powersweep.db (open it with: sqlite3 $OUT/powersweep.db)"
 echo "demo: logs in $OUT/logs/, CSV exports in $OUT/export/"
 exit $status

@@ -17,7 +17,7 @@ v1::MinibatchRecord Rec(int64_t i) {
 TEST(Batcher, CutsEveryMaxRecordsAndNumbersFromOne) {
   FakeClock clock;
   std::vector<v1::DataBatch> out;
-  Batcher b(42, &clock, 100.0, 2, [&](const v1::DataBatch& d) {
+  Batcher b(42, 3, &clock, 100.0, 2, [&](const v1::DataBatch& d) {
     out.push_back(d);
   });
   for (int i = 0; i < 5; ++i) b.AddRecord(Rec(i));
@@ -26,6 +26,7 @@ TEST(Batcher, CutsEveryMaxRecordsAndNumbersFromOne) {
   ASSERT_EQ(out.size(), 3u);
   for (size_t i = 0; i < out.size(); ++i) {
     EXPECT_EQ(out[i].run_id(), 42);
+    EXPECT_EQ(out[i].attempt(), 3);
     EXPECT_EQ(out[i].seq(), static_cast<int64_t>(i + 1));
   }
   EXPECT_EQ(out[2].minibatches_size(), 1);
@@ -36,7 +37,7 @@ TEST(Batcher, CutsEveryMaxRecordsAndNumbersFromOne) {
 TEST(Batcher, CutsWhenTheBatchIntervalHasPassed) {
   FakeClock clock;
   std::vector<v1::DataBatch> out;
-  Batcher b(1, &clock, 1.0, 200, [&](const v1::DataBatch& d) {
+  Batcher b(1, 1, &clock, 1.0, 200, [&](const v1::DataBatch& d) {
     out.push_back(d);
   });
   b.AddRecord(Rec(0));

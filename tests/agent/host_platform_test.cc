@@ -16,6 +16,9 @@ HostPlatformOptions FourCpus() {
   o.allowed_cpus = {0, 1, 2, 3};
   o.proc_root = FIXTURES_DIR "/proc";
   o.catalog.datasets = {{"fashion-mnist", "/data/fm"}};
+  // Never touch this machine's cgroups or RAPL from a unit test.
+  o.cgroup_root = testing::TempDir() + "/host_platform_no_cgroup";
+  o.use_rapl = false;
   return o;
 }
 
@@ -74,17 +77,16 @@ TEST(HostPlatform, TooManyCoresIsRejectedNamingCpuCores) {
   EXPECT_EQ((*p)->RunCpus().size(), 4u);  // unchanged
 }
 
-TEST(HostPlatform, FrequencyAndPresetAreRejected) {
+TEST(HostPlatform, PresetAndGpuFrequencyAreRejected) {
   auto p = HostPlatform::Create(FourCpus());
   ASSERT_TRUE(p.ok());
-  v1::PowerMode freq;
-  freq.set_cpu_cores(1);
-  freq.set_cpu_freq_khz(1200000);
-  auto a = (*p)->Apply(freq);
+  v1::PowerMode gpu;
+  gpu.set_cpu_cores(1);
+  gpu.set_gpu_freq_hz(1200000);
+  auto a = (*p)->Apply(gpu);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(a.status().message(),
-            "cpu_freq_khz: not settable on the host platform in this version");
+  EXPECT_NE(a.status().message().find("gpu_freq_hz"), std::string::npos);
   EXPECT_EQ((*p)->RunCpus().size(), 4u);
   v1::PowerMode preset;
   preset.set_preset("MAXN");
@@ -131,8 +133,9 @@ TEST(HostPlatform, SampleReadsCpufreqWhereItExists) {
   (*p)->Sample({0, 1}, &s);
   EXPECT_EQ(s.cores(0).freq_khz(), 0);  // no cpufreq for cpu0: unknown
   EXPECT_EQ(s.cores(1).freq_khz(), 1497600);
-  EXPECT_EQ(s.power_mw(), 0);
-  EXPECT_EQ(s.power_provenance(), v1::PROVENANCE_UNSPECIFIED);
+  // No RAPL: the power is the documented model, labelled as such.
+  EXPECT_GT(s.power_mw(), 0);
+  EXPECT_EQ(s.power_provenance(), v1::PROVENANCE_MODELED);
 }
 
 }  // namespace

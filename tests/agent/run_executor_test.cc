@@ -114,9 +114,12 @@ TEST(WorkloadArgv, RejectsWhatTheCatalogDoesNotHave) {
 
 TEST_F(RunExecutorTest, SuccessfulRunSendsStartedNumberedBatchesAndResult) {
   RunExecutor ex = Make();
-  v1::RunFinished f = ex.Execute(Spec(10), &sink_);
+  v1::RunSpec spec = Spec(10);
+  spec.set_attempt(2);  // a retry: its data must say so
+  v1::RunFinished f = ex.Execute(spec, &sink_);
   EXPECT_TRUE(f.result().ok()) << f.result().reason();
   EXPECT_EQ(f.result().run_id(), 11);
+  EXPECT_EQ(f.attempt(), 2);
   EXPECT_EQ(f.result().provenance().framework(), "fake");
   EXPECT_EQ(f.result().applied_mode().actual().cpu_cores(), 1);
   EXPECT_EQ(f.result().energy_provenance(), v1::PROVENANCE_UNSPECIFIED);
@@ -129,6 +132,7 @@ TEST_F(RunExecutorTest, SuccessfulRunSendsStartedNumberedBatchesAndResult) {
   int64_t next_index = 0;
   for (size_t i = 0; i < sink_.batches.size(); ++i) {
     EXPECT_EQ(sink_.batches[i].seq(), static_cast<int64_t>(i + 1));
+    EXPECT_EQ(sink_.batches[i].attempt(), 2) << "batch " << i + 1;
     for (const auto& m : sink_.batches[i].minibatches()) {
       EXPECT_EQ(m.index(), next_index++);
     }
@@ -142,8 +146,10 @@ TEST_F(RunExecutorTest, UnknownModelFailsBeforeStartingAnything) {
   RunExecutor ex = Make();
   v1::RunSpec spec = Spec(5);
   spec.mutable_workload()->set_model("vgg16");
+  spec.set_attempt(3);
   v1::RunFinished f = ex.Execute(spec, &sink_);
   EXPECT_FALSE(f.result().ok());
+  EXPECT_EQ(f.attempt(), 3);
   EXPECT_NE(f.result().reason().find("workload.model"), std::string::npos);
   absl::MutexLock lock(&sink_.mu);
   EXPECT_TRUE(sink_.started.empty());

@@ -31,14 +31,20 @@ LocalFleet::~LocalFleet() {
 }
 
 void LocalFleet::StartAgent(const std::string& device_id) {
+  StartAgent(device_id, {});
+}
+
+void LocalFleet::StartAgent(const std::string& device_id,
+                            const std::vector<std::string>& extra_args) {
   agents_[device_id].reset();
+  std::vector<std::string> argv = {
+      POWERSWEEP_AGENT_BIN, "--controller=" + address(),
+      "--device_id=" + device_id,
+      "--work_dir=" + dir_ + "/agent-" + device_id,
+      "--workload_bin=" POWERSWEEP_WORKLOAD_BIN};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   agents_[device_id] = std::make_unique<Subprocess>(
-      std::vector<std::string>{POWERSWEEP_AGENT_BIN,
-                               "--controller=" + address(),
-                               "--device_id=" + device_id,
-                               "--work_dir=" + dir_ + "/agent-" + device_id,
-                               "--workload_bin=" POWERSWEEP_WORKLOAD_BIN},
-      dir_ + "/agent-" + device_id + ".log");
+      argv, dir_ + "/agent-" + device_id + ".log");
 }
 
 Subprocess* LocalFleet::agent(const std::string& device_id) {

@@ -29,6 +29,10 @@ class LocalFleet {
 
   // Starts (or restarts) an agent with this device id.
   void StartAgent(const std::string& device_id);
+  // The same with extra command-line arguments, e.g. {"--platform=twin",
+  // "--device_class=orin-agx", "--instance=3"}.
+  void StartAgent(const std::string& device_id,
+                  const std::vector<std::string>& extra_args);
   Subprocess* agent(const std::string& device_id);
 
   // Submits; returns the sweep id or 0 (with the error in *error).

@@ -113,8 +113,9 @@ TEST_F(CsvExportTest, MinibatchesComeInChunksOfWholeLinesForThisSweepOnly) {
   for (const std::string& chunk : chunks) EXPECT_EQ(chunk.back(), '\n');
   std::vector<std::string> lines = Lines(chunks);
   ASSERT_EQ(lines.size(), 2501u);
-  EXPECT_EQ(lines[0], "run_id,seq,idx,epoch,t_start_s,stall_s,compute_s,e2e_s,samples,loss");
-  EXPECT_EQ(lines[1], absl::StrCat(run_ids_[0], ",1,0,0,0.0,0.125,0.25,0.5,32,2.5"));
+  EXPECT_EQ(lines[0],
+            "run_id,attempt,seq,idx,epoch,t_start_s,stall_s,compute_s,e2e_s,samples,loss");
+  EXPECT_EQ(lines[1], absl::StrCat(run_ids_[0], ",1,1,0,0,0.0,0.125,0.25,0.5,32,2.5"));
 }
 
 TEST_F(CsvExportTest, TelemetryQuotesTheCoreLists) {
@@ -126,8 +127,70 @@ TEST_F(CsvExportTest, TelemetryQuotesTheCoreLists) {
   std::vector<std::string> lines = Lines(Export(sweep_id_, "telemetry", &st));
   ASSERT_TRUE(st.ok()) << st;
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_THAT(lines[0], StartsWith("run_id,seq,t_s,cpu_util,core_util,core_freq_khz,"));
+  EXPECT_THAT(lines[0],
+              StartsWith("run_id,attempt,seq,t_s,cpu_util,core_util,core_freq_khz,"));
   EXPECT_THAT(lines[1], HasSubstr(",\"0.5,0.25\",\"0,0\","));
+}
+
+TEST_F(CsvExportTest, RetriedRunExportsEveryAttemptsRecordsAndTheCurrentResult) {
+  const int64_t id = run_ids_[0];
+  auto to = [&](v1::RunState state) {
+    ASSERT_TRUE(store_->TransitionRun(id, state, "host-0", "", clock_.Now()).ok());
+  };
+  to(v1::RUN_STATE_LEASED);
+  to(v1::RUN_STATE_RUNNING);
+  ASSERT_TRUE(store_->IngestBatch(MakeBatch(id, 1, 2, 1)).ok());
+  v1::RunResult failed;
+  failed.set_run_id(id);
+  failed.set_reason("workload exited with code 1");
+  failed.set_exit_code(1);
+  ASSERT_TRUE(store_->FinishRun(failed, v1::RUN_STATE_FAILED, failed.reason(),
+                                clock_.Now())
+                  .ok());
+  to(v1::RUN_STATE_PENDING);
+  to(v1::RUN_STATE_LEASED);
+  to(v1::RUN_STATE_RUNNING);
+  v1::DataBatch second = MakeBatch(id, 1, 3, 1);
+  second.set_attempt(2);
+  ASSERT_TRUE(store_->IngestBatch(second).ok());
+  v1::RunResult done;
+  done.set_run_id(id);
+  done.set_ok(true);
+  done.set_energy_j(12.5);
+  ASSERT_TRUE(store_->FinishRun(done, v1::RUN_STATE_DONE, "", clock_.Now()).ok());
+
+  absl::Status st;
+  std::vector<std::string> minibatches = Lines(Export(sweep_id_, "minibatches", &st));
+  ASSERT_TRUE(st.ok()) << st;
+  ASSERT_EQ(minibatches.size(), 6u);  // header, 2 rows of attempt 1, 3 of attempt 2
+  EXPECT_THAT(minibatches[1], StartsWith(absl::StrCat(id, ",1,1,0,")));
+  EXPECT_THAT(minibatches[2], StartsWith(absl::StrCat(id, ",1,1,1,")));
+  EXPECT_THAT(minibatches[3], StartsWith(absl::StrCat(id, ",2,1,0,")));
+  EXPECT_THAT(minibatches[5], StartsWith(absl::StrCat(id, ",2,1,2,")));
+  std::vector<std::string> telemetry = Lines(Export(sweep_id_, "telemetry", &st));
+  ASSERT_TRUE(st.ok()) << st;
+  ASSERT_EQ(telemetry.size(), 3u);
+  EXPECT_THAT(telemetry[1], StartsWith(absl::StrCat(id, ",1,1,")));
+  EXPECT_THAT(telemetry[2], StartsWith(absl::StrCat(id, ",2,1,")));
+
+  // runs.csv: one row for the run, with the result of attempt 2.
+  std::vector<std::string> runs = Lines(Export(sweep_id_, "runs", &st));
+  ASSERT_TRUE(st.ok()) << st;
+  ASSERT_EQ(runs.size(), 3u);
+  std::vector<std::string> header = absl::StrSplit(runs[0], ',');
+  std::vector<std::string> row = absl::StrSplit(runs[1], ',');
+  ASSERT_EQ(header.size(), row.size());
+  auto column = [&](const std::string& name) {
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == name) return row[i];
+    }
+    return std::string("<no column>");
+  };
+  EXPECT_EQ(column("attempt"), "2");
+  EXPECT_EQ(column("state"), "done");
+  EXPECT_EQ(column("ok"), "1");
+  EXPECT_EQ(column("exit_code"), "0");
+  EXPECT_EQ(column("energy_j"), "12.5");
 }
 
 TEST_F(CsvExportTest, UnknownTableIsInvalidArgumentNamingIt) {

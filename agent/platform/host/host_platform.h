@@ -1,8 +1,17 @@
-// HostPlatform: any Linux machine. Cores are controlled by CPU affinity of
-// the workload (MEASURED: the affinity is real); frequencies and presets
-// cannot be set in this version; no power reading (power_mw 0,
-// provenance UNSPECIFIED). Per-core frequency is read from cpufreq's
-// scaling_cur_freq where it exists (files kept open, read with pread).
+// HostPlatform: any Linux machine.
+// - Cores: CPU affinity of the workload (MEASURED: the affinity is real).
+// - CPU frequency: cpufreq scaling_max_freq where the machine has it
+//   (MEASURED read-back), otherwise EMULATED by a CPU bandwidth quota on a
+//   cgroup (cpu_freq.h, cpu_quota.h); the knob's provenance is in
+//   AppliedPowerMode.cpu_freq_provenance. Presets, GPU and memory
+//   frequencies cannot be set (no NVML backend in this version).
+// - Power: RAPL energy counters where readable (rapl.h, MEASURED, one rail
+//   per domain), otherwise the documented model of power_model.h driven by
+//   the sample's per-core utilization and the set frequency (MODELED, one
+//   rail "cpu-modeled"). The first sample after a RAPL reset has no power.
+// - Per-core frequency is read from cpufreq's scaling_cur_freq where it
+//   exists (files kept open, read with pread); under an emulated frequency
+//   it is the emulated value.
 //
 // Thread safety: all methods may be called from any thread; internal state
 // is guarded by a mutex.
@@ -10,6 +19,7 @@
 #define POWERSWEEP_AGENT_PLATFORM_HOST_HOST_PLATFORM_H_
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +28,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "agent/catalog.h"
+#include "agent/platform/host/cpu_freq.h"
+#include "agent/platform/host/power_model.h"
+#include "agent/platform/host/rapl.h"
 #include "agent/platform/platform.h"
 #include "agent/telemetry/proc_file.h"
 
@@ -30,6 +43,10 @@ struct HostPlatformOptions {
   std::string proc_root = "/proc";
   std::string sys_root = "/sys";
   std::string machine_id_path = "/etc/machine-id";
+  std::string cgroup_root = "/sys/fs/cgroup";  // for the emulated frequency
+  int64_t max_cpu_khz = 0;  // 0 = discover (cpufreq, then /proc/cpuinfo)
+  bool use_rapl = true;     // false: always the power model
+  PowerModelParams power_model;
   std::string agent_version;
   Catalog catalog;
 };
@@ -48,6 +65,10 @@ class HostPlatform : public Platform {
   void Sample(const std::vector<int>& cpus,
               v1::TelemetrySample* sample) override;
   void Restore() override;
+  absl::Status AttachWorkload(int pid) override;
+
+  // "rapl (N domains)" or "modeled"; for logs and probes.
+  std::string PowerSource() const;
 
   // Every CPU the agent may use (allowed set restricted by --cpus).
   const std::vector<int>& AgentCpus() const { return agent_cpus_; }
@@ -63,6 +84,13 @@ class HostPlatform : public Platform {
   mutable absl::Mutex mu_;
   std::vector<int> run_cpus_ ABSL_GUARDED_BY(mu_);
   std::map<int, ProcFile> freq_files_ ABSL_GUARDED_BY(mu_);
+  std::set<int> no_freq_file_ ABSL_GUARDED_BY(mu_);
+  HostCpuFrequency freq_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<RaplReader> rapl_ ABSL_GUARDED_BY(mu_);
+  double last_sample_t_s_ ABSL_GUARDED_BY(mu_) = -1;
+
+  void SamplePower(v1::TelemetrySample* sample)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 };
 
 }  // namespace powersweep

@@ -63,5 +63,22 @@ TEST(PickRunTest, PicksTheOldestServableRunNotTaken) {
   EXPECT_EQ(PickRun(Host(), Caps(), pending, {false, true, true}), -1);
 }
 
+TEST(CanServeTest, BaseloadRunNeedsNoModelOrDatasetButTheClassAndRuntime) {
+  v1::RunSpec spec;
+  spec.set_device_class("host");
+  spec.set_runtime(v1::RUNTIME_NATIVE);
+  spec.mutable_workload()->set_task(v1::TASK_BASELOAD);
+  spec.mutable_workload()->set_duration_s(30);
+  EXPECT_TRUE(CanServe(Host(), Caps(), spec));
+  spec.mutable_power_mode()->set_cpu_cores(5);
+  EXPECT_FALSE(CanServe(Host(), Caps(), spec));
+  spec.mutable_power_mode()->set_cpu_cores(0);
+  spec.set_device_class("orin-agx");
+  EXPECT_FALSE(CanServe(Host(), Caps(), spec));
+  spec.set_device_class("host");
+  spec.set_runtime(v1::RUNTIME_CONTAINER);
+  EXPECT_FALSE(CanServe(Host(), Caps(), spec));
+}
+
 }  // namespace
 }  // namespace powersweep

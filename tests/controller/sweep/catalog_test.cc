@@ -1,5 +1,7 @@
 #include "controller/sweep/catalog.h"
 
+#include "tests/controller/sweep/validate_test_util.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -45,7 +47,9 @@ TEST(DeviceClassCatalogTest, TablesMatchThePlatformReference) {
   EXPECT_EQ(nano->gpu_freqs_hz.size(), 12u);
   EXPECT_EQ(nano->gpu_freqs_hz.front(), 76800000);
   EXPECT_EQ(nano->gpu_freqs_hz.back(), 921600000);
-  EXPECT_THAT(nano->presets, ElementsAre("MAXN", "5W"));
+  // nvpmodel presets first, then the study modes (common/power).
+  EXPECT_THAT(nano->presets,
+              ElementsAre("MAXN", "5W", "sigmetrics-nano-MAXN"));
 }
 
 // The "~29k power modes" of the SIGMETRICS study: 8 x 29 x 14 x 9.
@@ -56,6 +60,24 @@ TEST(DeviceClassCatalogTest, XavierAgxSpansTheStudiedModeSpace) {
                 x->mem_freqs_hz.size(),
             29232u);
   EXPECT_EQ(x->cpu_freqs_khz.back(), 2265600);
+}
+
+// The study modes (common/power/study_modes.h) are presets of their class,
+// so a sweep may name them; another class does not know them.
+TEST(DeviceClassCatalogTest, SweepsMayNameStudyModesOfTheirClass) {
+  v1::SweepSpec s = testing_util::GoodSpec();
+  s.mutable_power_modes(0)->set_preset("PM1_CPU");
+  s.add_power_modes()->set_preset("PM3_MEM");
+  EXPECT_THAT(testing_util::Problems(s), ::testing::IsEmpty());
+
+  s.set_device_classes(0, "xavier-agx");
+  s.mutable_power_modes(0)->set_preset("sigmetrics-g");
+  s.mutable_power_modes(1)->set_preset("PM3_MEM");
+  const std::vector<std::string> problems = testing_util::Problems(s);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_THAT(problems[0],
+              ::testing::StartsWith("power_modes[1].preset: unknown preset "
+                                    "'PM3_MEM' for xavier-agx (known: MAXN, "));
 }
 
 TEST(DeviceClassCatalogTest, HostHasNoSettableKnobsOrPresets) {

@@ -119,5 +119,46 @@ TEST(CountRunsTest, SaturatesInsteadOfOverflowing) {
   EXPECT_EQ(CountRuns(s), std::numeric_limits<int64_t>::max());
 }
 
+TEST(ExpandSweepTest, BaseloadCellsComeFirstWithoutWorkloadAxes) {
+  v1::SweepSpec s = TwoOfEach();  // 2 modes, 2 repetitions, 8 workload cells
+  s.add_tasks(v1::TASK_BASELOAD);
+  const std::vector<v1::RunSpec> runs = ExpandSweep(s);
+  // Per repetition: 2 baseload runs (one per mode) + 8 workload runs.
+  ASSERT_EQ(runs.size(), 20u);
+  EXPECT_EQ(CountRuns(s), 20);
+  for (int rep = 0; rep < 2; ++rep) {
+    for (int i = 0; i < 2; ++i) {
+      const v1::RunSpec& b = runs[rep * 10 + i];
+      EXPECT_EQ(b.workload().task(), v1::TASK_BASELOAD);
+      EXPECT_EQ(b.repetition(), rep);
+      EXPECT_EQ(b.workload().model(), "");
+      EXPECT_EQ(b.workload().batch_size(), 0);
+      EXPECT_EQ(b.workload().duration_s(), 45.5);
+      EXPECT_EQ(b.workload().minibatches(), 0);
+      EXPECT_EQ(b.power_mode().preset(), i == 0 ? "MAXN" : "MODE_15W");
+      EXPECT_EQ(b.attempt(), 1);
+    }
+    for (int i = 2; i < 10; ++i) {
+      EXPECT_NE(runs[rep * 10 + i].workload().task(), v1::TASK_BASELOAD);
+    }
+  }
+}
+
+TEST(ExpandSweepTest, BaseloadOnlySweepNeedsNoModels) {
+  v1::SweepSpec s;
+  s.set_name("idle");
+  s.add_device_classes("orin-agx");
+  s.add_device_classes("nano");
+  s.add_tasks(v1::TASK_BASELOAD);
+  s.set_duration_s(60);
+  s = WithDefaults(s);
+  const std::vector<v1::RunSpec> runs = ExpandSweep(s);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(CountRuns(s), 2);
+  EXPECT_EQ(runs[0].device_class(), "orin-agx");
+  EXPECT_EQ(runs[1].device_class(), "nano");
+  EXPECT_EQ(runs[1].runtime(), v1::RUNTIME_NATIVE);
+}
+
 }  // namespace
 }  // namespace powersweep

@@ -181,12 +181,12 @@ TEST(ParseSweepYamlTest, WrongTypeNamesIndexLineAndValue) {
 
 TEST(ParseSweepYamlTest, EnumsTakeTheirShortNames) {
   EXPECT_EQ(ErrorOf("tasks: [train, eval]\n"),
-            "tasks[1] at line 1: expected one of train, infer, got 'eval'");
+            "tasks[1] at line 1: expected one of train, infer, baseload, got 'eval'");
   EXPECT_EQ(ErrorOf("runtimes: docker\n"),
             "runtimes at line 1: expected one of native, container, got "
             "'docker'");
   EXPECT_EQ(ErrorOf("tasks: [unspecified]\n"),
-            "tasks[0] at line 1: expected one of train, infer, got "
+            "tasks[0] at line 1: expected one of train, infer, baseload, got "
             "'unspecified'");
 }
 
@@ -215,7 +215,7 @@ power_modes: [{cores: 2}]
   EXPECT_EQ(lines[1], "batch_sizes[0] at line 3: expected an integer, got 'a'");
   EXPECT_EQ(lines[2], "batch_sizes[2] at line 3: expected an integer, got 'b'");
   EXPECT_EQ(lines[3],
-            "tasks at line 4: expected one of train, infer, got 'eval'");
+            "tasks at line 4: expected one of train, infer, baseload, got 'eval'");
   EXPECT_THAT(lines[4],
               HasSubstr("unknown key 'cores' in power_modes[0] at line 5"));
 }

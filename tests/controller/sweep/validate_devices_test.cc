@@ -52,7 +52,8 @@ TEST(ValidateSweepDevicesTest, UnknownPreset) {
   EXPECT_THAT(Problems(s),
               ElementsAre("power_modes[1].preset: unknown preset 'TURBO' for "
                           "orin-agx (known: MAXN, MODE_15W, MODE_30W, "
-                          "MODE_50W)"));
+                          "MODE_50W, hipc-MAXN, PM1_CPU, PM2_GPU, PM3_MEM, "
+                          "sigmetrics-orin-MAXN)"));
 }
 
 TEST(ValidateSweepDevicesTest, EveryModeIsCheckedAgainstEveryClass) {
@@ -64,7 +65,12 @@ TEST(ValidateSweepDevicesTest, EveryModeIsCheckedAgainstEveryClass) {
               ElementsAre("power_modes[0].preset: unknown preset 'MODE_30W' "
                           "for xavier-agx (known: MAXN, MODE_10W, MODE_15W, "
                           "MODE_30W_ALL, MODE_30W_6CORE, MODE_30W_4CORE, "
-                          "MODE_30W_2CORE, MODE_15W_DESKTOP)",
+                          "MODE_30W_2CORE, MODE_15W_DESKTOP, sigmetrics-a, "
+                          "sigmetrics-b, sigmetrics-c, sigmetrics-d, "
+                          "sigmetrics-e, sigmetrics-f, sigmetrics-g, "
+                          "sigmetrics-h, sigmetrics-i, sigmetrics-j, "
+                          "sigmetrics-k, sigmetrics-l, sigmetrics-m, "
+                          "sigmetrics-n)",
                           "power_modes[0].cpu_cores: 10 is more than the 8 "
                           "cores of xavier-agx"));
 }

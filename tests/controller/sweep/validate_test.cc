@@ -11,6 +11,7 @@ namespace powersweep {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing_util::Ctx;
 using testing_util::Device;
@@ -134,8 +135,8 @@ TEST(ValidateSweepTest, UnspecifiedTasksAndRuntimes) {
   s.add_tasks(static_cast<v1::Task>(9));
   s.add_runtimes(v1::RUNTIME_UNSPECIFIED);
   EXPECT_THAT(Problems(s),
-              ElementsAre("tasks[1]: task is unspecified (use train or infer)",
-                          "tasks[2]: unknown task value 9 (use train or infer)",
+              ElementsAre("tasks[1]: task is unspecified (use train, infer or baseload)",
+                          "tasks[2]: unknown task value 9 (use train, infer or baseload)",
                           "runtimes[1]: runtime is unspecified (use native or "
                           "container)"));
 }
@@ -226,11 +227,45 @@ TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
                   "batch_sizes[0]: must be positive, got 0",
                   "loader_workers[0]: must be between 0 and 64, got -1",
                   "power_modes[1].preset: unknown preset 'TURBO' for orin-agx "
-                  "(known: MAXN, MODE_15W, MODE_30W, MODE_50W)",
+                  "(known: MAXN, MODE_15W, MODE_30W, MODE_50W, hipc-MAXN, PM1_CPU, "
+                  "PM2_GPU, PM3_MEM, sigmetrics-orin-MAXN)",
                   "epochs/minibatches/duration_s: one of epochs, minibatches, "
                   "duration_s must be positive (the run needs a stop "
                   "condition)",
                   "max_retries: must be between 0 and 100, got -3"));
+}
+
+TEST(ValidateSweepTest, BaseloadOnlySweepNeedsNoWorkloadButADuration) {
+  v1::SweepSpec s;
+  s.set_name("idle");
+  s.add_device_classes("orin-agx");
+  s.add_tasks(v1::TASK_BASELOAD);
+  s.set_duration_s(60);
+  s = WithDefaults(s);
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.set_duration_s(0);
+  s.set_epochs(3);  // not a stop condition for an idle measurement
+  EXPECT_THAT(Problems(s),
+              ElementsAre("duration_s: a baseload task measures the idle "
+                          "device for duration_s, which must be positive"));
+  // Names given anyway are still checked.
+  s.set_duration_s(60);
+  s.add_models("resnet9");
+  EXPECT_THAT(Problems(s),
+              ElementsAre(HasSubstr("models[0]: unknown model 'resnet9'"),
+                          HasSubstr("datasets: at least one dataset")));
+}
+
+TEST(ValidateSweepTest, MixedSweepStillNeedsTheWorkloadAxes) {
+  v1::SweepSpec s = GoodSpec();
+  s.add_tasks(v1::TASK_BASELOAD);
+  s.set_duration_s(30);
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.clear_batch_sizes();
+  s.clear_models();
+  EXPECT_THAT(Problems(s),
+              ElementsAre(HasSubstr("models: at least one model is required"),
+                          "batch_sizes: at least one batch size is required"));
 }
 
 }  // namespace

@@ -1,0 +1,216 @@
+#include "agent/platform/jetson/jetson_platform.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/telemetry/proc_readers.h"
+#include "common/log.h"
+
+namespace powersweep {
+namespace jetson {
+
+namespace {
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(tmp, ": cannot write the restore state"));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": cannot write the restore state: ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RestoreFromStateFile(SysfsIo& io, const std::string& path) {
+  if (path.empty() || !std::filesystem::exists(path)) return absl::OkStatus();
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<BoardState> state = StateFromJson(text.str());
+  if (!state.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": ", state.status().message(),
+                     "; check the board and delete the file"));
+  }
+  absl::Status s = RestoreState(io, *state);
+  if (!s.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "restoring the board from ", path, " (left by an agent that stopped "
+        "with a custom mode applied): ", s.message()));
+  }
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  PS_LOG(WARNING) << "restored the board from " << path
+                  << ": the previous agent stopped with a custom mode applied";
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<JetsonPlatform>> JetsonPlatform::Create(
+    JetsonPlatformOptions options, Clock* clock, std::unique_ptr<SysfsIo> io) {
+  if (!io) io = std::make_unique<RealSysfsIo>(options.sysfs_root);
+  absl::StatusOr<BoardInfo> board = DiscoverBoard(*io);
+  if (!board.ok()) return board.status();
+  absl::Status restored = RestoreFromStateFile(*io, options.restore_state_path);
+  if (!restored.ok()) return restored;
+  return std::unique_ptr<JetsonPlatform>(new JetsonPlatform(
+      std::move(options), clock, std::move(io), *std::move(board)));
+}
+
+JetsonPlatform::JetsonPlatform(JetsonPlatformOptions options, Clock* clock,
+                               std::unique_ptr<SysfsIo> io, BoardInfo board)
+    : options_(std::move(options)),
+      clock_(clock),
+      board_(std::move(board)),
+      io_(std::move(io)),
+      telemetry_(board_, io_->root()) {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  identity_.set_device_id(options_.device_id.empty() ? host
+                                                     : options_.device_id);
+  identity_.set_device_class(board_.device_class);
+  identity_.set_platform("jetson");
+  identity_.set_hostname(host);
+  identity_.set_serial(board_.serial);
+  identity_.set_kernel(board_.kernel);
+  identity_.set_l4t_release(board_.l4t_release);
+  identity_.set_agent_version(options_.agent_version);
+  absl::StatusOr<MemInfo> mem = MeminfoReader(io_->root() + "/proc").Read();
+  if (mem.ok()) memory_bytes_ = mem->total_bytes;
+  run_cpus_ = OnlineCpus(*io_, board_);
+}
+
+v1::DeviceIdentity JetsonPlatform::Identity() const { return identity_; }
+
+v1::DeviceCapabilities JetsonPlatform::Capabilities() const {
+  v1::DeviceCapabilities caps;
+  caps.set_cpu_cores(static_cast<int32_t>(board_.cpus.size()));
+  if (!board_.clusters.empty()) {
+    for (int64_t f : board_.clusters[0].freqs_khz) caps.add_cpu_freqs_khz(f);
+  }
+  for (int64_t f : board_.gpu.freqs_hz) caps.add_gpu_freqs_hz(f);
+  if (board_.emc.present) {
+    for (int64_t f : board_.emc.rates_hz) caps.add_mem_freqs_hz(f);
+  }
+  caps.set_memory_bytes(memory_bytes_);
+  caps.add_runtimes(v1::RUNTIME_NATIVE);
+  for (const std::string& m : options_.catalog.models) caps.add_models(m);
+  for (const auto& [name, path] : options_.catalog.datasets) {
+    caps.add_datasets(name);
+  }
+  return caps;
+}
+
+absl::Status JetsonPlatform::PersistLocked() {
+  if (options_.restore_state_path.empty() || !saved_) return absl::OkStatus();
+  return WriteFileAtomically(options_.restore_state_path, StateToJson(*saved_));
+}
+
+void JetsonPlatform::DeleteStateFile() {
+  if (options_.restore_state_path.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove(options_.restore_state_path, ec);
+}
+
+absl::StatusOr<v1::AppliedPowerMode> JetsonPlatform::Apply(
+    const v1::PowerMode& mode) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<ModePlan> plan = PlanMode(*io_, board_, mode, options_.presets);
+  if (!plan.ok()) return plan.status();
+  if (!plan->empty()) {
+    if (!saved_) {
+      absl::StatusOr<BoardState> state = RecordState(*io_, board_);
+      if (!state.ok()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "cannot record the board's mode for restore: ",
+            state.status().message()));
+      }
+      saved_ = *std::move(state);
+    }
+    saved_->cores_touched |= plan->cpu_cores > 0;
+    saved_->cpu_touched |= plan->cpu_freq_khz > 0;
+    saved_->gpu_touched |= plan->gpu_freq_hz > 0;
+    saved_->emc_touched |= plan->mem_freq_hz > 0;
+    if (plan->mem_freq_hz > 0 && !saved_->has_emc) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "mem_freq_hz: ", io_->Resolve(board_.emc.Path("mrq_rate_locked")),
+          " or ", io_->Resolve(board_.emc.Path("state")),
+          ": not readable, the EMC lock could not be recorded for restore"));
+    }
+    absl::Status persisted = PersistLocked();
+    if (!persisted.ok()) return persisted;
+    absl::Status written = WriteMode(*io_, board_, *plan, saved_->gpu_control);
+    if (!written.ok()) {
+      absl::Status undo = RestoreState(*io_, *saved_);
+      if (undo.ok()) {
+        saved_.reset();
+        DeleteStateFile();
+      }
+      run_cpus_ = OnlineCpus(*io_, board_);
+      return absl::Status(
+          written.code(),
+          absl::StrCat(written.message(),
+                       undo.ok() ? " (the board's previous mode was restored)"
+                                 : absl::StrCat(" (restoring the previous mode "
+                                                "also failed: ",
+                                                undo.message(), ")")));
+    }
+  }
+  v1::AppliedPowerMode applied =
+      ReadBack(*io_, board_, mode, *plan, clock_, options_.settle);
+  run_cpus_ = OnlineCpus(*io_, board_);
+  return applied;
+}
+
+std::vector<int> JetsonPlatform::RunCpus() const {
+  absl::MutexLock lock(&mu_);
+  return run_cpus_;
+}
+
+void JetsonPlatform::Sample(const std::vector<int>& cpus,
+                            v1::TelemetrySample* sample) {
+  absl::MutexLock lock(&mu_);
+  telemetry_.Sample(cpus, sample);
+}
+
+absl::Status JetsonPlatform::RestoreWithStatus() {
+  absl::MutexLock lock(&mu_);
+  absl::Status s;
+  if (saved_) {
+    s = RestoreState(*io_, *saved_);
+    if (s.ok()) {
+      saved_.reset();
+      DeleteStateFile();
+    }
+  }
+  run_cpus_ = OnlineCpus(*io_, board_);
+  return s;
+}
+
+void JetsonPlatform::Restore() {
+  absl::Status s = RestoreWithStatus();
+  if (!s.ok()) {
+    PS_LOG(ERROR) << "restoring the board's mode failed (will retry): "
+                  << s.message();
+  }
+}
+
+}  // namespace jetson
+}  // namespace powersweep

@@ -1,0 +1,133 @@
+#include "agent/platform/twin/twin_platform.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "agent/platform/twin/twin_mode.h"
+#include "common/power/power_catalog.h"
+
+namespace powersweep {
+
+absl::StatusOr<std::unique_ptr<TwinPlatform>> TwinPlatform::Create(
+    TwinPlatformOptions options) {
+  const TwinClass* cls = FindTwinClass(options.device_class);
+  if (cls == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--device_class: \"", options.device_class,
+        "\" is not a twin class (one of: ",
+        absl::StrJoin(TwinClassNames(), ", "), ")"));
+  }
+  if (options.instance < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--instance: must be >= 0, got ", options.instance));
+  }
+  return std::unique_ptr<TwinPlatform>(
+      new TwinPlatform(std::move(options), cls));
+}
+
+TwinPlatform::TwinPlatform(TwinPlatformOptions options, const TwinClass* cls)
+    : options_(std::move(options)),
+      cls_(cls),
+      perf_(cls, VariationFor(options_.seed, cls->name, options_.instance)),
+      catalog_(std::make_unique<const PowerCatalog>(PowerCatalog::Default())) {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  utsname u;
+  identity_.set_device_id(
+      options_.device_id.empty()
+          ? absl::StrCat(cls_->name, "-twin-", options_.instance)
+          : options_.device_id);
+  identity_.set_device_class(cls_->name);
+  identity_.set_platform("twin");
+  identity_.set_hostname(host);
+  if (uname(&u) == 0) identity_.set_kernel(u.release);
+  identity_.set_serial(absl::StrCat("TWIN-", cls_->name, "-",
+                                    options_.instance, "-", options_.seed));
+  identity_.set_l4t_release("simulated");
+  identity_.set_agent_version(options_.agent_version);
+  current_ = cls_->Max();
+  load_ = perf_.IdleLoad(current_);
+}
+
+TwinPlatform::~TwinPlatform() = default;
+
+v1::DeviceIdentity TwinPlatform::Identity() const { return identity_; }
+
+v1::DeviceCapabilities TwinPlatform::Capabilities() const {
+  v1::DeviceCapabilities caps;
+  caps.set_cpu_cores(cls_->cores);
+  for (int64_t f : cls_->cpu_freqs_khz) caps.add_cpu_freqs_khz(f);
+  for (int64_t f : cls_->gpu_freqs_hz) caps.add_gpu_freqs_hz(f);
+  for (int64_t f : cls_->mem_freqs_hz) caps.add_mem_freqs_hz(f);
+  caps.set_memory_bytes(cls_->memory_bytes);
+  caps.add_runtimes(v1::RUNTIME_NATIVE);
+  caps.add_models("lenet5");
+  caps.add_datasets("fashion-mnist");
+  return caps;
+}
+
+absl::StatusOr<v1::AppliedPowerMode> TwinPlatform::Apply(
+    const v1::PowerMode& mode) {
+  std::vector<std::string> notes;
+  absl::StatusOr<OperatingPoint> op =
+      ResolvePowerMode(*cls_, *catalog_, mode, &notes);
+  if (!op.ok()) return op.status();
+  v1::AppliedPowerMode applied;
+  *applied.mutable_requested() = mode;
+  *applied.mutable_actual() = ToPowerMode(*op, mode);
+  applied.set_cores_provenance(v1::PROVENANCE_SIMULATED);
+  applied.set_cpu_freq_provenance(v1::PROVENANCE_SIMULATED);
+  applied.add_notes(absl::StrCat("simulated ", cls_->name, " twin instance ",
+                                 options_.instance,
+                                 ": no hardware knob was written"));
+  for (const std::string& note : notes) applied.add_notes(note);
+  absl::MutexLock lock(&mu_);
+  current_ = *op;
+  load_ = perf_.IdleLoad(current_);
+  return applied;
+}
+
+std::vector<int> TwinPlatform::RunCpus() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<int> cpus;
+  for (int i = 0; i < current_.cores; ++i) cpus.push_back(i);
+  return cpus;
+}
+
+void TwinPlatform::Sample(const std::vector<int>& /*cpus*/,
+                          v1::TelemetrySample* sample) {
+  absl::MutexLock lock(&mu_);
+  FillTwinSample(*cls_, perf_.variation(), current_, load_, sample);
+}
+
+void TwinPlatform::Restore() {
+  absl::MutexLock lock(&mu_);
+  current_ = cls_->Max();
+  load_ = perf_.IdleLoad(current_);
+}
+
+OperatingPoint TwinPlatform::Current() const {
+  absl::MutexLock lock(&mu_);
+  return current_;
+}
+
+void TwinPlatform::SetLoad(const PhaseLoad& load) {
+  absl::MutexLock lock(&mu_);
+  load_ = load;
+}
+
+bool TwinPlatform::TouchFile(const std::string& file_key) {
+  absl::MutexLock lock(&mu_);
+  return !cached_files_.insert(file_key).second;
+}
+
+int64_t TwinPlatform::NextRunIndex() {
+  absl::MutexLock lock(&mu_);
+  return runs_++;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,40 @@
+#include "agent/runtime/twin/twin_agent.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/runtime/twin/twin_runtime.h"
+
+namespace powersweep {
+
+absl::StatusOr<TwinAgent> MakeTwinAgent(const TwinAgentOptions& options,
+                                        Clock* clock) {
+  if (!(options.time_scale >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--twin_time_scale: must be >= 0, got ", options.time_scale));
+  }
+  TwinPlatformOptions popts;
+  popts.device_class = options.device_class;
+  popts.instance = options.instance;
+  popts.seed = options.seed;
+  popts.device_id = options.device_id;
+  popts.agent_version = options.agent_version;
+  absl::StatusOr<std::unique_ptr<TwinPlatform>> platform =
+      TwinPlatform::Create(std::move(popts));
+  if (!platform.ok()) return platform.status();
+
+  TwinAgent agent;
+  agent.platform = std::move(*platform);
+  TwinPlatform* twin = agent.platform.get();
+  TwinRuntimeOptions ropts;
+  ropts.time_scale = options.time_scale;
+  agent.runtimes = [twin, clock, ropts] {
+    return std::make_unique<TwinRuntime>(twin, clock, ropts);
+  };
+  agent.catalog.models = {"lenet5"};
+  agent.catalog.datasets = {{"fashion-mnist", "twin:fashion-mnist"}};
+  agent.workload_bin = "twin-model";
+  return agent;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,142 @@
+#include "agent/runtime/twin/twin_runtime.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/platform/twin/model_cost.h"
+#include "agent/runtime/twin/twin_workload.h"
+
+namespace powersweep {
+
+TwinRuntime::TwinRuntime(TwinPlatform* platform, Clock* clock,
+                         TwinRuntimeOptions options)
+    : platform_(platform), clock_(clock), options_(options) {}
+
+void TwinRuntime::SetTelemetry(double hz, SampleCallback on_sample) {
+  telemetry_hz_ = hz;
+  on_sample_ = std::move(on_sample);
+}
+
+absl::Status TwinRuntime::Start(const RuntimeSpec& spec,
+                                RecordCallback callback) {
+  absl::StatusOr<TwinWorkload> w = ParseTwinWorkload(spec.argv);
+  if (!w.ok()) return w.status();
+  absl::StatusOr<ModelCost> cost = ModelCostFor(w->model);
+  if (!cost.ok()) return cost.status();
+  spec_ = spec;
+  callback_ = std::move(callback);
+  threads_ = w->threads;
+
+  TwinSimulationConfig cfg;
+  cfg.perf = &platform_->perf();
+  cfg.op = platform_->Current();
+  cfg.shape.cost = *cost;
+  cfg.shape.train = w->train;
+  cfg.shape.batch_size = w->batch_size;
+  cfg.shape.loader_workers = w->workers;
+  cfg.epochs = w->epochs;
+  cfg.minibatches = w->minibatches;
+  cfg.duration_s = w->duration_s;
+  cfg.timeout_s = spec.timeout_s;
+  cfg.telemetry_hz = telemetry_hz_;
+  const int64_t run_index = platform_->NextRunIndex();
+  cfg.noise_seed = MixSeed(
+      MixSeed(MixSeed(platform_->seed(),
+                      static_cast<uint64_t>(platform_->instance())),
+              w->seed),
+      static_cast<uint64_t>(run_index));
+  cfg.page_cache_warm =
+      platform_->TouchFile(absl::StrCat(w->model, w->train ? ":train" : ":infer"));
+  sim_ = std::make_unique<TwinSimulation>(std::move(cfg));
+  start_ns_ = clock_->MonotonicNanos();
+  return absl::OkStatus();
+}
+
+v1::BuildProvenance TwinRuntime::Provenance(int threads) const {
+  const v1::DeviceIdentity id = platform_->Identity();
+  v1::BuildProvenance p;
+  p.set_framework("twin-model");
+  p.set_framework_version(kTwinModelVersion);
+  p.set_binary_fingerprint(absl::StrCat("twin:", id.device_class(), ":seed=",
+                                        platform_->seed(), ":instance=",
+                                        platform_->instance()));
+  p.set_threads(threads);
+  p.set_device(absl::StrCat(id.device_class(), " GPU (simulated)"));
+  p.set_kernel(id.kernel());
+  p.set_host(id.hostname());
+  return p;
+}
+
+ExitStatus TwinRuntime::Wait() {
+  ExitStatus exit;
+  exit.timeout_s = spec_.timeout_s;
+  if (sim_ == nullptr) return exit;
+  v1::WorkloadEvent started;
+  *started.mutable_started() = Provenance(threads_);
+  callback_(started);
+
+  const int64_t step_ns = static_cast<int64_t>(options_.max_sleep_s * 1e9);
+  TwinEvent event;
+  bool cancelled = false;
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (cancelled_) {
+        cancelled = true;
+        exit.cancelled = true;
+        exit.cancel_reason = cancel_reason_;
+      }
+    }
+    if (cancelled || !sim_->Next(&event)) break;
+    // Pace: wait until the event's simulated time, scaled, has passed.
+    const int64_t due_ns =
+        start_ns_ + static_cast<int64_t>(event.t_s * options_.time_scale * 1e9);
+    bool stop = false;
+    for (int64_t now = clock_->MonotonicNanos(); now < due_ns;
+         now = clock_->MonotonicNanos()) {
+      {
+        absl::MutexLock lock(&mu_);
+        stop = cancelled_;
+      }
+      if (stop) break;
+      clock_->SleepFor(absl::Nanoseconds(std::min(due_ns - now, step_ns)));
+    }
+    if (stop) continue;  // reported at the top of the loop
+    v1::WorkloadEvent out;
+    switch (event.kind) {
+      case TwinEvent::kSample:
+        platform_->SetLoad(event.load);
+        if (on_sample_) on_sample_(event.sample);
+        break;
+      case TwinEvent::kMinibatch:
+        *out.mutable_minibatch() = event.record;
+        callback_(out);
+        break;
+      case TwinEvent::kFinished:
+        *out.mutable_finished() = event.finished;
+        callback_(out);
+        break;
+    }
+  }
+  platform_->SetLoad(platform_->perf().IdleLoad(platform_->Current()));
+  exit.timed_out = !cancelled && sim_->timed_out();
+  exit.wall_s = static_cast<double>(clock_->MonotonicNanos() - start_ns_) * 1e-9;
+  exit.cpu_s = sim_->cpu_s();
+  exit.max_rss_bytes = kTwinWorkloadRssBytes;
+  duration_s_ = sim_->now_s();
+  energy_j_ = sim_->energy_j();
+  return exit;
+}
+
+void TwinRuntime::Cancel(const std::string& reason) {
+  absl::MutexLock lock(&mu_);
+  if (cancelled_) return;
+  cancelled_ = true;
+  cancel_reason_ = reason;
+}
+
+double TwinRuntime::SimulatedDurationS() const { return duration_s_; }
+double TwinRuntime::EnergyJ() const { return energy_j_; }
+
+}  // namespace powersweep

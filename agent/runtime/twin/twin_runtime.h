@@ -1,0 +1,85 @@
+// TwinRuntime: runs a workload on a twin (agent/platform/twin) without
+// starting a process. Start reads the run from the workload argv the
+// executor built (ParseTwinWorkload) and the operating point the platform
+// was last set to; Wait replays the run's TwinSimulation on the Clock and
+// hands its events to the callbacks in order: a `started` event (framework
+// "twin-model", framework_version kTwinModelVersion), one `minibatch` per
+// minibatch, telemetry samples (SimulatedRun::SetTelemetry), `finished`.
+//
+// Time: an event at simulated time t is delivered at start + t * time_scale
+// on the Clock (time_scale 0.01: a 100 s run takes 1 s; 0: as fast as
+// possible). Records, samples, the duration and the energy are all in
+// simulated seconds. spec.timeout_s is enforced in simulated time (a twin
+// run times out where the real device would). Cancel stops the replay
+// within one sleep step (<= 20 ms of Clock time).
+//
+// Noise: the stream is seeded from (twin seed, instance, workload seed,
+// the run's index on this twin), so repetitions differ and a fleet started
+// with the same seed replays the same numbers.
+//
+// Thread safety: Start, SetTelemetry and Wait from one thread; Cancel from
+// any thread. Callbacks run on the thread that calls Wait().
+#ifndef POWERSWEEP_AGENT_RUNTIME_TWIN_TWIN_RUNTIME_H_
+#define POWERSWEEP_AGENT_RUNTIME_TWIN_TWIN_RUNTIME_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "agent/platform/twin/twin_platform.h"
+#include "agent/run_executor.h"
+#include "agent/runtime/runtime.h"
+#include "agent/runtime/twin/twin_simulation.h"
+#include "common/clock.h"
+
+namespace powersweep {
+
+inline constexpr char kTwinModelVersion[] = "twin-model-1";
+
+struct TwinRuntimeOptions {
+  double time_scale = 0.01;  // wall seconds per simulated second, >= 0
+  double max_sleep_s = 0.02; // sleep step (cancellation latency)
+};
+
+class TwinRuntime : public Runtime, public SimulatedRun {
+ public:
+  // `platform` and `clock` must outlive the runtime.
+  TwinRuntime(TwinPlatform* platform, Clock* clock,
+              TwinRuntimeOptions options = {});
+
+  absl::Status Start(const RuntimeSpec& spec,
+                     RecordCallback callback) override;
+  ExitStatus Wait() override;
+  void Cancel(const std::string& reason) override;
+  int Pid() const override { return 0; }
+
+  void SetTelemetry(double hz, SampleCallback on_sample) override;
+  double SimulatedDurationS() const override;
+  double EnergyJ() const override;
+
+ private:
+  v1::BuildProvenance Provenance(int threads) const;
+
+  TwinPlatform* const platform_;
+  Clock* const clock_;
+  const TwinRuntimeOptions options_;
+  RuntimeSpec spec_;
+  RecordCallback callback_;
+  SampleCallback on_sample_;
+  double telemetry_hz_ = 0;
+  int threads_ = 0;
+  int64_t start_ns_ = 0;
+  std::unique_ptr<TwinSimulation> sim_;
+  double duration_s_ = 0;
+  double energy_j_ = 0;
+
+  absl::Mutex mu_;
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  std::string cancel_reason_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_AGENT_RUNTIME_TWIN_TWIN_RUNTIME_H_

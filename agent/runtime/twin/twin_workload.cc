@@ -1,0 +1,73 @@
+#include "agent/runtime/twin/twin_workload.h"
+
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace powersweep {
+namespace {
+
+absl::Status Bad(const std::string& flag, const std::string& value) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("twin workload: bad value \"", value, "\" for ", flag));
+}
+
+}  // namespace
+
+absl::StatusOr<TwinWorkload> ParseTwinWorkload(
+    const std::vector<std::string>& argv) {
+  if (argv.size() < 2 || argv[1] != "run") {
+    return absl::InvalidArgumentError(
+        "twin workload: expected \"BIN run --flag value ...\"");
+  }
+  std::map<std::string, std::string> flags;
+  for (size_t i = 2; i < argv.size(); i += 2) {
+    if (argv[i].rfind("--", 0) != 0 || i + 1 >= argv.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "twin workload: expected \"--flag value\" at \"", argv[i], "\""));
+    }
+    flags[argv[i]] = argv[i + 1];
+  }
+  TwinWorkload w;
+  auto get = [&flags](const std::string& f) -> std::string {
+    auto it = flags.find(f);
+    return it == flags.end() ? "" : it->second;
+  };
+  w.model = get("--model");
+  if (w.model.empty()) return Bad("--model", "");
+  const std::string task = get("--task");
+  if (task != "train" && task != "infer") return Bad("--task", task);
+  w.train = task == "train";
+  struct IntFlag {
+    const char* name;
+    int* out;
+  };
+  for (IntFlag f : {IntFlag{"--batch-size", &w.batch_size},
+                    IntFlag{"--workers", &w.workers},
+                    IntFlag{"--epochs", &w.epochs},
+                    IntFlag{"--threads", &w.threads}}) {
+    const std::string v = get(f.name);
+    if (!v.empty() && (!absl::SimpleAtoi(v, f.out) || *f.out < 0)) {
+      return Bad(f.name, v);
+    }
+  }
+  if (w.batch_size <= 0) return Bad("--batch-size", get("--batch-size"));
+  std::string v = get("--minibatches");
+  if (!v.empty() && (!absl::SimpleAtoi(v, &w.minibatches) || w.minibatches < 0)) {
+    return Bad("--minibatches", v);
+  }
+  v = get("--duration-s");
+  if (!v.empty() && (!absl::SimpleAtod(v, &w.duration_s) || w.duration_s < 0)) {
+    return Bad("--duration-s", v);
+  }
+  v = get("--seed");
+  if (!v.empty() && !absl::SimpleAtoi(v, &w.seed)) return Bad("--seed", v);
+  if (w.epochs == 0 && w.minibatches == 0 && w.duration_s == 0) {
+    return absl::InvalidArgumentError(
+        "twin workload: needs --epochs, --minibatches or --duration-s");
+  }
+  return w;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,88 @@
+#include "controller/analysis/baseload.h"
+
+#include "absl/status/status.h"
+#include "google/protobuf/util/message_differencer.h"
+
+namespace powersweep {
+
+std::optional<BaseloadRun> AsBaseload(const v1::RunStatus& run,
+                                      const v1::RunResult& result) {
+  if (run.state() != v1::RUN_STATE_DONE ||
+      run.spec().workload().task() != v1::TASK_BASELOAD) {
+    return std::nullopt;
+  }
+  double mw = result.baseload_power_mw();
+  const double span =
+      result.energy_span_s() > 0 ? result.energy_span_s() : result.duration_s();
+  if (!(mw > 0) && span > 0) mw = result.energy_j() * 1000.0 / span;
+  if (!(mw > 0)) return std::nullopt;
+  BaseloadRun b;
+  b.run_id = run.spec().run_id();
+  b.device_id = run.device_id();
+  b.power_mode = run.spec().power_mode();
+  b.finished_unix_ms = run.finished_unix_ms();
+  b.power_mw = mw;
+  return b;
+}
+
+std::optional<BaseloadRun> PickBaseload(
+    const v1::RunStatus& run, const std::vector<BaseloadRun>& baseloads) {
+  const BaseloadRun* before = nullptr;
+  const BaseloadRun* any = nullptr;
+  const int64_t started = run.started_unix_ms();
+  auto later = [](const BaseloadRun* a, const BaseloadRun& b) {
+    return a == nullptr || b.finished_unix_ms > a->finished_unix_ms ||
+           (b.finished_unix_ms == a->finished_unix_ms && b.run_id > a->run_id);
+  };
+  for (const BaseloadRun& b : baseloads) {
+    if (b.run_id == run.spec().run_id() || b.device_id != run.device_id() ||
+        !google::protobuf::util::MessageDifferencer::Equals(
+            b.power_mode, run.spec().power_mode())) {
+      continue;
+    }
+    if (later(any, b)) any = &b;
+    if (started > 0 && b.finished_unix_ms <= started && later(before, b)) {
+      before = &b;
+    }
+  }
+  if (before != nullptr) return *before;
+  if (any != nullptr) return *any;
+  return std::nullopt;
+}
+
+void ApplyBaseload(const BaseloadRun& baseload, double span_s,
+                   v1::RunSummary* summary) {
+  if (!(summary->energy_j() > 0) || !(span_s > 0)) return;
+  summary->set_baseload_power_mw(baseload.power_mw);
+  summary->set_baseload_run_id(baseload.run_id);
+  summary->set_incremental_energy_j(summary->energy_j() -
+                                    baseload.power_mw / 1000.0 * span_s);
+}
+
+absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(Store* store) {
+  std::vector<BaseloadRun> out;
+  absl::StatusOr<std::vector<v1::SweepStatus>> sweeps = store->ListSweeps();
+  if (!sweeps.ok()) return sweeps.status();
+  for (const v1::SweepStatus& sweep : *sweeps) {
+    absl::StatusOr<std::vector<v1::RunStatus>> runs =
+        store->ListRuns(sweep.sweep_id());
+    if (!runs.ok()) return runs.status();
+    for (const v1::RunStatus& run : *runs) {
+      if (run.state() != v1::RUN_STATE_DONE ||
+          run.spec().workload().task() != v1::TASK_BASELOAD) {
+        continue;
+      }
+      absl::StatusOr<v1::RunResult> result =
+          store->GetRunResult(run.spec().run_id());
+      if (!result.ok()) {
+        if (absl::IsNotFound(result.status())) continue;
+        return result.status();
+      }
+      std::optional<BaseloadRun> b = AsBaseload(run, *result);
+      if (b.has_value()) out.push_back(*std::move(b));
+    }
+  }
+  return out;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,59 @@
+// Baseload of a device: the idle power measured by baseload runs
+// (TASK_BASELOAD), and the incremental energy of other runs over it.
+//
+// A run's baseload is the done baseload run of the same device (device_id)
+// and the same power mode (all PowerMode fields equal) that finished most
+// recently at or before the run started; when there is none, the most
+// recent one of that device and mode overall (a baseload measured after
+// the run). Its power is the baseload run's time-weighted mean power
+// (RunResult.baseload_power_mw, else energy_j / duration_s).
+//
+//   incremental_energy_j = energy_j - baseload_power_mw / 1000 * span_s
+//
+// where span_s is the time energy_j covers (first to last power reading:
+// RunResult.energy_span_s, or the stored samples' span).
+//
+// Pure functions except LoadBaseloads, which reads the store. Thread-safe.
+#ifndef POWERSWEEP_CONTROLLER_ANALYSIS_BASELOAD_H_
+#define POWERSWEEP_CONTROLLER_ANALYSIS_BASELOAD_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "powersweep/v1/powersweep.pb.h"
+#include "storage/store.h"
+
+namespace powersweep {
+
+struct BaseloadRun {
+  int64_t run_id = 0;
+  std::string device_id;
+  v1::PowerMode power_mode;
+  int64_t finished_unix_ms = 0;
+  double power_mw = 0;
+};
+
+// The baseload entry of a finished baseload run (nullopt when `run` is not
+// a done baseload run or its result has no power).
+std::optional<BaseloadRun> AsBaseload(const v1::RunStatus& run,
+                                      const v1::RunResult& result);
+
+// The baseload for `run` among `baseloads` (see the header comment).
+std::optional<BaseloadRun> PickBaseload(const v1::RunStatus& run,
+                                        const std::vector<BaseloadRun>& baseloads);
+
+// Fills baseload_power_mw, baseload_run_id and incremental_energy_j of
+// `summary` (whose energy_j is final) for energy over `span_s` seconds.
+// No-op without energy or span.
+void ApplyBaseload(const BaseloadRun& baseload, double span_s,
+                   v1::RunSummary* summary);
+
+// Every done baseload run in `store` (all sweeps).
+absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(Store* store);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_ANALYSIS_BASELOAD_H_

@@ -1,0 +1,74 @@
+#include "controller/cli/mode_tables.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace powersweep {
+
+namespace v1 = ::powersweep::v1;
+
+std::string PresetKnobMhz(int64_t value, int64_t per_mhz) {
+  if (value == 0) return "-";
+  if (value < 0) return "max";
+  std::string s = absl::StrFormat("%.3f", static_cast<double>(value) /
+                                              static_cast<double>(per_mhz));
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+Table ModesTable(const v1::ListModesResponse& modes) {
+  Table t;
+  t.header = {"preset", "source", "id",      "kind",   "cores",
+              "cpu_mhz", "gpu_mhz", "emc_mhz", "note"};
+  t.numeric = {false, false, true, false, true, false, false, false, false};
+  for (const v1::PowerModePreset& p : modes.presets()) {
+    t.rows.push_back(
+        {p.name(), p.source(),
+         p.nvpmodel_id() >= 0 ? std::to_string(p.nvpmodel_id()) : "-",
+         p.fixed() ? "fixed" : "cap",
+         p.cpu_cores() > 0 ? std::to_string(p.cpu_cores()) : "-",
+         PresetKnobMhz(p.cpu_max_khz(), 1000),
+         PresetKnobMhz(p.gpu_max_hz(), 1000000),
+         PresetKnobMhz(p.mem_max_hz(), 1000000), p.note()});
+  }
+  return t;
+}
+
+std::string CustomSpaceLine(const v1::ListModesResponse& modes) {
+  int nvpmodel = 0;
+  for (const v1::PowerModePreset& p : modes.presets()) {
+    nvpmodel += p.source() == "nvpmodel";
+  }
+  const int studies = modes.presets_size() - nvpmodel;
+  std::string line = absl::StrCat(modes.device_id(), " (",
+                                  modes.device_class(), "): ");
+  if (modes.presets_size() == 0) {
+    absl::StrAppend(&line, "no presets");
+  } else {
+    absl::StrAppend(&line, nvpmodel, " nvpmodel presets, ", studies,
+                    " study modes");
+  }
+  absl::StrAppend(&line, "; custom modes: ", modes.custom_space_size(), " = ",
+                  modes.core_choices(), " core counts");
+  std::vector<std::string> freqs;
+  const std::pair<const char*, int> knobs[] = {
+      {"CPU", modes.cpu_freq_choices()},
+      {"GPU", modes.gpu_freq_choices()},
+      {"EMC", modes.mem_freq_choices()}};
+  for (const auto& [name, n] : knobs) {
+    if (n > 0) freqs.push_back(absl::StrCat(n, " ", name));
+  }
+  if (freqs.empty()) {
+    absl::StrAppend(&line, " (frequencies not settable)");
+  } else {
+    absl::StrAppend(&line, " x ", absl::StrJoin(freqs, " x "),
+                    " frequencies");
+  }
+  return line;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,30 @@
+// What `powersweep devices --modes DEVICE` prints: the device class's named
+// power modes (nvpmodel presets and study modes) and the size of its custom
+// mode space. Pure functions; thread-safe.
+#ifndef POWERSWEEP_CONTROLLER_CLI_MODE_TABLES_H_
+#define POWERSWEEP_CONTROLLER_CLI_MODE_TABLES_H_
+
+#include <cstdint>
+#include <string>
+
+#include "controller/cli/format.h"
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+// A knob of a preset in MHz: 0 -> "-" (not given), -1 -> "max" (no cap),
+// 1190400 kHz with `per_mhz` 1000 -> "1190.4".
+std::string PresetKnobMhz(int64_t value, int64_t per_mhz);
+
+// One row per preset: preset, source, id, kind (cap|fixed), cores,
+// cpu_mhz, gpu_mhz, emc_mhz, note.
+Table ModesTable(const ::powersweep::v1::ListModesResponse& modes);
+
+// "orin-0 (orin-agx): 4 nvpmodel presets, 7 study modes; custom modes:
+//  3828 = 12 core counts x 29 CPU x 11 GPU x 3 EMC frequencies"
+// Host: "...; custom modes: 2 = 2 core counts (frequencies not settable)".
+std::string CustomSpaceLine(const ::powersweep::v1::ListModesResponse& modes);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_CLI_MODE_TABLES_H_

@@ -1,0 +1,83 @@
+// SqliteStore: reading a run's records back (the run's current attempt).
+#include <algorithm>
+
+#include "common/proto_json.h"
+#include "storage/schema_text.h"
+#include "storage/sqlite_store.h"
+#include "storage/status_macros.h"
+
+namespace powersweep {
+namespace {
+
+using TxnKind = SqliteDb::TxnKind;
+
+}  // namespace
+
+absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
+    int64_t run_id) {
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::MinibatchRecord> out;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(const int32_t attempt, CurrentAttempt(run_id));
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt, db_->Prepare("SELECT epoch, idx, t_start_s, stall_s, compute_s, e2e_s,"
+                                " samples, loss FROM minibatches"
+                                " WHERE run_id = ?1 AND attempt = ?2 ORDER BY idx, rowid"));
+    stmt.Bind(1, run_id).Bind(2, attempt);
+    while (true) {
+      PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) return absl::OkStatus();
+      v1::MinibatchRecord& r = out.emplace_back();
+      r.set_epoch(static_cast<int32_t>(stmt.Int(0)));
+      r.set_index(stmt.Int(1));
+      r.set_t_start_s(stmt.Double(2));
+      r.set_stall_s(stmt.Double(3));
+      r.set_compute_s(stmt.Double(4));
+      r.set_e2e_s(stmt.Double(5));
+      r.set_samples(static_cast<int32_t>(stmt.Int(6)));
+      r.set_loss(stmt.Double(7));
+    }
+  }));
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::TelemetrySample>> SqliteStore::GetTelemetry(int64_t run_id) {
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::TelemetrySample> out;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(const int32_t attempt, CurrentAttempt(run_id));
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt,
+        db_->Prepare("SELECT t_s, cpu_util, core_util, core_freq_khz, mem_used_bytes,"
+                     " mem_total_bytes, proc_cpu_s, proc_rss_bytes, gpu_util,"
+                     " gpu_freq_hz, power_mw, power_provenance, rails_json FROM telemetry"
+                     " WHERE run_id = ?1 AND attempt = ?2 ORDER BY t_s, rowid"));
+    stmt.Bind(1, run_id).Bind(2, attempt);
+    while (true) {
+      PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) return absl::OkStatus();
+      v1::TelemetrySample& s = out.emplace_back();
+      if (!stmt.IsNull(12)) PS_RETURN_IF_ERROR(FromJson(stmt.Text(12), &s));
+      s.set_t_s(stmt.Double(0));
+      s.set_cpu_util(stmt.Double(1));
+      PS_ASSIGN_OR_RETURN(std::vector<double> utils, SplitDoubles(stmt.Text(2)));
+      PS_ASSIGN_OR_RETURN(std::vector<int64_t> freqs, SplitInts(stmt.Text(3)));
+      for (size_t i = 0; i < std::max(utils.size(), freqs.size()); ++i) {
+        v1::CoreSample* core = s.add_cores();
+        if (i < utils.size()) core->set_util(utils[i]);
+        if (i < freqs.size()) core->set_freq_khz(freqs[i]);
+      }
+      s.set_mem_used_bytes(stmt.Int(4));
+      s.set_mem_total_bytes(stmt.Int(5));
+      s.set_proc_cpu_s(stmt.Double(6));
+      s.set_proc_rss_bytes(stmt.Int(7));
+      s.set_gpu_util(stmt.Double(8));
+      s.set_gpu_freq_hz(stmt.Int(9));
+      s.set_power_mw(stmt.Double(10));
+      s.set_power_provenance(ParseProvenance(stmt.Text(11)));
+    }
+  }));
+  return out;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,165 @@
+#include "agent/platform/twin/perf_model.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+
+namespace powersweep {
+namespace {
+
+TwinWorkloadShape Shape(bool train, int batch, int workers) {
+  TwinWorkloadShape w;
+  w.cost = *ModelCostFor("lenet5");
+  w.train = train;
+  w.batch_size = batch;
+  w.loader_workers = workers;
+  return w;
+}
+
+const TwinClass& Orin() { return *FindTwinClass("orin-agx"); }
+
+TEST(ModelCostTest, LeNet5CostFollowsFromItsLayerShapes) {
+  ModelCost c = *ModelCostFor("lenet5");
+  // conv1 28*28*6*25, conv2 10*10*16*25*6, fc 400*120 + 120*84 + 84*10.
+  EXPECT_DOUBLE_EQ(c.forward_macs,
+                   28 * 28 * 6 * 25 + 10 * 10 * 16 * 150 + 400 * 120 +
+                       120 * 84 + 84 * 10);
+  EXPECT_NEAR(c.ForwardFlops(), 0.83e6, 0.01e6);
+  EXPECT_DOUBLE_EQ(c.params, 156 + 2416 + 48120 + 10164 + 850);
+  EXPECT_GT(c.train_kernels, c.infer_kernels);
+  EXPECT_FALSE(ModelCostFor("resnet50").ok());
+}
+
+TEST(PerfModelTest, HigherGpuFrequencyLowersComputeTimeOnEveryStep) {
+  PerfModel model(&Orin(), {});
+  OperatingPoint op = Orin().Max();
+  for (int batch : {16, 64, 256}) {
+    double previous = INFINITY;
+    for (int64_t gpu : Orin().gpu_freqs_hz) {
+      op.gpu_hz = gpu;
+      const double t = model.Expected(op, Shape(true, batch, 2)).compute_s;
+      EXPECT_LT(t, previous) << "batch " << batch << " gpu " << gpu;
+      previous = t;
+    }
+  }
+}
+
+TEST(PerfModelTest, HigherMemoryAndCpuFrequenciesLowerComputeTime) {
+  PerfModel model(&Orin(), {});
+  OperatingPoint op = Orin().Max();
+  double previous = INFINITY;
+  for (int64_t mem : Orin().mem_freqs_hz) {
+    op.mem_hz = mem;
+    const double t = model.Expected(op, Shape(true, 256, 2)).compute_s;
+    EXPECT_LT(t, previous) << "mem " << mem;
+    previous = t;
+  }
+  op = Orin().Max();
+  previous = INFINITY;
+  for (int64_t cpu : Orin().cpu_freqs_khz) {
+    op.cpu_khz = cpu;
+    const MinibatchTiming t = model.Expected(op, Shape(true, 64, 2));
+    EXPECT_LT(t.compute_s, previous) << "cpu " << cpu;
+    previous = t.compute_s;
+  }
+}
+
+TEST(PerfModelTest, MoreLoaderWorkersNeverRaiseTheStallAndLowerItWhenFetchBound) {
+  PerfModel model(&Orin(), {});
+  for (int64_t cpu : Orin().cpu_freqs_khz) {
+    for (int batch : {32, 256, 1024}) {
+      OperatingPoint op = Orin().Max();
+      op.cpu_khz = cpu;
+      double previous = INFINITY;
+      for (int workers = 0; workers <= 11; ++workers) {
+        const double stall = model.Expected(op, Shape(false, batch, workers)).stall_s;
+        EXPECT_LE(stall, previous + 1e-15)
+            << "cpu " << cpu << " batch " << batch << " workers " << workers;
+        previous = stall;
+      }
+    }
+  }
+  // Fetch-bound: big batches, slow CPU, fast GPU.
+  OperatingPoint op = Orin().Max();
+  op.cpu_khz = Orin().cpu_freqs_khz.front();
+  const double one = model.Expected(op, Shape(false, 1024, 1)).stall_s;
+  const double two = model.Expected(op, Shape(false, 1024, 2)).stall_s;
+  EXPECT_GT(one, 0);
+  EXPECT_LT(two, one);
+}
+
+TEST(PerfModelTest, WorkersCannotHelpOnASingleCore) {
+  PerfModel model(&Orin(), {});
+  OperatingPoint op = Orin().Max();
+  op.cores = 1;
+  const MinibatchTiming serial = model.Expected(op, Shape(true, 64, 0));
+  const MinibatchTiming shared = model.Expected(op, Shape(true, 64, 4));
+  EXPECT_NEAR(serial.stall_s, serial.fetch_s, 1e-15);
+  EXPECT_GE(shared.stall_s, serial.stall_s);
+}
+
+TEST(PerfModelTest, TimingArithmeticHolds) {
+  PerfModel model(&Orin(), {});
+  TwinRng rng(5);
+  for (int i = 0; i < 100; ++i) {
+    MinibatchTiming t =
+        model.Draw(Orin().Max(), Shape(i % 2 == 0, 64, i % 3), i, &rng);
+    EXPECT_GE(t.stall_s, 0);
+    EXPECT_GT(t.compute_s, 0);
+    EXPECT_LE(t.stall_s + t.compute_s, t.e2e_s);
+  }
+}
+
+TEST(PerfModelTest, DrawsAreDeterministicForASeedAndNoisyAroundTheExpectation) {
+  PerfModel model(&Orin(), {});
+  const TwinWorkloadShape w = Shape(true, 64, 2);
+  TwinRng a(42), b(42), c(43);
+  double sum = 0;
+  const int n = 2000;
+  bool differs_from_other_seed = false;
+  for (int i = 1; i <= n; ++i) {
+    const double ta = model.Draw(Orin().Max(), w, i, &a).compute_s;
+    EXPECT_EQ(ta, model.Draw(Orin().Max(), w, i, &b).compute_s);
+    if (ta != model.Draw(Orin().Max(), w, i, &c).compute_s) {
+      differs_from_other_seed = true;
+    }
+    sum += ta;
+  }
+  EXPECT_TRUE(differs_from_other_seed);
+  const double expected = model.Expected(Orin().Max(), w).compute_s;
+  EXPECT_NEAR(sum / n, expected, 0.005 * expected);  // 2% noise, mean 1
+}
+
+TEST(PerfModelTest, InstanceVariationStaysWithinItsBoundsAndIsDeterministic) {
+  const PerfModel nominal(&Orin(), {});
+  const TwinWorkloadShape w = Shape(true, 64, 2);
+  const double base = nominal.Expected(Orin().Max(), w).compute_s;
+  double lo = INFINITY, hi = 0;
+  for (int64_t instance = 0; instance < 200; ++instance) {
+    InstanceVariation v = VariationFor(7, "orin-agx", instance);
+    EXPECT_GE(v.speed, 1 - kSpeedSpread);
+    EXPECT_LE(v.speed, 1 + kSpeedSpread);
+    EXPECT_GE(v.static_power, 1 - kStaticPowerSpread);
+    EXPECT_LE(v.static_power, 1 + kStaticPowerSpread);
+    InstanceVariation again = VariationFor(7, "orin-agx", instance);
+    EXPECT_EQ(v.speed, again.speed);
+    const double t = PerfModel(&Orin(), v).Expected(Orin().Max(), w).compute_s;
+    EXPECT_GE(t, base / (1 + kSpeedSpread) - 1e-15);
+    EXPECT_LE(t, base / (1 - kSpeedSpread) + 1e-15);
+    lo = std::min(lo, t);
+    hi = std::max(hi, t);
+  }
+  EXPECT_GT(hi - lo, 0.03 * base);  // instances really differ
+}
+
+TEST(PerfModelTest, ColdPageCacheMakesStartupSlower) {
+  PerfModel model(FindTwinClass("nano"), {});
+  const TwinWorkloadShape w = Shape(true, 64, 0);
+  const OperatingPoint op = FindTwinClass("nano")->Max();
+  EXPECT_GT(model.StartupSeconds(op, w, false),
+            model.StartupSeconds(op, w, true) + 0.2);
+  EXPECT_EQ(model.BatchesPerEpoch(w), 60000 / 64);
+}
+
+}  // namespace
+}  // namespace powersweep

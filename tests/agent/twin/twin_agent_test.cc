@@ -1,0 +1,140 @@
+// The twin behind the real RunExecutor: the same path a real run takes.
+#include "agent/runtime/twin/twin_agent.h"
+
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "agent/run_executor.h"
+#include "common/clock.h"
+#include "gtest/gtest.h"
+
+namespace powersweep {
+namespace {
+
+class Sink : public RunSink {
+ public:
+  void OnRunStarted(const v1::RunStarted& s) override {
+    absl::MutexLock lock(&mu);
+    started.push_back(s);
+  }
+  void OnBatch(const v1::DataBatch& b) override {
+    absl::MutexLock lock(&mu);
+    batches.push_back(b);
+  }
+  void OnRunFinished(const v1::RunFinished& f) override {
+    absl::MutexLock lock(&mu);
+    finished.push_back(f);
+  }
+  absl::Mutex mu;
+  std::vector<v1::RunStarted> started;
+  std::vector<v1::DataBatch> batches;
+  std::vector<v1::RunFinished> finished;
+};
+
+v1::RunSpec Spec() {
+  v1::RunSpec spec;
+  spec.set_run_id(7);
+  spec.set_attempt(1);
+  spec.set_device_class("xavier-nx");
+  auto* w = spec.mutable_workload();
+  w->set_model("lenet5");
+  w->set_dataset("fashion-mnist");
+  w->set_task(v1::TASK_INFER);
+  w->set_batch_size(128);
+  w->set_loader_workers(1);
+  w->set_minibatches(400);
+  w->set_seed(1);
+  spec.mutable_power_mode()->set_cpu_cores(4);
+  spec.mutable_power_mode()->set_gpu_freq_hz(599250000);
+  spec.set_telemetry_hz(20);
+  spec.set_timeout_s(600);
+  return spec;
+}
+
+TEST(TwinAgentTest, DefaultDeviceIdAndFlagErrors) {
+  FakeClock clock;
+  TwinAgentOptions o;
+  o.device_class = "xavier-nx";
+  o.instance = 4;
+  auto agent = MakeTwinAgent(o, &clock);
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  EXPECT_EQ(agent->platform->Identity().device_id(), "xavier-nx-twin-4");
+  o.time_scale = -1;
+  agent = MakeTwinAgent(o, &clock);
+  ASSERT_FALSE(agent.ok());
+  EXPECT_NE(agent.status().message().find("--twin_time_scale"),
+            std::string::npos);
+}
+
+TEST(TwinAgentTest, ExecutorRunsATwinRunWithSimulatedTelemetryAndEnergy) {
+  FakeClock clock;
+  TwinAgentOptions o;
+  o.device_class = "xavier-nx";
+  auto agent = MakeTwinAgent(o, &clock);
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  RunExecutorConfig cfg;
+  cfg.workload_bin = agent->workload_bin;
+  cfg.work_dir = testing::TempDir() + "/twin_agent_test";
+  cfg.batch_interval_s = 1000;
+  cfg.max_records_per_batch = 100;
+  RunExecutor executor(cfg, &agent->catalog, agent->platform.get(), &clock,
+                       agent->runtimes);
+  Sink sink;
+  v1::RunFinished fin = executor.Execute(Spec(), &sink);
+
+  ASSERT_TRUE(fin.result().ok()) << fin.result().reason();
+  ASSERT_EQ(sink.started.size(), 1u);
+  const v1::AppliedPowerMode& mode = sink.started[0].applied_mode();
+  EXPECT_EQ(mode.actual().gpu_freq_hz(), 599250000);
+  EXPECT_EQ(mode.actual().cpu_cores(), 4);
+  EXPECT_EQ(mode.cores_provenance(), v1::PROVENANCE_SIMULATED);
+
+  int records = 0;
+  std::vector<v1::TelemetrySample> samples;
+  for (const v1::DataBatch& b : sink.batches) {
+    records += b.minibatches_size();
+    samples.insert(samples.end(), b.telemetry().begin(), b.telemetry().end());
+  }
+  EXPECT_EQ(records, 400);
+  ASSERT_GT(samples.size(), 20u);
+  double joules = 0;
+  for (size_t i = 1; i < samples.size(); ++i) {
+    EXPECT_GT(samples[i].t_s(), samples[i - 1].t_s());
+    EXPECT_EQ(samples[i].cores_size(), 4);
+    EXPECT_EQ(samples[i].gpu_freq_hz(), 599250000);
+    joules += (samples[i].t_s() - samples[i - 1].t_s()) *
+              (samples[i].power_mw() + samples[i - 1].power_mw()) / 2e3;
+  }
+  const v1::RunResult& r = fin.result();
+  EXPECT_EQ(r.energy_provenance(), v1::PROVENANCE_SIMULATED);
+  EXPECT_NEAR(r.energy_j(), joules, 1e-9 * joules);
+  EXPECT_DOUBLE_EQ(r.duration_s(), samples.back().t_s());
+  EXPECT_EQ(r.provenance().framework(), "twin-model");
+  EXPECT_EQ(fin.batches(), static_cast<int64_t>(sink.batches.size()));
+  // The platform went back to MAXN after the run.
+  EXPECT_EQ(agent->platform->Current().cores, 6);
+}
+
+TEST(TwinAgentTest, ExecutorRejectsAFrequencyTheClassDoesNotHave) {
+  FakeClock clock;
+  TwinAgentOptions o;
+  o.device_class = "xavier-nx";
+  auto agent = MakeTwinAgent(o, &clock);
+  ASSERT_TRUE(agent.ok());
+  RunExecutorConfig cfg;
+  cfg.workload_bin = agent->workload_bin;
+  cfg.work_dir = testing::TempDir() + "/twin_agent_test";
+  RunExecutor executor(cfg, &agent->catalog, agent->platform.get(), &clock,
+                       agent->runtimes);
+  Sink sink;
+  v1::RunSpec spec = Spec();
+  spec.mutable_power_mode()->set_gpu_freq_hz(600000000);
+  v1::RunFinished fin = executor.Execute(spec, &sink);
+  EXPECT_FALSE(fin.result().ok());
+  EXPECT_NE(fin.result().reason().find("gpu_freq_hz: 600000000"),
+            std::string::npos);
+  EXPECT_TRUE(sink.started.empty());
+}
+
+}  // namespace
+}  // namespace powersweep

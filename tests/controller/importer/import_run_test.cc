@@ -1,0 +1,136 @@
+#include "controller/importer/import_run.h"
+
+#include <string>
+
+#include "controller/importer/tegrastats.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/storage/store_test_util.h"
+
+namespace powersweep {
+namespace {
+
+using ::testing::HasSubstr;
+
+v1::DeviceIdentity Orin() {
+  v1::DeviceIdentity id;
+  id.set_device_id("orin-07");
+  id.set_device_class("orin-agx");
+  return id;
+}
+
+TEST(ImportRunTest, TegrastatsLogBecomesADoneRunWithItsTelemetry) {
+  TempDir dir;
+  auto store = OpenStore(dir.path() + "/store.db");
+  ASSERT_NE(store, nullptr);
+  const absl::Time now = absl::FromUnixSeconds(1800000000);
+  ASSERT_TRUE(store->UpsertDevice(Orin(), v1::DeviceCapabilities(), now).ok());
+  auto log = ReadTegrastatsFile(
+      std::string(FIXTURES_DIR) + "/tegrastats/orin-agx-jp6.log", 1000);
+  ASSERT_TRUE(log.ok()) << log.status();
+
+  auto imp = TelemetryImport::Begin(store.get(), Orin(), "tegrastats:a.log", now);
+  ASSERT_TRUE(imp.ok()) << imp.status();
+  // Two chunks: two batches.
+  ASSERT_TRUE(imp->Add({log->samples[0], log->samples[1]}).ok());
+  ASSERT_TRUE(imp->Add({log->samples[2]}).ok());
+  auto resp = imp->Finish(now + absl::Seconds(1));
+  ASSERT_TRUE(resp.ok()) << resp.status();
+  EXPECT_EQ(resp->samples(), 3);
+
+  auto run = store->GetRun(resp->run_id());
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->state(), v1::RUN_STATE_DONE);
+  EXPECT_EQ(run->device_id(), "orin-07");
+  EXPECT_EQ(run->spec().device_class(), "orin-agx");
+  EXPECT_EQ(run->spec().sweep_id(), resp->sweep_id());
+  auto tel = store->GetTelemetry(resp->run_id());
+  ASSERT_TRUE(tel.ok());
+  ASSERT_EQ(tel->size(), 3u);
+  EXPECT_DOUBLE_EQ((*tel)[2].t_s(), 3);
+  EXPECT_DOUBLE_EQ((*tel)[1].power_mw(), 11975 + 2395 + 5645);
+  auto result = store->GetRunResult(resp->run_id());
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->ok());
+  EXPECT_DOUBLE_EQ(result->duration_s(), 3);
+  auto sweep = store->GetSweepStatus(resp->sweep_id());
+  ASSERT_TRUE(sweep.ok());
+  EXPECT_EQ(sweep->name(), "import: tegrastats:a.log");
+  EXPECT_EQ(sweep->done(), 1);
+  // Exported like any run.
+  std::string csv;
+  ASSERT_TRUE(store
+                  ->ExportCsv(resp->sweep_id(), "telemetry",
+                              [&](const std::string& c) { csv += c; })
+                  .ok());
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);  // header + 3
+  // Nothing is left for the scheduler.
+  auto pending = store->ListPendingRuns(10);
+  ASSERT_TRUE(pending.ok());
+  EXPECT_TRUE(pending->empty());
+}
+
+TEST(ImportRunTest, AbortedImportIsFailedWithTheReason) {
+  TempDir dir;
+  auto store = OpenStore(dir.path() + "/store.db");
+  ASSERT_NE(store, nullptr);
+  const absl::Time now = absl::FromUnixSeconds(1800000000);
+  ASSERT_TRUE(store->UpsertDevice(Orin(), v1::DeviceCapabilities(), now).ok());
+  auto imp = TelemetryImport::Begin(store.get(), Orin(), "x", now);
+  ASSERT_TRUE(imp.ok());
+  imp->Abort("client went away", now);
+  auto run = store->GetRun(imp->run_id());
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->state(), v1::RUN_STATE_FAILED);
+  EXPECT_THAT(run->reason(), HasSubstr("client went away"));
+}
+
+TEST(ImportRunTest, DeviceWithoutClassIsRejected) {
+  TempDir dir;
+  auto store = OpenStore(dir.path() + "/store.db");
+  v1::DeviceIdentity id;
+  id.set_device_id("x");
+  auto imp = TelemetryImport::Begin(store.get(), id, "s",
+                                    absl::FromUnixSeconds(1800000000));
+  EXPECT_EQ(imp.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ImportRunTest, ChunkStreamNamesTheDeviceFirstAndStoresEveryChunk) {
+  TempDir dir;
+  auto store = OpenStore(dir.path() + "/store.db");
+  ASSERT_NE(store, nullptr);
+  FakeClock clock(absl::FromUnixSeconds(1800000000));
+  v1::DeviceStatus dev;
+  *dev.mutable_identity() = Orin();
+  ASSERT_TRUE(store->UpsertDevice(Orin(), v1::DeviceCapabilities(), clock.Now()).ok());
+  std::vector<v1::ImportTelemetryChunk> chunks(3);
+  chunks[0].set_device_id("orin-07");
+  chunks[0].set_source("tegrastats:b.log");
+  chunks[0].set_started_unix_ms(1795860001000);
+  for (int i = 0; i < 5; ++i) {
+    v1::TelemetrySample* s = chunks[i < 2 ? 0 : 2].add_samples();
+    s->set_t_s(i);
+    s->set_power_mw(1000);
+  }
+  size_t next = 0;
+  auto feed = [&](v1::ImportTelemetryChunk* c) {
+    if (next == chunks.size()) return false;
+    *c = chunks[next++];
+    return true;
+  };
+  auto resp = ImportTelemetryChunks(store.get(), {dev}, feed, &clock);
+  ASSERT_TRUE(resp.ok()) << resp.status();
+  EXPECT_EQ(resp->samples(), 5);
+  EXPECT_EQ(*store->CountBatches(resp->run_id()), 2);  // the empty chunk adds none
+  EXPECT_EQ(store->GetSweepStatus(resp->sweep_id())->name(),
+            "import: tegrastats:b.log from 2026-11-28T10:00:01Z");
+
+  next = 0;
+  chunks[0].set_device_id("nope");
+  auto unknown = ImportTelemetryChunks(store.get(), {dev}, feed, &clock);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("'nope'"));
+}
+
+}  // namespace
+}  // namespace powersweep
