@@ -8,62 +8,6 @@
 
 namespace powersweep {
 
-std::string StateText(v1::RunState state) {
-  switch (state) {
-    case v1::RUN_STATE_PENDING: return "pending";
-    case v1::RUN_STATE_LEASED: return "leased";
-    case v1::RUN_STATE_RUNNING: return "running";
-    case v1::RUN_STATE_DONE: return "done";
-    case v1::RUN_STATE_FAILED: return "failed";
-    case v1::RUN_STATE_CANCELLED: return "cancelled";
-    default: return "unspecified";
-  }
-}
-
-absl::StatusOr<v1::RunState> ParseState(absl::string_view text) {
-  for (int s = v1::RunState_MIN; s <= v1::RunState_MAX; ++s) {
-    auto state = static_cast<v1::RunState>(s);
-    if (StateText(state) == text) return state;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown run state '", text, "' in the database"));
-}
-
-std::string TaskText(v1::Task task) {
-  switch (task) {
-    case v1::TASK_TRAIN: return "train";
-    case v1::TASK_INFER: return "infer";
-    case v1::TASK_BASELOAD: return "baseload";
-    default: return "unspecified";
-  }
-}
-
-std::string RuntimeText(v1::Runtime runtime) {
-  switch (runtime) {
-    case v1::RUNTIME_NATIVE: return "native";
-    case v1::RUNTIME_CONTAINER: return "container";
-    default: return "unspecified";
-  }
-}
-
-std::string ProvenanceText(v1::Provenance p) {
-  switch (p) {
-    case v1::PROVENANCE_MEASURED: return "measured";
-    case v1::PROVENANCE_EMULATED: return "emulated";
-    case v1::PROVENANCE_MODELED: return "modeled";
-    case v1::PROVENANCE_SIMULATED: return "simulated";
-    default: return "unspecified";
-  }
-}
-
-v1::Provenance ParseProvenance(absl::string_view text) {
-  for (int p = v1::Provenance_MIN; p <= v1::Provenance_MAX; ++p) {
-    auto prov = static_cast<v1::Provenance>(p);
-    if (ProvenanceText(prov) == text) return prov;
-  }
-  return v1::PROVENANCE_UNSPECIFIED;
-}
-
 bool TransitionAllowed(v1::RunState from, v1::RunState to) {
   switch (from) {
     case v1::RUN_STATE_PENDING:

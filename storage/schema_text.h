@@ -1,6 +1,6 @@
-// Text forms of the proto enums as stored in the database ('pending',
-// 'train', 'native', 'measured', ...), the run-state transition table of
-// store.h, and the comma-separated number lists of the telemetry table.
+// The run-state transition table of store.h and the comma-separated number
+// lists of the telemetry table. The text forms of the proto enums stored in
+// the database come from common/enum_text.h.
 // Stateless and thread-safe.
 #ifndef POWERSWEEP_STORAGE_SCHEMA_TEXT_H_
 #define POWERSWEEP_STORAGE_SCHEMA_TEXT_H_
@@ -10,23 +10,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/enum_text.h"
 #include "powersweep/v1/powersweep.pb.h"
 
 namespace powersweep {
 
 namespace v1 = ::powersweep::v1;
-
-// "unspecified", "pending", "leased", "running", "done", "failed",
-// "cancelled".
-std::string StateText(v1::RunState state);
-// InvalidArgument for text that is no state.
-absl::StatusOr<v1::RunState> ParseState(absl::string_view text);
-
-std::string TaskText(v1::Task task);            // "train", "infer"
-std::string RuntimeText(v1::Runtime runtime);   // "native", "container"
-std::string ProvenanceText(v1::Provenance p);   // "measured", "modeled", ...
-// Unknown text maps to PROVENANCE_UNSPECIFIED.
-v1::Provenance ParseProvenance(absl::string_view text);
 
 // The transitions store.h allows: PENDING->LEASED|CANCELLED;
 // LEASED->RUNNING|PENDING|FAILED|CANCELLED; RUNNING->DONE|FAILED|CANCELLED;

@@ -164,7 +164,7 @@ int CmdDevices(v1::Control::StubInterface* stub, const CliOptions& opt,
     std::string runtimes;
     for (int r : d.capabilities().runtimes()) {
       absl::StrAppend(&runtimes, runtimes.empty() ? "" : ",",
-                      RuntimeName(static_cast<v1::Runtime>(r)));
+                      RuntimeText(static_cast<v1::Runtime>(r)));
     }
     t.rows.push_back(
         {d.identity().device_id(), d.identity().device_class(),

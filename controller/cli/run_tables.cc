@@ -10,35 +10,6 @@
 
 namespace powersweep {
 
-std::string TaskName(v1::Task t) {
-  switch (t) {
-    case v1::TASK_TRAIN: return "train";
-    case v1::TASK_INFER: return "infer";
-    case v1::TASK_BASELOAD: return "baseload";
-    default: return "?";
-  }
-}
-
-std::string RuntimeName(v1::Runtime r) {
-  switch (r) {
-    case v1::RUNTIME_NATIVE: return "native";
-    case v1::RUNTIME_CONTAINER: return "container";
-    default: return "?";
-  }
-}
-
-std::string StateName(v1::RunState s) {
-  switch (s) {
-    case v1::RUN_STATE_PENDING: return "pending";
-    case v1::RUN_STATE_LEASED: return "leased";
-    case v1::RUN_STATE_RUNNING: return "running";
-    case v1::RUN_STATE_DONE: return "done";
-    case v1::RUN_STATE_FAILED: return "failed";
-    case v1::RUN_STATE_CANCELLED: return "cancelled";
-    default: return "?";
-  }
-}
-
 std::string PowerModeName(const v1::PowerMode& m) {
   std::vector<std::string> parts;
   if (!m.preset().empty()) parts.push_back(m.preset());
@@ -67,11 +38,11 @@ std::vector<std::string> CellKey(const v1::RunStatus& r) {
   const auto& s = r.spec();
   return {s.device_class(),
           s.workload().model(),
-          TaskName(s.workload().task()),
+          TaskText(s.workload().task()),
           std::to_string(s.workload().batch_size()),
           std::to_string(s.workload().loader_workers()),
           PowerModeName(s.power_mode()),
-          RuntimeName(s.runtime())};
+          RuntimeText(s.runtime())};
 }
 
 struct Stat {
@@ -112,11 +83,11 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
     t.rows.push_back({
         std::to_string(s.run_id()), std::to_string(s.repetition()),
         r.device_id().empty() ? "-" : r.device_id(), s.device_class(),
-        s.workload().model(), TaskName(s.workload().task()),
+        s.workload().model(), TaskText(s.workload().task()),
         std::to_string(s.workload().batch_size()),
         std::to_string(s.workload().loader_workers()),
-        PowerModeName(s.power_mode()), RuntimeName(s.runtime()),
-        StateName(r.state()), std::to_string(m.minibatches()),
+        PowerModeName(s.power_mode()), RuntimeText(s.runtime()),
+        StateText(r.state()), std::to_string(m.minibatches()),
         has ? Fixed(mb * 1e3, 2) : "-",
         has && mb > 0 ? Fixed(100 * m.mean_stall_s() / mb, 1) : "-",
         has ? Fixed(m.samples_per_s(), 0) : "-",

@@ -7,15 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_text.h"
 #include "controller/cli/format.h"
 #include "powersweep/v1/powersweep.pb.h"
 
 namespace powersweep {
 
-// "train", "infer"; "native", "container"; "pending", "done", ...
-std::string TaskName(::powersweep::v1::Task t);
-std::string RuntimeName(::powersweep::v1::Runtime r);
-std::string StateName(::powersweep::v1::RunState s);
 // "cores=2", "MAXN", "cores=4 cpu=1728MHz gpu=612MHz", "as is".
 std::string PowerModeName(const ::powersweep::v1::PowerMode& m);
 

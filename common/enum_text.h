@@ -1,0 +1,31 @@
+// Text forms of the proto enums ('pending', 'train', 'native',
+// 'measured', ...), as stored in the database and shown by the CLI.
+// Stateless and thread-safe.
+#ifndef POWERSWEEP_COMMON_ENUM_TEXT_H_
+#define POWERSWEEP_COMMON_ENUM_TEXT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+namespace v1 = ::powersweep::v1;
+
+// "unspecified", "pending", "leased", "running", "done", "failed",
+// "cancelled".
+std::string StateText(v1::RunState state);
+// InvalidArgument for text that is no state.
+absl::StatusOr<v1::RunState> ParseState(absl::string_view text);
+
+std::string TaskText(v1::Task task);            // "train", "infer"
+std::string RuntimeText(v1::Runtime runtime);   // "native", "container"
+std::string ProvenanceText(v1::Provenance p);   // "measured", "modeled", ...
+// Unknown text maps to PROVENANCE_UNSPECIFIED.
+v1::Provenance ParseProvenance(absl::string_view text);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_COMMON_ENUM_TEXT_H_
