@@ -20,12 +20,14 @@
 #include "agent/flag_names.h"
 #include "agent/platform/host/host_platform.h"
 #include "agent/platform/jetson/jetson_platform.h"
+#include "agent/probe/probe_report.h"
 #include "agent/run_executor.h"
 #include "agent/runtime/native/native_runtime.h"
 #include "agent/runtime/twin/twin_agent.h"
 #include "agent/session/session.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/power/power_catalog.h"
 
 ABSL_FLAG(std::string, controller, "127.0.0.1:7070",
           "host:port of the controller's AgentGateway");
@@ -66,6 +68,8 @@ ABSL_FLAG(double, twin_time_scale, 0.01,
 namespace powersweep {
 namespace {
 
+constexpr char kAgentVersion[] = "0.1.0";
+
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "powersweep-agent: %s\n", msg.c_str());
   return 2;
@@ -77,7 +81,38 @@ std::string SelfDir() {
   return ec ? "." : self.parent_path().string();
 }
 
-int Main() {
+// `powersweep-agent probe`: the report of agent/probe/probe_report.h.
+std::string Probe(const std::string& platform_name, Platform* platform,
+                  Clock* clock) {
+  ProbeInput in;
+  in.platform_name = platform_name;
+  in.identity = platform->Identity();
+  in.capabilities = platform->Capabilities();
+  in.knobs = platform->DescribeKnobs();
+  in.sensors = platform->DescribeSensors();
+  std::string proc_root = "/proc";
+  if (auto* jetson = dynamic_cast<JetsonPlatform*>(platform)) {
+    in.root = absl::GetFlag(FLAGS_sysfs_root);
+    proc_root = in.root + "/proc";
+    const jetson::BoardInfo& board = jetson->board();
+    in.details = {{"model", board.model},
+                  {"chip id", absl::StrCat(board.chip_id)},
+                  {"JetPack", absl::StrCat(board.jetpack)}};
+    in.presets_source = jetson->presets().nvpmodel_source;
+    for (const PresetMode& p : jetson->presets().modes) {
+      in.preset_names.push_back(p.name);
+    }
+    in.warnings = jetson->presets().warnings;
+  } else {
+    in.preset_names =
+        PowerCatalog::Default().PresetNames(in.identity.device_class());
+  }
+  in.sample = TakeProbeSample(platform, clock, proc_root, 0.25);
+  in.have_sample = true;
+  return FormatProbeReport(in);
+}
+
+int Main(bool probe) {
   const std::string level = absl::GetFlag(FLAGS_log_level);
   if (level == "debug") {
     SetLogLevel(LogLevel::kDebug);
@@ -93,10 +128,11 @@ int Main() {
   SetLogTag("agent");
   const std::string platform_name = absl::GetFlag(FLAGS_platform);
   const bool twin = platform_name == "twin";
+  if (probe) SetLogLevel(LogLevel::kWarning);
 
   std::string workload_bin = absl::GetFlag(FLAGS_workload_bin);
   if (workload_bin.empty()) workload_bin = SelfDir() + "/powersweep-workload";
-  if (!twin && access(workload_bin.c_str(), X_OK) != 0) {
+  if (!twin && !probe && access(workload_bin.c_str(), X_OK) != 0) {
     return Fail(absl::StrCat("--workload_bin: ", workload_bin,
                              " does not exist or is not executable"));
   }
@@ -109,7 +145,7 @@ int Main() {
     catalog.datasets = *datasets;
   }
   for (const auto& [name, path] : catalog.datasets) {
-    if (!twin && !std::filesystem::is_directory(path)) {
+    if (!twin && !probe && !std::filesystem::is_directory(path)) {
       PS_LOG(WARNING) << "dataset " << name << ": " << path
                       << " is not a directory; runs using it will fail";
     }
@@ -125,7 +161,7 @@ int Main() {
     popts.device_id = absl::GetFlag(FLAGS_device_id);
     popts.cpus = absl::GetFlag(FLAGS_cpus);
     popts.catalog = catalog;
-    popts.agent_version = "0.1.0";
+    popts.agent_version = kAgentVersion;
     auto host = HostPlatform::Create(popts);
     if (!host.ok()) return Fail(std::string(host.status().message()));
     platform = std::move(*host);
@@ -136,7 +172,7 @@ int Main() {
     topts.seed = absl::GetFlag(FLAGS_twin_seed);
     topts.device_id = absl::GetFlag(FLAGS_device_id);
     topts.time_scale = absl::GetFlag(FLAGS_twin_time_scale);
-    topts.agent_version = "0.1.0";
+    topts.agent_version = kAgentVersion;
     auto agent = MakeTwinAgent(topts, &clock);
     if (!agent.ok()) return Fail(std::string(agent.status().message()));
     platform = std::move(agent->platform);
@@ -148,25 +184,34 @@ int Main() {
     jopts.sysfs_root = absl::GetFlag(FLAGS_sysfs_root);
     jopts.device_id = absl::GetFlag(FLAGS_device_id);
     jopts.catalog = catalog;
-    jopts.agent_version = "0.1.0";
+    jopts.agent_version = kAgentVersion;
+    jopts.board_presets = true;
     // The restore file must be found again by the next agent: it lives in
-    // the work dir (default from the device id, else the hostname).
-    std::string state_dir = absl::GetFlag(FLAGS_work_dir);
-    if (state_dir.empty()) {
-      char host[256] = {0};
-      gethostname(host, sizeof(host) - 1);
-      state_dir = "/tmp/powersweep-agent-" +
-                  (jopts.device_id.empty() ? std::string(host) : jopts.device_id);
+    // the work dir (default from the device id, else the hostname). A probe
+    // changes nothing, so it neither reads nor writes one.
+    if (!probe) {
+      std::string state_dir = absl::GetFlag(FLAGS_work_dir);
+      if (state_dir.empty()) {
+        char host[256] = {0};
+        gethostname(host, sizeof(host) - 1);
+        state_dir = "/tmp/powersweep-agent-" +
+                    (jopts.device_id.empty() ? std::string(host)
+                                             : jopts.device_id);
+      }
+      std::error_code state_ec;
+      std::filesystem::create_directories(state_dir, state_ec);
+      jopts.restore_state_path = state_dir + "/jetson-restore.json";
     }
-    std::error_code state_ec;
-    std::filesystem::create_directories(state_dir, state_ec);
-    jopts.restore_state_path = state_dir + "/jetson-restore.json";
     auto jetson = JetsonPlatform::Create(jopts, &clock);
     if (!jetson.ok()) return Fail(std::string(jetson.status().message()));
     platform = std::move(*jetson);
   } else {
     return Fail(absl::StrCat("--platform: unknown platform \"", platform_name,
                              "\" (host, jetson or twin)"));
+  }
+  if (probe) {
+    std::fputs(Probe(platform_name, platform.get(), &clock).c_str(), stdout);
+    return 0;
   }
   const std::string device_id = platform->Identity().device_id();
 
@@ -235,6 +280,12 @@ int main(int argc, char** argv) {
       "cores, and streams minibatch records and telemetry back.\n"
       "Example: powersweep-agent --controller 10.0.0.5:7070 --device-id "
       "host-0 --cpus 0-3 --dataset fashion-mnist=/data/fashion-mnist\n"
+      "\n"
+      "  powersweep-agent probe [--platform P] [--sysfs-root DIR] ...\n"
+      "prints what the agent finds on this device (identity, knobs with\n"
+      "their current values and whether they can be set, rails and sensors,\n"
+      "named modes, the custom mode space, one telemetry sample) and exits;\n"
+      "it needs no controller and changes nothing.\n"
       "Flag names may be written with dashes or underscores.");
   absl::FlagsUsageConfig usage;
   usage.contains_help_flags = [](absl::string_view file) {
@@ -244,8 +295,18 @@ int main(int argc, char** argv) {
   absl::SetFlagsUsageConfig(usage);
   std::vector<std::string> args = powersweep::MergeRepeatedFlag(
       powersweep::UnderscoreFlagNames(argc, argv), "dataset");
+  const bool probe = args.size() > 1 && args[1] == "probe";
+  if (probe) args.erase(args.begin() + 1);
   std::vector<char*> cargs;
   for (std::string& a : args) cargs.push_back(a.data());
-  absl::ParseCommandLine(static_cast<int>(cargs.size()), cargs.data());
-  return powersweep::Main();
+  std::vector<char*> rest =
+      absl::ParseCommandLine(static_cast<int>(cargs.size()), cargs.data());
+  if (rest.size() > 1) {
+    std::fprintf(stderr,
+                 "powersweep-agent: unknown command \"%s\" (the only command "
+                 "is \"probe\"; see --help)\n",
+                 rest[1]);
+    return 2;
+  }
+  return powersweep::Main(probe);
 }

@@ -161,6 +161,14 @@ ALTER TABLE run_results ADD COLUMN incremental_energy_j REAL;
 ALTER TABLE run_results ADD COLUMN agent_cpu_fraction REAL;
 )sql";
 
+// Version 3: the baseload run a workload run's incremental energy was
+// computed against when it finished (RunResult.baseload_run_id); with it,
+// baseload_power_mw and incremental_energy_j are stored for workload runs
+// too (NULL when no baseload of the device and mode existed then).
+constexpr char kSchemaV3[] = R"sql(
+ALTER TABLE run_results ADD COLUMN baseload_run_id INTEGER;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -177,7 +185,7 @@ absl::Status TooNew(const SqliteDb& db, int64_t version) {
 
 const std::vector<std::string>& Migrations() {
   static const std::vector<std::string>* const kMigrations =
-      new std::vector<std::string>{kSchemaV1, kSchemaV2};
+      new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3};
   return *kMigrations;
 }
 

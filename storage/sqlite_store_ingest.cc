@@ -150,18 +150,25 @@ absl::Status SqliteStore::InsertResult(const v1::RunResult& result, int32_t atte
                    " sampler_cpu_s, framework, framework_version, binary_fingerprint,"
                    " framework_fingerprint, threads, compute_device, kernel, host,"
                    " result_json, energy_stall_j, energy_compute_j,"
-                   " baseload_power_mw, incremental_energy_j, agent_cpu_fraction)"
+                   " baseload_power_mw, incremental_energy_j, agent_cpu_fraction,"
+                   " baseload_run_id)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
                    " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-                   " ?23, ?24)"));
+                   " ?23, ?24, ?25)"));
   const v1::BuildProvenance& p = result.provenance();
-  // Incremental energy needs the device's baseload, which the agent only
-  // knows for a baseload run itself (baseload_power_mw > 0): NULL otherwise
-  // (the controller computes it in the run summary).
+  // Incremental energy needs the device's baseload: known for a baseload
+  // run itself, and for a workload run the controller found a baseload for
+  // when it finished (baseload_run_id); NULL otherwise (the run summary
+  // then uses a baseload measured later, if any).
   if (result.incremental_energy_j() == 0 && result.baseload_power_mw() == 0) {
     stmt.BindNull(23);
   } else {
     stmt.Bind(23, result.incremental_energy_j());
+  }
+  if (result.baseload_run_id() > 0) {
+    stmt.Bind(25, result.baseload_run_id());
+  } else {
+    stmt.BindNull(25);
   }
   return stmt.Bind(1, result.run_id())
       .Bind(2, attempt)

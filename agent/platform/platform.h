@@ -15,12 +15,16 @@
 //   utilization, memory or process fields.
 // - Restore() undoes Apply.
 // - AttachWorkload(pid) (optional) places the started workload.
+// - DescribeKnobs()/DescribeSensors() (optional) say what the device has,
+//   for `powersweep-agent probe`; they read current values but change
+//   nothing.
 // Thread safety: Sample() may run on the sampler thread while the session
 // thread calls Describe(); Apply/Restore are called by the run executor only
 // while no run is sampling. Implementations must make that safe.
 #ifndef POWERSWEEP_AGENT_PLATFORM_PLATFORM_H_
 #define POWERSWEEP_AGENT_PLATFORM_PLATFORM_H_
 
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -30,6 +34,25 @@
 namespace powersweep {
 
 namespace v1 = ::powersweep::v1;
+
+// One knob as `powersweep-agent probe` prints it.
+struct KnobReport {
+  std::string knob;       // "cpu_cores", "cpu_freq_khz cpu0-3", ...
+  std::string current;    // current value; "" when it cannot be read
+  bool settable = false;
+  std::string range;      // "1..12", "29 steps 115200..2201600"
+  std::string note;       // how it is set, or why not (naming the file)
+  v1::Provenance provenance = v1::PROVENANCE_UNSPECIFIED;
+};
+
+// One rail or sensor as `powersweep-agent probe` prints it; its reading is
+// in the telemetry sample the probe prints.
+struct SensorReport {
+  std::string name;       // "VDD_GPU_SOC", "CPU-therm", "package-0"
+  std::string kind;       // "rail", "total rail", "thermal", "load", ...
+  std::string source;     // file read, or "model: ..." for modeled values
+  v1::Provenance provenance = v1::PROVENANCE_UNSPECIFIED;
+};
 
 class Platform {
  public:
@@ -47,6 +70,8 @@ class Platform {
   // so a platform can put it under a control it owns (host: the cgroup of
   // an emulated CPU frequency). An error fails the run. Default: nothing.
   virtual absl::Status AttachWorkload(int pid) { return absl::OkStatus(); }
+  virtual std::vector<KnobReport> DescribeKnobs() { return {}; }
+  virtual std::vector<SensorReport> DescribeSensors() { return {}; }
 };
 
 }  // namespace powersweep

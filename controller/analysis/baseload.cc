@@ -59,6 +59,16 @@ void ApplyBaseload(const BaseloadRun& baseload, double span_s,
                                     baseload.power_mw / 1000.0 * span_s);
 }
 
+void ApplyBaseload(const BaseloadRun& baseload, v1::RunResult* result) {
+  const double span = result->energy_span_s() > 0 ? result->energy_span_s()
+                                                  : result->duration_s();
+  if (!(result->energy_j() > 0) || !(span > 0)) return;
+  result->set_baseload_power_mw(baseload.power_mw);
+  result->set_baseload_run_id(baseload.run_id);
+  result->set_incremental_energy_j(result->energy_j() -
+                                   baseload.power_mw / 1000.0 * span);
+}
+
 absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(Store* store) {
   std::vector<BaseloadRun> out;
   absl::StatusOr<std::vector<v1::SweepStatus>> sweeps = store->ListSweeps();

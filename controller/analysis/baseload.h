@@ -51,6 +51,10 @@ std::optional<BaseloadRun> PickBaseload(const v1::RunStatus& run,
 void ApplyBaseload(const BaseloadRun& baseload, double span_s,
                    v1::RunSummary* summary);
 
+// The same for a workload run's result when it finishes (the controller
+// stores it): span = result.energy_span_s, else duration_s.
+void ApplyBaseload(const BaseloadRun& baseload, v1::RunResult* result);
+
 // Every done baseload run in `store` (all sweeps).
 absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(Store* store);
 

@@ -149,6 +149,13 @@ absl::StatusOr<v1::RunSummary> SummarizeStoredRun(
     }
     return s;
   }
+  if (result.ok() && result->baseload_run_id() > 0) {
+    // Stored when the run finished (controller/core/ingest.cc).
+    s.set_baseload_power_mw(result->baseload_power_mw());
+    s.set_baseload_run_id(result->baseload_run_id());
+    s.set_incremental_energy_j(result->incremental_energy_j());
+    return s;
+  }
   std::optional<BaseloadRun> base = PickBaseload(*run, baseloads);
   if (base.has_value()) {
     const double span = result.ok() && result->energy_span_s() > 0

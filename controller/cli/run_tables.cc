@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -71,15 +72,17 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
               "workers", "mode", "runtime", "state", "minibatches",
               "ms_per_mb", "stall_pct", "samples_per_s", "loss_first",
               "loss_last", "cpu_util_pct", "telemetry", "duration_s",
+              "energy_j", "power_w", "incr_energy_j", "energy_source",
               "reason"};
   t.numeric = {true, true, false, false, false, false, true, true, false,
                false, false, true, true, true, true, true, true, true, true,
-               true, false};
+               true, true, true, true, false, false};
   for (const auto& r : runs) {
     const auto& s = r.spec();
     const auto& m = r.summary();
     const bool has = m.minibatches() > 0;
     const double mb = m.mean_minibatch_s();
+    const bool energy = m.energy_j() > 0;
     t.rows.push_back({
         std::to_string(s.run_id()), std::to_string(s.repetition()),
         r.device_id().empty() ? "-" : r.device_id(), s.device_class(),
@@ -95,7 +98,12 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
         has ? Fixed(m.last_loss(), 3) : "-",
         m.telemetry_samples() > 0 ? Fixed(100 * m.mean_cpu_util(), 0) : "-",
         std::to_string(m.telemetry_samples()),
-        m.duration_s() > 0 ? Fixed(m.duration_s(), 2) : "-", r.reason()});
+        m.duration_s() > 0 ? Fixed(m.duration_s(), 2) : "-",
+        energy ? Fixed(m.energy_j(), 1) : "-",
+        energy && m.duration_s() > 0 ? Fixed(m.energy_j() / m.duration_s(), 2)
+                                     : "-",
+        m.baseload_run_id() > 0 ? Fixed(m.incremental_energy_j(), 1) : "-",
+        energy ? ProvenanceText(m.energy_provenance()) : "-", r.reason()});
   }
   return t;
 }
@@ -103,7 +111,8 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
 Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
   struct Cell {
     int runs = 0, done = 0, failed = 0;
-    Stat ms, stall, tput, cpu;
+    Stat ms, stall, tput, cpu, energy, power, incremental;
+    std::set<std::string> sources;
   };
   std::map<std::vector<std::string>, Cell> cells;
   std::vector<std::vector<std::string>> order;
@@ -123,13 +132,20 @@ Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
                     : 0);
     c.tput.Add(m.samples_per_s());
     c.cpu.Add(m.mean_cpu_util());
+    if (m.energy_j() > 0) {
+      c.energy.Add(m.energy_j());
+      if (m.duration_s() > 0) c.power.Add(m.energy_j() / m.duration_s());
+      if (m.baseload_run_id() > 0) c.incremental.Add(m.incremental_energy_j());
+      c.sources.insert(ProvenanceText(m.energy_provenance()));
+    }
   }
   Table t;
   t.header = {"class", "model", "task", "batch", "workers", "mode", "runtime",
               "done", "failed", "ms_per_mb", "stall_pct", "samples_per_s",
-              "cpu_util_pct"};
+              "cpu_util_pct", "energy_j", "power_w", "incr_energy_j",
+              "energy_source"};
   t.numeric = {false, false, false, true, true, false, false, true, true,
-               false, false, false, false};
+               false, false, false, false, false, false, false, false};
   for (const auto& key : order) {
     const Cell& c = cells[key];
     std::vector<std::string> row = key;
@@ -139,6 +155,10 @@ Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
     row.push_back(c.stall.Show(100, 1));
     row.push_back(c.tput.Show(1, 0));
     row.push_back(c.cpu.Show(100, 0));
+    row.push_back(c.energy.Show(1, 1));
+    row.push_back(c.power.Show(1, 2));
+    row.push_back(c.incremental.Show(1, 1));
+    row.push_back(c.sources.empty() ? "-" : absl::StrJoin(c.sources, "+"));
     t.rows.push_back(row);
   }
   return t;

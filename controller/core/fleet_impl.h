@@ -57,6 +57,9 @@ struct Fleet::Impl {
       ABSL_LOCKS_EXCLUDED(run_mu);
   void OnRunFinished(const std::string& device_id, const v1::RunFinished& msg)
       ABSL_LOCKS_EXCLUDED(run_mu);
+  v1::RunResult WithBaseload(const v1::RunStatus& run,
+                             const v1::RunResult& result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
 
   // ---- recovery.cc
   // Session `conn` of `device_id` ended (`cause`, e.g. "agent X

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
+#include "controller/analysis/baseload.h"
 #include "controller/core/fleet_impl.h"
 
 namespace powersweep {
@@ -119,6 +120,27 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
   Flush(std::move(out));
 }
 
+// A finished workload run's result with the incremental energy over the
+// device's baseload for its mode, when one was measured (baseload.h).
+v1::RunResult Fleet::Impl::WithBaseload(const v1::RunStatus& run,
+                                        const v1::RunResult& result) {
+  if (!result.ok() || !(result.energy_j() > 0) ||
+      run.spec().workload().task() == v1::TASK_BASELOAD) {
+    return result;
+  }
+  absl::StatusOr<std::vector<BaseloadRun>> baseloads = LoadBaseloads(store);
+  if (!baseloads.ok()) {
+    PS_LOG(WARNING) << "run " << run.spec().run_id()
+                    << ": no incremental energy stored: " << baseloads.status();
+    return result;
+  }
+  std::optional<BaseloadRun> base = PickBaseload(run, *baseloads);
+  if (!base) return result;
+  v1::RunResult out = result;
+  ApplyBaseload(*base, &out);
+  return out;
+}
+
 void Fleet::Impl::OnRunFinished(const std::string& device_id,
                                 const v1::RunFinished& msg) {
   const v1::RunResult& result = msg.result();
@@ -181,7 +203,8 @@ void Fleet::Impl::OnRunFinished(const std::string& device_id,
                                   now);
       }
       if (st.ok() && !IsFinal(run->state())) {
-        st = store->FinishRun(result, final_state, reason, now);
+        st = store->FinishRun(WithBaseload(*run, result), final_state, reason,
+                              now);
       }
       if (!st.ok()) {
         PS_LOG(ERROR) << "cannot finish run " << run_id << ": " << st;

@@ -73,6 +73,31 @@ void CheckCores(const std::string& field, int32_t cores,
   }
 }
 
+// Classes whose CPU frequencies vary per device (host: cpufreq steps, or
+// the emulated steps of its maximum): a value must be offered by a
+// registered device of the class (capabilities.cpu_freqs_khz).
+void CheckDeviceCpuFrequency(const std::string& field, int64_t khz,
+                             const DeviceClassInfo& cls,
+                             const ValidationContext& ctx,
+                             std::vector<std::string>* problems,
+                             std::vector<std::string>* unchecked) {
+  if (khz <= 0) return;
+  std::vector<int64_t> offered;
+  for (const v1::DeviceStatus* d : DevicesOf(ctx, cls.name)) {
+    for (int64_t f : d->capabilities().cpu_freqs_khz()) offered.push_back(f);
+  }
+  std::sort(offered.begin(), offered.end());
+  offered.erase(std::unique(offered.begin(), offered.end()), offered.end());
+  if (offered.empty()) {
+    unchecked->push_back(field);
+  } else if (!std::binary_search(offered.begin(), offered.end(), khz)) {
+    problems->push_back(absl::StrCat(
+        field, ": ", khz, " is not offered by any registered ", cls.name,
+        " device (nearest: ", Nearest(offered, khz),
+        "; `powersweep devices` lists each device's frequencies)"));
+  }
+}
+
 }  // namespace
 
 std::vector<const DeviceClassInfo*> KnownClassesOf(
@@ -118,6 +143,7 @@ void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
       }
     }
     for (const DeviceClassInfo* cls : classes) {
+      const bool per_device = cls->cpu_cores == 0 && cls->cpu_freqs_khz.empty();
       if (!m.preset().empty() &&
           std::find(cls->presets.begin(), cls->presets.end(), m.preset()) ==
               cls->presets.end()) {
@@ -129,8 +155,13 @@ void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
       }
       CheckCores(at + "cpu_cores", m.cpu_cores(), *cls, ctx, problems,
                  &unchecked[cls->name]);
-      CheckFrequency(at + "cpu_freq_khz", m.cpu_freq_khz(), cls->cpu_freqs_khz,
-                     *cls, problems);
+      if (per_device) {
+        CheckDeviceCpuFrequency(at + "cpu_freq_khz", m.cpu_freq_khz(), *cls,
+                                ctx, problems, &unchecked[cls->name]);
+      } else {
+        CheckFrequency(at + "cpu_freq_khz", m.cpu_freq_khz(),
+                       cls->cpu_freqs_khz, *cls, problems);
+      }
       CheckFrequency(at + "gpu_freq_hz", m.gpu_freq_hz(), cls->gpu_freqs_hz,
                      *cls, problems);
       CheckFrequency(at + "mem_freq_hz", m.mem_freq_hz(), cls->mem_freqs_hz,
@@ -140,8 +171,9 @@ void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
   for (const auto& [cls, fields] : unchecked) {
     if (fields.empty()) continue;
     warnings->push_back(absl::StrCat(
-        absl::StrJoin(fields, ", "), ": not checked against the cores of a ",
-        cls, " device because no ", cls, " device is registered yet"));
+        absl::StrJoin(fields, ", "), ": not checked against the cores and "
+        "frequencies of a ", cls, " device because no ", cls,
+        " device is registered yet"));
   }
 }
 

@@ -66,6 +66,8 @@ class HostPlatform : public Platform {
               v1::TelemetrySample* sample) override;
   void Restore() override;
   absl::Status AttachWorkload(int pid) override;
+  std::vector<KnobReport> DescribeKnobs() override;  // host_describe.cc
+  std::vector<SensorReport> DescribeSensors() override;
 
   // "rapl (N domains)" or "modeled"; for logs and probes.
   std::string PowerSource() const;

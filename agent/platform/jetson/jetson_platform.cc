@@ -70,15 +70,24 @@ absl::StatusOr<std::unique_ptr<JetsonPlatform>> JetsonPlatform::Create(
   if (!board.ok()) return board.status();
   absl::Status restored = RestoreFromStateFile(*io, options.restore_state_path);
   if (!restored.ok()) return restored;
-  return std::unique_ptr<JetsonPlatform>(new JetsonPlatform(
-      std::move(options), clock, std::move(io), *std::move(board)));
+  BoardPresets presets;
+  if (!options.presets && options.board_presets) {
+    presets = LoadBoardPresets(*io, *board, PowerCatalog::Default());
+    for (const std::string& w : presets.warnings) PS_LOG(WARNING) << w;
+    options.presets = MakePresetResolver(presets, *board);
+  }
+  return std::unique_ptr<JetsonPlatform>(
+      new JetsonPlatform(std::move(options), clock, std::move(io),
+                         *std::move(board), std::move(presets)));
 }
 
 JetsonPlatform::JetsonPlatform(JetsonPlatformOptions options, Clock* clock,
-                               std::unique_ptr<SysfsIo> io, BoardInfo board)
+                               std::unique_ptr<SysfsIo> io, BoardInfo board,
+                               BoardPresets presets)
     : options_(std::move(options)),
       clock_(clock),
       board_(std::move(board)),
+      presets_(std::move(presets)),
       io_(std::move(io)),
       telemetry_(board_, io_->root()) {
   char host[256] = {0};

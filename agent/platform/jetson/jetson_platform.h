@@ -33,6 +33,7 @@
 #include "absl/synchronization/mutex.h"
 #include "agent/catalog.h"
 #include "agent/platform/jetson/apply.h"
+#include "agent/platform/jetson/board_presets.h"
 #include "agent/platform/jetson/board_state.h"
 #include "agent/platform/jetson/discovery.h"
 #include "agent/platform/jetson/sysfs_io.h"
@@ -48,7 +49,11 @@ struct JetsonPlatformOptions {
   std::string device_id;            // empty = the hostname
   std::string agent_version;
   Catalog catalog;
-  PresetResolver presets;           // empty = presets are rejected
+  PresetResolver presets;           // empty: see board_presets
+  // With no `presets`: true resolves preset names through the board's
+  // nvpmodel.conf and the class's study modes (board_presets.h); false
+  // rejects presets.
+  bool board_presets = false;
   std::string restore_state_path;   // e.g. <work_dir>/jetson-restore.json
   SettleOptions settle;
 };
@@ -71,14 +76,19 @@ class JetsonPlatform : public Platform {
   void Sample(const std::vector<int>& cpus,
               v1::TelemetrySample* sample) override;
   void Restore() override;
+  std::vector<KnobReport> DescribeKnobs() override;     // describe.cc
+  std::vector<SensorReport> DescribeSensors() override;
 
   // Restore() with its outcome.
   absl::Status RestoreWithStatus();
   const BoardInfo& board() const { return board_; }
+  // The named modes found at Create (empty unless options.board_presets).
+  const BoardPresets& presets() const { return presets_; }
 
  private:
   JetsonPlatform(JetsonPlatformOptions options, Clock* clock,
-                 std::unique_ptr<SysfsIo> io, BoardInfo board);
+                 std::unique_ptr<SysfsIo> io, BoardInfo board,
+                 BoardPresets presets);
 
   absl::Status PersistLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DeleteStateFile();
@@ -86,6 +96,7 @@ class JetsonPlatform : public Platform {
   const JetsonPlatformOptions options_;
   Clock* const clock_;
   const BoardInfo board_;
+  const BoardPresets presets_;
   v1::DeviceIdentity identity_;
   int64_t memory_bytes_ = 0;
 

@@ -64,6 +64,8 @@ class TwinPlatform : public Platform {
   void Sample(const std::vector<int>& cpus,
               v1::TelemetrySample* sample) override;
   void Restore() override;
+  std::vector<KnobReport> DescribeKnobs() override;  // twin_describe.cc
+  std::vector<SensorReport> DescribeSensors() override;
 
   const TwinClass& twin_class() const { return *cls_; }
   const PerfModel& perf() const { return perf_; }

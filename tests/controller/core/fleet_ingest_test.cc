@@ -132,6 +132,43 @@ TEST_F(FleetIngestTest, FailedRunIsRetriedWhileAttemptsRemain) {
   EXPECT_THAT(conn->Acks(), ElementsAre(AckOf(runs[0], 0), AckOf(runs[0], 0)));
 }
 
+v1::RunResult EnergyResult(int64_t run_id, double span_s, double energy_j) {
+  v1::RunResult r;
+  r.set_run_id(run_id);
+  r.set_ok(true);
+  r.set_duration_s(span_s);
+  r.set_energy_span_s(span_s);
+  r.set_energy_j(energy_j);
+  return r;
+}
+
+TEST_F(FleetIngestTest, AFinishedRunStoresItsIncrementalEnergyOverTheBaseload) {
+  v1::RunSpec idle = HostRun();
+  idle.mutable_workload()->set_task(v1::TASK_BASELOAD);
+  auto runs = AddSweep({HostRun(), idle, HostRun()});
+  auto conn = Connect("host-0");
+  // No baseload yet: the first run's result carries none.
+  SendStarted("host-0", runs[0]);
+  SendFinishedResult("host-0", EnergyResult(runs[0], 20, 100), 0);
+  SendStarted("host-0", runs[1]);
+  v1::RunResult base = EnergyResult(runs[1], 10, 30);
+  base.set_baseload_power_mw(3000);
+  SendFinishedResult("host-0", base, 0);
+  SendStarted("host-0", runs[2]);
+  SendFinishedResult("host-0", EnergyResult(runs[2], 20, 100), 0);
+  ASSERT_EQ(State(runs[2]), v1::RUN_STATE_DONE);
+
+  auto before = store_->GetRunResult(runs[0]);
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_EQ(before->baseload_run_id(), 0);
+  EXPECT_EQ(before->incremental_energy_j(), 0);
+  auto after = store_->GetRunResult(runs[2]);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->baseload_run_id(), runs[1]);
+  EXPECT_DOUBLE_EQ(after->baseload_power_mw(), 3000);
+  EXPECT_DOUBLE_EQ(after->incremental_energy_j(), 100 - 3.0 * 20);
+}
+
 TEST_F(FleetIngestTest, MessagesOfAnUnknownDeviceAreNotAcknowledged) {
   auto runs = AddSweep({HostRun()});
   auto conn = Connect("host-0");

@@ -214,6 +214,15 @@ void FleetTest::SendFinished(const std::string& device_id, int64_t run_id,
   fleet_->HandleMessage(device_id, msg);
 }
 
+void FleetTest::SendFinishedResult(const std::string& device_id,
+                                   const v1::RunResult& result,
+                                   int64_t batches) {
+  v1::AgentMessage msg;
+  *msg.mutable_run_finished()->mutable_result() = result;
+  msg.mutable_run_finished()->set_batches(batches);
+  fleet_->HandleMessage(device_id, msg);
+}
+
 void FleetTest::SendHeartbeat(const std::string& device_id) {
   v1::AgentMessage msg;
   msg.mutable_heartbeat();

@@ -76,6 +76,8 @@ class FleetTest : public ::testing::Test {
   void SendFinished(const std::string& device_id, int64_t run_id,
                     int64_t batches, bool ok = true,
                     const std::string& reason = "");
+  void SendFinishedResult(const std::string& device_id,
+                          const v1::RunResult& result, int64_t batches);
   void SendHeartbeat(const std::string& device_id);
 
   FakeClock clock_;

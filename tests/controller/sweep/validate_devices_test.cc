@@ -86,23 +86,39 @@ TEST(ValidateSweepDevicesTest, NegativeKnobs) {
                           "leaves it as the device has it), got -5"));
 }
 
-TEST(ValidateSweepDevicesTest, HostFrequenciesAndPresetsAreNotSettable) {
+TEST(ValidateSweepDevicesTest, HostGpuMemoryFrequenciesAndPresetsAreNotSettable) {
   v1::SweepSpec s = GoodSpec();
   s.set_device_classes(0, "host");
   v1::PowerMode* m = s.mutable_power_modes(0);
   m->set_preset("MAXN");
-  m->set_cpu_freq_khz(1200000);
   m->set_gpu_freq_hz(600000000);
   m->set_mem_freq_hz(1600000000);
   EXPECT_THAT(Problems(s),
               ElementsAre("power_modes[0].preset: unknown preset 'MAXN' for "
                           "host (known: none)",
-                          "power_modes[0].cpu_freq_khz: not settable on class "
-                          "host in this version",
                           "power_modes[0].gpu_freq_hz: not settable on class "
                           "host in this version",
                           "power_modes[0].mem_freq_hz: not settable on class "
                           "host in this version"));
+}
+
+TEST(ValidateSweepDevicesTest, HostCpuFrequencyMustBeOfferedByARegisteredHost) {
+  v1::SweepSpec s = GoodSpec();
+  s.set_device_classes(0, "host");
+  s.mutable_power_modes(0)->set_cpu_freq_khz(1000000);
+  s.add_power_modes()->set_cpu_freq_khz(1100000);
+  ValidationContext ctx = Ctx();
+  for (v1::DeviceStatus& d : ctx.known_devices) {
+    if (d.identity().device_class() != "host") continue;
+    for (int64_t f : {800000, 1000000, 1200000}) {
+      d.mutable_capabilities()->add_cpu_freqs_khz(f);
+    }
+  }
+  EXPECT_THAT(Problems(s, ctx),
+              ElementsAre("power_modes[1].cpu_freq_khz: 1100000 is not "
+                          "offered by any registered host device (nearest: "
+                          "1000000, 1200000; `powersweep devices` lists each "
+                          "device's frequencies)"));
 }
 
 TEST(ValidateSweepDevicesTest, HostCoresBoundedByLargestRegisteredHost) {
@@ -132,8 +148,8 @@ TEST(ValidateSweepDevicesTest, HostCoresWithNoRegisteredHostOnlyWarn) {
                           "leaves it as the device has it), got -1"));
   EXPECT_THAT(warnings,
               ElementsAre("power_modes[0].cpu_cores, power_modes[2].cpu_cores: "
-                          "not checked against the "
-                          "cores of a host device because no host device is "
+                          "not checked against the cores and frequencies of a "
+                          "host device because no host device is "
                           "registered yet",
                           "no device of class host is registered; its runs "
                           "wait until one connects"));

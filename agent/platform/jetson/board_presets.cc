@@ -1,0 +1,90 @@
+#include "agent/platform/jetson/board_presets.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/power/nvpmodel_conf.h"
+
+namespace powersweep {
+namespace jetson {
+namespace {
+
+// No cap: the table's maximum; unset: 0; a cap: as given (PlanMode snaps
+// it to the table and notes it).
+int64_t Capped(int64_t cap, const std::vector<int64_t>& table) {
+  if (cap == kNoCap) return table.empty() ? 0 : table.back();
+  return std::max<int64_t>(cap, 0);
+}
+
+}  // namespace
+
+BoardPresets LoadBoardPresets(SysfsIo& io, const BoardInfo& board,
+                              const PowerCatalog& catalog) {
+  BoardPresets out;
+  std::set<std::string> names;
+  bool from_board = false;
+  if (io.Exists(kNvpmodelConfPath)) {
+    absl::StatusOr<std::string> text = io.Read(kNvpmodelConfPath);
+    absl::StatusOr<NvpmodelConf> conf =
+        text.ok() ? ParseNvpmodelConf(*text, io.Resolve(kNvpmodelConfPath))
+                  : absl::StatusOr<NvpmodelConf>(text.status());
+    if (conf.ok()) {
+      from_board = true;
+      out.nvpmodel_source = io.Resolve(kNvpmodelConfPath);
+      out.nvpmodel_default_id = conf->default_id;
+      for (PresetMode& p : conf->Presets()) {
+        names.insert(p.name);
+        out.modes.push_back(std::move(p));
+      }
+    } else {
+      out.warnings.push_back(
+          absl::StrCat(conf.status().message(),
+                       "; using the built-in nvpmodel presets of ",
+                       board.device_class));
+    }
+  }
+  if (!from_board) out.nvpmodel_source = "built-in";
+  if (const PowerCatalog::ClassEntry* e = catalog.Find(board.device_class)) {
+    for (const PresetMode& p : e->presets) {
+      const bool nvpmodel = p.source == kSourceNvpmodel;
+      if (nvpmodel && from_board) continue;
+      if (!names.insert(p.name).second) continue;
+      out.modes.push_back(p);
+    }
+  }
+  return out;
+}
+
+v1::PowerMode PresetKnobs(const PresetMode& preset, const BoardInfo& board) {
+  v1::PowerMode m;
+  m.set_preset(preset.name);
+  const int ncpu = static_cast<int>(board.cpus.size());
+  if (preset.cpu_cores > 0) m.set_cpu_cores(std::min(preset.cpu_cores, ncpu));
+  const std::vector<int64_t> no_table;
+  const std::vector<int64_t>& cpu =
+      board.clusters.empty() ? no_table : board.clusters[0].freqs_khz;
+  m.set_cpu_freq_khz(Capped(preset.cpu_max_khz, cpu));
+  m.set_gpu_freq_hz(Capped(preset.gpu_max_hz, board.gpu.freqs_hz));
+  m.set_mem_freq_hz(Capped(preset.mem_max_hz, board.emc.rates_hz));
+  return m;
+}
+
+PresetResolver MakePresetResolver(BoardPresets presets, BoardInfo board) {
+  return [presets = std::move(presets), board = std::move(board)](
+             const std::string& name) -> absl::StatusOr<v1::PowerMode> {
+    std::vector<std::string> known;
+    for (const PresetMode& p : presets.modes) {
+      if (p.name == name) return PresetKnobs(p, board);
+      known.push_back(p.name);
+    }
+    return absl::NotFoundError(absl::StrCat("no such mode on this ",
+                                            board.device_class, " (known: ",
+                                            absl::StrJoin(known, ", "), ")"));
+  };
+}
+
+}  // namespace jetson
+}  // namespace powersweep

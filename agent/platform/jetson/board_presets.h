@@ -1,0 +1,55 @@
+// The named power modes of a discovered Jetson board, and the resolver the
+// platform applies a sweep's `preset` through.
+//
+// Sources, in order: the board's own /etc/nvpmodel.conf (under the sysfs
+// root) when it exists and parses; otherwise the built-in nvpmodel presets
+// of the class (common/power/builtin_presets.cc); then the study modes of
+// the class (HiPC, SIGMETRICS; common/power/study_modes.h). A name found in
+// an earlier source wins.
+//
+// Turning a preset into knobs for this board: a cap or a pinned study
+// frequency is passed as it is (PlanMode snaps it down to the board's table
+// and records a note in the applied mode); "no cap" (-1) becomes the
+// table's maximum; a knob the preset does not give stays 0 (left as the
+// board has it).
+//
+// Pure functions over SysfsIo; thread-safe when the SysfsIo is.
+#ifndef POWERSWEEP_AGENT_PLATFORM_JETSON_BOARD_PRESETS_H_
+#define POWERSWEEP_AGENT_PLATFORM_JETSON_BOARD_PRESETS_H_
+
+#include <string>
+#include <vector>
+
+#include "agent/platform/jetson/apply.h"
+#include "agent/platform/jetson/discovery.h"
+#include "agent/platform/jetson/sysfs_io.h"
+#include "common/power/power_catalog.h"
+#include "common/power/preset.h"
+
+namespace powersweep {
+namespace jetson {
+
+inline constexpr char kNvpmodelConfPath[] = "/etc/nvpmodel.conf";
+
+struct BoardPresets {
+  std::vector<PresetMode> modes;     // nvpmodel modes first, then studies
+  std::string nvpmodel_source;       // resolved conf path, or "built-in"
+  int nvpmodel_default_id = -1;      // PM_CONFIG DEFAULT; -1 when unknown
+  std::vector<std::string> warnings;  // e.g. the conf did not parse
+};
+
+// Never fails: a missing or broken conf falls back to the built-in presets
+// with a warning naming the file.
+BoardPresets LoadBoardPresets(SysfsIo& io, const BoardInfo& board,
+                              const PowerCatalog& catalog);
+
+// The knobs of `preset` on `board` (see the header comment).
+v1::PowerMode PresetKnobs(const PresetMode& preset, const BoardInfo& board);
+
+// Resolves names over `presets.modes`; NotFound listing the known names.
+PresetResolver MakePresetResolver(BoardPresets presets, BoardInfo board);
+
+}  // namespace jetson
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_AGENT_PLATFORM_JETSON_BOARD_PRESETS_H_

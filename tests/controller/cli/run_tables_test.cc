@@ -1,0 +1,67 @@
+// The runs and summary tables show each run's energy, mean power,
+// incremental energy over the baseload and where the power came from.
+#include "controller/cli/run_tables.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace powersweep {
+namespace {
+
+std::string Cell(const Table& t, size_t row, const std::string& column) {
+  auto it = std::find(t.header.begin(), t.header.end(), column);
+  EXPECT_NE(it, t.header.end()) << column;
+  if (it == t.header.end()) return "";
+  return t.rows.at(row).at(it - t.header.begin());
+}
+
+v1::RunStatus DoneRun(int64_t id, double energy_j, double duration_s,
+                      int64_t baseload_run_id, double incremental_j) {
+  v1::RunStatus r;
+  r.mutable_spec()->set_run_id(id);
+  r.mutable_spec()->set_device_class("orin-agx");
+  r.mutable_spec()->mutable_workload()->set_model("lenet5");
+  r.mutable_spec()->mutable_workload()->set_task(v1::TASK_TRAIN);
+  r.set_state(v1::RUN_STATE_DONE);
+  v1::RunSummary* s = r.mutable_summary();
+  s->set_minibatches(10);
+  s->set_mean_minibatch_s(0.1);
+  s->set_duration_s(duration_s);
+  s->set_energy_j(energy_j);
+  s->set_energy_provenance(v1::PROVENANCE_SIMULATED);
+  s->set_baseload_run_id(baseload_run_id);
+  s->set_incremental_energy_j(incremental_j);
+  return r;
+}
+
+TEST(RunTablesTest, RunsTableShowsEnergyPowerIncrementalAndSource) {
+  v1::RunStatus with = DoneRun(1, 50, 10, 7, 20);
+  v1::RunStatus without = DoneRun(2, 0, 10, 0, 0);
+  const Table t = RunsTable({with, without});
+  EXPECT_EQ(t.header.size(), t.numeric.size());
+  EXPECT_EQ(Cell(t, 0, "energy_j"), "50.0");
+  EXPECT_EQ(Cell(t, 0, "power_w"), "5.00");
+  EXPECT_EQ(Cell(t, 0, "incr_energy_j"), "20.0");
+  EXPECT_EQ(Cell(t, 0, "energy_source"), "simulated");
+  EXPECT_EQ(Cell(t, 1, "energy_j"), "-");
+  EXPECT_EQ(Cell(t, 1, "incr_energy_j"), "-");
+  EXPECT_EQ(Cell(t, 1, "energy_source"), "-");
+}
+
+TEST(RunTablesTest, SummaryTableAveragesEnergyOverTheCell) {
+  const Table t =
+      SummaryTable({DoneRun(1, 40, 10, 7, 10), DoneRun(2, 60, 10, 7, 30)});
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.header.size(), t.numeric.size());
+  EXPECT_EQ(Cell(t, 0, "energy_j"), "50.0 ± 14.1");
+  EXPECT_EQ(Cell(t, 0, "power_w"), "5.00 ± 1.41");
+  EXPECT_EQ(Cell(t, 0, "incr_energy_j"), "20.0 ± 14.1");
+  EXPECT_EQ(Cell(t, 0, "energy_source"), "simulated");
+}
+
+}  // namespace
+}  // namespace powersweep
