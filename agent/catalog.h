@@ -17,6 +17,9 @@ namespace powersweep {
 struct Catalog {
   std::set<std::string> models = {"lenet5"};
   std::map<std::string, std::string> datasets;  // name -> directory
+  // Whether runs may ask for RUNTIME_CONTAINER (a Docker engine answered
+  // and images are allowed); native runs are always possible.
+  bool containers = false;
 
   // The default dataset map of a fresh agent.
   static std::map<std::string, std::string> DefaultDatasets();

@@ -22,7 +22,10 @@
 #include "agent/platform/jetson/jetson_platform.h"
 #include "agent/probe/probe_report.h"
 #include "agent/run_executor.h"
+#include "agent/runtime/docker/docker_engine.h"
+#include "agent/runtime/docker/docker_runtime.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "agent/runtime/runtime_factory.h"
 #include "agent/runtime/twin/twin_agent.h"
 #include "agent/session/session.h"
 #include "common/clock.h"
@@ -49,6 +52,12 @@ ABSL_FLAG(double, batch_interval_s, 1.0,
 ABSL_FLAG(double, max_backoff_s, 10.0,
           "cap of the reconnect backoff in seconds");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
+ABSL_FLAG(std::vector<std::string>, container_images, {},
+          "images container runs may use (repo:tag, repo@sha256:..., or an "
+          "image id), comma-separated; empty: no container runs. Build the "
+          "workload image with infra/docker/build-workload-image.sh");
+ABSL_FLAG(std::string, docker_client, "/usr/bin/docker",
+          "the Docker command-line client (Debian's docker.io)");
 ABSL_FLAG(std::string, platform, "host",
           "host (this machine), jetson (an NVIDIA Jetson board; run as root) "
           "or twin (a simulated Jetson, see docs/twin-model.md)");
@@ -151,11 +160,22 @@ int Main(bool probe) {
     }
   }
 
+  // Containers: only with an allowlist and an engine that answers now.
+  std::unique_ptr<DockerEngine> engine;
+  const std::vector<std::string> images = absl::GetFlag(FLAGS_container_images);
+  if (!images.empty() && !twin && !probe) {
+    absl::Status docker = DockerAvailable(absl::GetFlag(FLAGS_docker_client));
+    if (docker.ok()) {
+      engine = std::make_unique<DockerEngine>(absl::GetFlag(FLAGS_docker_client));
+      catalog.containers = true;
+    } else {
+      PS_LOG(WARNING) << "container runs disabled: " << docker.message();
+    }
+  }
+
   RealClock clock;
   std::unique_ptr<Platform> platform;
-  RuntimeFactory runtimes = [&clock] {
-    return std::make_unique<NativeRuntime>(&clock);
-  };
+  RunRuntimeFactory runtimes;
   if (platform_name == "host") {
     HostPlatformOptions popts;
     popts.device_id = absl::GetFlag(FLAGS_device_id);
@@ -176,7 +196,7 @@ int Main(bool probe) {
     auto agent = MakeTwinAgent(topts, &clock);
     if (!agent.ok()) return Fail(std::string(agent.status().message()));
     platform = std::move(agent->platform);
-    runtimes = agent->runtimes;
+    runtimes = NativeOnly(agent->runtimes);
     catalog = agent->catalog;
     workload_bin = agent->workload_bin;
   } else if (platform_name == "jetson") {
@@ -212,6 +232,26 @@ int Main(bool probe) {
   if (probe) {
     std::fputs(Probe(platform_name, platform.get(), &clock).c_str(), stdout);
     return 0;
+  }
+  if (!runtimes) {
+    ContainerSetup containers;
+    containers.engine = engine.get();
+    containers.config.image_allowlist = images;
+    containers.device_id = platform->Identity().device_id();
+    if (engine) {
+      auto removed = RemoveLeftoverContainers(engine.get(), containers.config,
+                                              containers.device_id);
+      if (!removed.ok()) {
+        PS_LOG(WARNING) << "cannot list leftover containers: "
+                        << removed.status().message();
+      } else {
+        for (const std::string& name : *removed) {
+          PS_LOG(WARNING) << "removed container " << name
+                          << " left by an earlier agent";
+        }
+      }
+    }
+    runtimes = MakeRuntimeFactory(&clock, &catalog, std::move(containers));
   }
   const std::string device_id = platform->Identity().device_id();
 
@@ -257,9 +297,10 @@ int Main(bool probe) {
   });
   signals.detach();  // blocked in sigwait until a signal; ends with the process
 
-  PS_LOG(INFO) << "device " << device_id << " (" 
-               << platform->Capabilities().cpu_cores()
-               << " CPUs), controller " << scfg.controller << ", workload "
+  PS_LOG(INFO) << "device " << device_id << " ("
+               << platform->Capabilities().cpu_cores() << " CPUs"
+               << (catalog.containers ? ", container runs" : "")
+               << "), controller " << scfg.controller << ", workload "
                << workload_bin << ", work dir " << ecfg.work_dir;
   session.Run();
   // Runs restore the board when they end (also when SIGTERM/SIGINT cancels

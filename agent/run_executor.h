@@ -10,7 +10,13 @@
 // OnRunFinished (a run rejected before it starts sends no RunStarted and
 // no batches). A workload that exits 0 without a `finished` record failed.
 // A baseload run (TASK_BASELOAD) starts no process: BaseloadRuntime waits
-// workload.duration_s while the sampler runs. The result carries the
+// workload.duration_s while the sampler runs.
+// Co-located tenants (spec.tenants > 1): that many runtimes start together
+// on the run's CPUs, each with its own stderr log; every minibatch record
+// carries its tenant; the run is ok only when every tenant is, and the
+// result has one TenantResult per tenant. Telemetry is the device's, once.
+// Every sample carries the kernel counters (/proc/vmstat) and, summed over
+// the tenants whose runtime is a CountedRun (containers), their own. The result carries the
 // energy integrated from the samples (agent/telemetry/energy.h), its phase
 // split, and the agent process's CPU time over the run's wall time.
 //
@@ -25,6 +31,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -55,7 +62,16 @@ class RunSink {
   virtual void OnRunFinished(const v1::RunFinished& finished) = 0;
 };
 
+// Makes the runtime of tenant `tenant` (0-based) of `spec`, following
+// spec.runtime(); an error (e.g. no container engine) fails the run with
+// its message.
+using RunRuntimeFactory =
+    std::function<absl::StatusOr<std::unique_ptr<Runtime>>(
+        const v1::RunSpec& spec, int tenant)>;
+// One kind of runtime for every run (native, or the twin's); container
+// runs are refused.
 using RuntimeFactory = std::function<std::unique_ptr<Runtime>()>;
+RunRuntimeFactory NativeOnly(RuntimeFactory make);
 
 // A Runtime that simulates its device (the twin, agent/runtime/twin) also
 // implements SimulatedRun: it produces the run's telemetry itself, in the
@@ -82,7 +98,11 @@ class RunExecutor {
  public:
   // All pointers must outlive the executor.
   RunExecutor(RunExecutorConfig config, const Catalog* catalog,
-              Platform* platform, Clock* clock, RuntimeFactory runtimes);
+              Platform* platform, Clock* clock, RunRuntimeFactory runtimes);
+  RunExecutor(RunExecutorConfig config, const Catalog* catalog,
+              Platform* platform, Clock* clock, RuntimeFactory runtimes)
+      : RunExecutor(std::move(config), catalog, platform, clock,
+                    NativeOnly(std::move(runtimes))) {}
 
   v1::RunFinished Execute(const v1::RunSpec& spec, RunSink* sink);
   // Cancels the run if `run_id` is the active one (0 = whatever runs).
@@ -97,11 +117,11 @@ class RunExecutor {
   const Catalog* const catalog_;
   Platform* const platform_;
   Clock* const clock_;
-  const RuntimeFactory runtimes_;
+  const RunRuntimeFactory runtimes_;
 
   mutable absl::Mutex mu_;
   int64_t active_run_id_ ABSL_GUARDED_BY(mu_) = 0;
-  Runtime* runtime_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::vector<Runtime*> runtimes_running_ ABSL_GUARDED_BY(mu_);
   bool cancel_requested_ ABSL_GUARDED_BY(mu_) = false;
   std::string cancel_reason_ ABSL_GUARDED_BY(mu_);
 };

@@ -9,11 +9,17 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
     const std::string& workload_bin, const Catalog& catalog,
     const v1::RunSpec& spec, int run_cpus) {
   const v1::WorkloadSpec& w = spec.workload();
-  if (spec.runtime() != v1::RUNTIME_NATIVE &&
-      spec.runtime() != v1::RUNTIME_UNSPECIFIED) {
+  if (spec.runtime() == v1::RUNTIME_CONTAINER && !catalog.containers) {
     return absl::InvalidArgumentError(
-        absl::StrCat("runtime: ", v1::Runtime_Name(spec.runtime()),
-                     " is not available on this agent (native only)"));
+        "runtime: container runs are not available on this agent (no "
+        "container engine; start it with --container_images and a running "
+        "Docker engine)");
+  }
+  if (spec.runtime() != v1::RUNTIME_NATIVE &&
+      spec.runtime() != v1::RUNTIME_UNSPECIFIED &&
+      spec.runtime() != v1::RUNTIME_CONTAINER) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "runtime: unknown runtime ", static_cast<int>(spec.runtime())));
   }
   if (catalog.models.count(w.model()) == 0) {
     return absl::InvalidArgumentError(absl::StrCat(

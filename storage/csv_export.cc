@@ -50,7 +50,7 @@ const std::map<std::string, std::string>& ExportQueries() {
       {"minibatches",
        "SELECT m.run_id AS run_id, m.attempt AS attempt, m.seq AS seq, m.idx AS idx, m.epoch AS epoch,"
        " m.t_start_s AS t_start_s, m.stall_s AS stall_s, m.compute_s AS compute_s,"
-       " m.e2e_s AS e2e_s, m.samples AS samples, m.loss AS loss"
+       " m.e2e_s AS e2e_s, m.samples AS samples, m.loss AS loss, m.tenant AS tenant"
        " FROM runs r JOIN minibatches m ON m.run_id = r.run_id"
        " WHERE r.sweep_id = ?1 ORDER BY m.run_id, m.attempt, m.idx, m.rowid"},
       {"telemetry",
@@ -60,7 +60,12 @@ const std::map<std::string, std::string>& ExportQueries() {
        " t.mem_total_bytes AS mem_total_bytes, t.proc_cpu_s AS proc_cpu_s,"
        " t.proc_rss_bytes AS proc_rss_bytes, t.gpu_util AS gpu_util,"
        " t.gpu_freq_hz AS gpu_freq_hz, t.power_mw AS power_mw,"
-       " t.power_provenance AS power_provenance, t.rails_json AS rails_json"
+       " t.power_provenance AS power_provenance, t.rails_json AS rails_json,"
+       " t.mem_freq_hz AS mem_freq_hz, t.pgfault AS pgfault,"
+       " t.pgmajfault AS pgmajfault, t.nr_dirty AS nr_dirty,"
+       " t.nr_writeback AS nr_writeback, t.pgpgout_kib AS pgpgout_kib,"
+       " t.nr_written AS nr_written, t.tenant_pgfault AS tenant_pgfault,"
+       " t.tenant_pgmajfault AS tenant_pgmajfault"
        " FROM runs r JOIN telemetry t ON t.run_id = r.run_id"
        " WHERE r.sweep_id = ?1 ORDER BY t.run_id, t.attempt, t.t_s, t.rowid"},
   };

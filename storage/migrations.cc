@@ -169,6 +169,54 @@ constexpr char kSchemaV3[] = R"sql(
 ALTER TABLE run_results ADD COLUMN baseload_run_id INTEGER;
 )sql";
 
+// Version 4: co-located tenants and kernel counters. minibatches.tenant
+// (0-based; 0 for single-tenant runs); telemetry gains the memory clock
+// and the kernel counters of KernelCounters (NULL when the sample had
+// none). rails_json now holds the sample's rails, temperatures, memory
+// clock and counters (everything the fixed columns do not).
+constexpr char kSchemaV4[] = R"sql(
+ALTER TABLE minibatches ADD COLUMN tenant INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE telemetry ADD COLUMN mem_freq_hz INTEGER;
+ALTER TABLE telemetry ADD COLUMN pgfault INTEGER;
+ALTER TABLE telemetry ADD COLUMN pgmajfault INTEGER;
+ALTER TABLE telemetry ADD COLUMN nr_dirty INTEGER;
+ALTER TABLE telemetry ADD COLUMN nr_writeback INTEGER;
+ALTER TABLE telemetry ADD COLUMN pgpgout_kib INTEGER;
+ALTER TABLE telemetry ADD COLUMN nr_written INTEGER;
+ALTER TABLE telemetry ADD COLUMN tenant_pgfault INTEGER;
+ALTER TABLE telemetry ADD COLUMN tenant_pgmajfault INTEGER;
+)sql";
+
+// Version 5: fitted time and energy models (issue 6, controller/modeling).
+// model_json is the whole v1::WorkloadModel (proto field names, without
+// model_id); the other columns copy what a user selects and compares
+// models by, so `sqlite3` and pandas need no JSON. energy_* are NULL when
+// the model has no energy model (the runs had no energy readings).
+constexpr char kSchemaV5[] = R"sql(
+CREATE TABLE models (
+  model_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  sweep_id INTEGER NOT NULL REFERENCES sweeps(sweep_id),
+  device_class TEXT NOT NULL,
+  model TEXT NOT NULL,
+  dataset TEXT NOT NULL,
+  task TEXT NOT NULL,
+  batch_size INTEGER NOT NULL,
+  loader_workers INTEGER NOT NULL,
+  runtime TEXT NOT NULL,
+  tenants INTEGER NOT NULL,
+  runs INTEGER NOT NULL,
+  time_form TEXT NOT NULL,
+  time_cv_mape_pct REAL,
+  energy_form TEXT,
+  energy_cv_mape_pct REAL,
+  energy_provenance TEXT,
+  fitted_unix_ms INTEGER NOT NULL,
+  model_json TEXT NOT NULL
+);
+CREATE INDEX models_by_workload ON models(device_class, model);
+CREATE INDEX models_by_sweep ON models(sweep_id);
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -185,7 +233,8 @@ absl::Status TooNew(const SqliteDb& db, int64_t version) {
 
 const std::vector<std::string>& Migrations() {
   static const std::vector<std::string>* const kMigrations =
-      new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3};
+      new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
+                                     kSchemaV4, kSchemaV5};
   return *kMigrations;
 }
 

@@ -20,6 +20,9 @@
 //   DONE|FAILED, LEASED -> FAILED).
 // - runs.spec_json holds the RunSpec without run_id, sweep_id and attempt
 //   (those live in their own columns, which are authoritative).
+// - models.model_json holds the whole WorkloadModel without model_id (its
+//   own column); the selector columns beside it (class, workload, forms,
+//   CV MAPE) are copies for SQL users.
 // Thread-safe.
 #ifndef POWERSWEEP_STORAGE_SQLITE_STORE_H_
 #define POWERSWEEP_STORAGE_SQLITE_STORE_H_
@@ -79,6 +82,10 @@ class SqliteStore : public Store {
 
   absl::Status ExportCsv(int64_t sweep_id, const std::string& table,
                          const std::function<void(const std::string&)>& sink) override;
+
+  absl::StatusOr<int64_t> SaveModel(const v1::WorkloadModel& model) override;
+  absl::StatusOr<std::vector<v1::WorkloadModel>> ListModels() override;
+  absl::StatusOr<v1::WorkloadModel> GetModel(int64_t model_id) override;
 
  private:
   explicit SqliteStore(std::unique_ptr<SqliteDb> db)

@@ -13,11 +13,17 @@ namespace {
 using TxnKind = SqliteDb::TxnKind;
 
 // The rails of a sample as JSON: a TelemetrySample holding only its rails.
-std::string RailsJson(const v1::TelemetrySample& sample) {
-  if (sample.rails_size() == 0) return std::string();
-  v1::TelemetrySample rails_only;
-  *rails_only.mutable_rails() = sample.rails();
-  return ToJsonLine(rails_only);
+// The parts of a sample the fixed columns do not hold (rails,
+// temperatures, memory clock, kernel counters) as one JSON object; empty
+// when there are none.
+std::string ExtrasJson(const v1::TelemetrySample& sample) {
+  v1::TelemetrySample extras;
+  *extras.mutable_rails() = sample.rails();
+  *extras.mutable_temperatures() = sample.temperatures();
+  extras.set_mem_freq_hz(sample.mem_freq_hz());
+  if (sample.has_counters()) *extras.mutable_counters() = sample.counters();
+  if (extras.ByteSizeLong() == 0) return std::string();
+  return ToJsonLine(extras);
 }
 
 }  // namespace
@@ -67,8 +73,10 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
     }
     PS_ASSIGN_OR_RETURN(
         Stmt mb, db_->Prepare("INSERT INTO minibatches(run_id, attempt, seq, idx, epoch,"
-                              " t_start_s, stall_s, compute_s, e2e_s, samples, loss)"
-                              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+                              " t_start_s, stall_s, compute_s, e2e_s, samples, loss,"
+                              " tenant)"
+                              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                              " ?12)"));
     for (const v1::MinibatchRecord& r : batch.minibatches()) {
       PS_RETURN_IF_ERROR(mb.Bind(1, batch.run_id())
                              .Bind(2, attempt)
@@ -81,6 +89,7 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
                              .Bind(9, r.e2e_s())
                              .Bind(10, r.samples())
                              .Bind(11, r.loss())
+                             .Bind(12, r.tenant())
                              .Run());
       mb.Reset();
     }
@@ -88,9 +97,13 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
         Stmt tm, db_->Prepare("INSERT INTO telemetry(run_id, attempt, seq, t_s,"
                               " cpu_util, core_util, core_freq_khz, mem_used_bytes,"
                               " mem_total_bytes, proc_cpu_s, proc_rss_bytes, gpu_util,"
-                              " gpu_freq_hz, power_mw, power_provenance, rails_json)"
+                              " gpu_freq_hz, power_mw, power_provenance, rails_json,"
+                              " mem_freq_hz, pgfault, pgmajfault, nr_dirty,"
+                              " nr_writeback, pgpgout_kib, nr_written, tenant_pgfault,"
+                              " tenant_pgmajfault)"
                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-                              " ?12, ?13, ?14, ?15, ?16)"));
+                              " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
+                              " ?23, ?24, ?25)"));
     for (const v1::TelemetrySample& s : batch.telemetry()) {
       std::vector<double> utils;
       std::vector<int64_t> freqs;
@@ -98,7 +111,7 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
         utils.push_back(core.util());
         freqs.push_back(core.freq_khz());
       }
-      std::string rails = RailsJson(s);
+      std::string rails = ExtrasJson(s);
       tm.Bind(1, batch.run_id())
           .Bind(2, attempt)
           .Bind(3, batch.seq())
@@ -118,6 +131,24 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
         tm.BindNull(16);
       } else {
         tm.Bind(16, rails);
+      }
+      if (s.mem_freq_hz() > 0) {
+        tm.Bind(17, s.mem_freq_hz());
+      } else {
+        tm.BindNull(17);
+      }
+      if (s.has_counters()) {
+        const v1::KernelCounters& k = s.counters();
+        tm.Bind(18, k.pgfault())
+            .Bind(19, k.pgmajfault())
+            .Bind(20, k.nr_dirty())
+            .Bind(21, k.nr_writeback())
+            .Bind(22, k.pgpgout())
+            .Bind(23, k.nr_written())
+            .Bind(24, k.tenant_pgfault())
+            .Bind(25, k.tenant_pgmajfault());
+      } else {
+        for (int col = 18; col <= 25; ++col) tm.BindNull(col);
       }
       PS_RETURN_IF_ERROR(tm.Run());
       tm.Reset();

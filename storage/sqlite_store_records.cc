@@ -21,8 +21,9 @@ absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
     PS_ASSIGN_OR_RETURN(const int32_t attempt, CurrentAttempt(run_id));
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare("SELECT epoch, idx, t_start_s, stall_s, compute_s, e2e_s,"
-                                " samples, loss FROM minibatches"
-                                " WHERE run_id = ?1 AND attempt = ?2 ORDER BY idx, rowid"));
+                                " samples, loss, tenant FROM minibatches"
+                                " WHERE run_id = ?1 AND attempt = ?2"
+                                " ORDER BY tenant, idx, rowid"));
     stmt.Bind(1, run_id).Bind(2, attempt);
     while (true) {
       PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
@@ -36,6 +37,7 @@ absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
       r.set_e2e_s(stmt.Double(5));
       r.set_samples(static_cast<int32_t>(stmt.Int(6)));
       r.set_loss(stmt.Double(7));
+      r.set_tenant(static_cast<int32_t>(stmt.Int(8)));
     }
   }));
   return out;

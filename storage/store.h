@@ -1,5 +1,6 @@
 // Store: everything the controller persists (devices, sweeps, runs and
-// their state history, minibatch records, telemetry samples, run results).
+// their state history, minibatch records, telemetry samples, run results,
+// fitted time and energy models).
 //
 // Contract:
 // - Every method is atomic: it either commits all it writes or nothing.
@@ -126,6 +127,16 @@ class Store {
   virtual absl::Status ExportCsv(
       int64_t sweep_id, const std::string& table,
       const std::function<void(const std::string&)>& sink) = 0;
+
+  // ---- fitted models (issue 6; controller/modeling)
+  // Stores `model` as a new row and returns its model_id, assigned here
+  // (model.model_id is ignored). NotFound for an unknown sweep_id;
+  // InvalidArgument when device_class or model is empty.
+  virtual absl::StatusOr<int64_t> SaveModel(const v1::WorkloadModel& model) = 0;
+  // Every stored model, oldest (lowest model_id) first, with its model_id.
+  virtual absl::StatusOr<std::vector<v1::WorkloadModel>> ListModels() = 0;
+  // NotFound for an unknown id.
+  virtual absl::StatusOr<v1::WorkloadModel> GetModel(int64_t model_id) = 0;
 };
 
 }  // namespace powersweep

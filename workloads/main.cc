@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "workloads/cli/flag_args.h"
+#include "workloads/runner/idle.h"
 #include "workloads/runner/record_sink.h"
 #include "workloads/runner/run_config.h"
 #include "workloads/runner/runner.h"
@@ -65,6 +66,10 @@ powersweep.v1.WorkloadEvent: a "started" event (build provenance), one
 Exit codes: 0 success; 2 bad arguments (the message names the flag);
 1 the run failed (e.g. a corrupt data file, named in the message).
 
+powersweep-workload idle --duration-s S [--records-fd FD] writes the
+"started" record, stays idle for S seconds and writes "finished": the idle
+process of a baseload run in a container.
+
 Example:
   powersweep-workload run --dataset-path /usr/share/datasets/fashion-mnist \
       --task train --batch-size 64 --workers 2 --minibatches 200 --seed 1
@@ -92,13 +97,25 @@ int main(int argc, char** argv) {
   std::vector<std::string> positional;
   absl::Status st = powersweep::CheckFlagArgs(args, &positional);
   if (!st.ok()) return Fail(2, std::string(st.message()));
-  if (positional != std::vector<std::string>{"run"}) {
-    return Fail(2, "expected the command 'run', got '" +
+  const bool idle = positional == std::vector<std::string>{"idle"};
+  if (positional != std::vector<std::string>{"run"} && !idle) {
+    return Fail(2, "expected the command 'run' or 'idle', got '" +
                        absl::StrJoin(positional, " ") + "' (see --help)");
   }
   std::vector<char*> cargs;
   for (std::string& a : args) cargs.push_back(a.data());
   absl::ParseCommandLine(static_cast<int>(cargs.size()), cargs.data());
+  if (idle) {
+    signal(SIGPIPE, SIG_IGN);
+    powersweep::RealClock clock;
+    powersweep::FdRecordSink sink(absl::GetFlag(FLAGS_records_fd));
+    st = powersweep::RunIdle(absl::GetFlag(FLAGS_duration_s), &clock, &sink);
+    if (!st.ok()) {
+      return Fail(st.code() == absl::StatusCode::kInvalidArgument ? 2 : 1,
+                  std::string(st.message()));
+    }
+    return 0;
+  }
 
   powersweep::RunConfig config;
   config.model = absl::GetFlag(FLAGS_model);

@@ -17,7 +17,9 @@
 #ifndef POWERSWEEP_AGENT_RUNTIME_RUNTIME_H_
 #define POWERSWEEP_AGENT_RUNTIME_RUNTIME_H_
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,28 @@ struct ExitStatus {
   // "workload killed by signal 9", "timed out after 600 s",
   // "cancelled: <reason>".
   std::string FailureReason() const;
+};
+
+// Memory counters of one workload's own cgroup (a container's), cumulative
+// since it started except the dirty/writeback gauges.
+struct WorkloadCounters {
+  int64_t pgfault = 0;
+  int64_t pgmajfault = 0;
+  int64_t dirty_bytes = 0;
+  int64_t writeback_bytes = 0;
+};
+
+// A Runtime whose workload has a cgroup of its own (containers) also
+// implements CountedRun; the executor adds its counters to the telemetry
+// (KernelCounters.tenant_*) and to the run's per-tenant results. Any
+// thread; nullopt when not readable (yet).
+class CountedRun {
+ public:
+  virtual ~CountedRun() = default;
+  virtual std::optional<WorkloadCounters> ReadCounters() = 0;
+  // "docker container ps-...", for the result; "" when not known.
+  virtual std::string ContainerName() const { return ""; }
+  virtual std::string ImageId() const { return ""; }
 };
 
 class Runtime {

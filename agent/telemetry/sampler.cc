@@ -75,6 +75,23 @@ v1::TelemetrySample Sampler::TakeSample(int64_t now_ns) {
       s.set_proc_rss_bytes(usage->rss_bytes);
     }
   }
+  if (vmstat_reader_) {
+    absl::StatusOr<VmstatCounters> vm = vmstat_reader_->Read();
+    if (vm.ok()) {
+      v1::KernelCounters* k = s.mutable_counters();
+      k->set_pgfault(vm->pgfault);
+      k->set_pgmajfault(vm->pgmajfault);
+      k->set_nr_dirty(vm->nr_dirty_pages);
+      k->set_nr_writeback(vm->nr_writeback_pages);
+      k->set_pgpgout(vm->pgpgout_kib);
+      k->set_nr_written(vm->nr_written_pages);
+    } else {
+      vmstat_reader_.reset();  // not on this system: stop trying
+    }
+  }
+  if (options_.workload_counters) {
+    options_.workload_counters(s.mutable_counters());
+  }
   platform_->Sample(options_.cpus, &s);
   return s;
 }
@@ -86,6 +103,10 @@ void Sampler::Loop() {
   if (options_.pid > 0) {
     proc_reader_ =
         std::make_unique<ProcessReader>(options_.proc_root, options_.pid);
+  }
+  vmstat_reader_.reset();
+  if (options_.kernel_counters) {
+    vmstat_reader_ = std::make_unique<VmstatReader>(options_.proc_root);
   }
   warned_ = false;
   prev_stat_ = ReadStat();

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "agent/platform/platform.h"
+#include "agent/telemetry/kernel_counters.h"
 #include "agent/telemetry/proc_readers.h"
 #include "common/clock.h"
 #include "powersweep/v1/powersweep.pb.h"
@@ -38,6 +39,12 @@ struct SamplerOptions {
   int pid = 0;                     // workload process; 0 = none
   int64_t run_start_mono_ns = 0;   // t_s origin on the Clock
   std::string proc_root = "/proc";
+  // Kernel memory counters from PROC/vmstat in every sample
+  // (TelemetrySample.counters); dropped for the run if unreadable.
+  bool kernel_counters = true;
+  // Adds the workload's own counters (tenant_* of KernelCounters), on the
+  // sampler thread; empty = none.
+  std::function<void(v1::KernelCounters*)> workload_counters;
 };
 
 class Sampler {
@@ -57,6 +64,7 @@ class Sampler {
   void Loop();
   v1::TelemetrySample TakeSample(int64_t now_ns);
   std::map<int, CpuTimes> ReadStat();
+  std::unique_ptr<VmstatReader> vmstat_reader_;
 
   Platform* platform_;
   Clock* clock_;

@@ -4,6 +4,17 @@
 #include "google/protobuf/util/message_differencer.h"
 
 namespace powersweep {
+namespace {
+
+v1::Runtime Runtime(const v1::RunSpec& spec) {
+  return spec.runtime() == v1::RUNTIME_CONTAINER ? v1::RUNTIME_CONTAINER
+                                                 : v1::RUNTIME_NATIVE;
+}
+
+std::optional<BaseloadRun> PickAmong(const v1::RunStatus& run,
+                                     const std::vector<BaseloadRun>& baseloads);
+
+}  // namespace
 
 std::optional<BaseloadRun> AsBaseload(const v1::RunStatus& run,
                                       const v1::RunResult& result) {
@@ -20,12 +31,26 @@ std::optional<BaseloadRun> AsBaseload(const v1::RunStatus& run,
   b.run_id = run.spec().run_id();
   b.device_id = run.device_id();
   b.power_mode = run.spec().power_mode();
+  b.runtime = Runtime(run.spec());
   b.finished_unix_ms = run.finished_unix_ms();
   b.power_mw = mw;
   return b;
 }
 
 std::optional<BaseloadRun> PickBaseload(
+    const v1::RunStatus& run, const std::vector<BaseloadRun>& baseloads) {
+  // A baseload of the run's own runtime (a container run against the idle
+  // device with an idle container) when there is one, else of any runtime.
+  std::vector<BaseloadRun> same;
+  for (const BaseloadRun& b : baseloads) {
+    if (b.runtime == Runtime(run.spec())) same.push_back(b);
+  }
+  std::optional<BaseloadRun> pick = PickAmong(run, same);
+  return pick ? pick : PickAmong(run, baseloads);
+}
+
+namespace {
+std::optional<BaseloadRun> PickAmong(
     const v1::RunStatus& run, const std::vector<BaseloadRun>& baseloads) {
   const BaseloadRun* before = nullptr;
   const BaseloadRun* any = nullptr;
@@ -49,6 +74,7 @@ std::optional<BaseloadRun> PickBaseload(
   if (any != nullptr) return *any;
   return std::nullopt;
 }
+}  // namespace
 
 void ApplyBaseload(const BaseloadRun& baseload, double span_s,
                    v1::RunSummary* summary) {

@@ -34,6 +34,7 @@ struct BaseloadRun {
   v1::PowerMode power_mode;
   int64_t finished_unix_ms = 0;
   double power_mw = 0;
+  v1::Runtime runtime = v1::RUNTIME_NATIVE;  // idle natively or in a container
 };
 
 // The baseload entry of a finished baseload run (nullopt when `run` is not
@@ -41,7 +42,9 @@ struct BaseloadRun {
 std::optional<BaseloadRun> AsBaseload(const v1::RunStatus& run,
                                       const v1::RunResult& result);
 
-// The baseload for `run` among `baseloads` (see the header comment).
+// The baseload for `run` among `baseloads` (see the header comment),
+// preferring one of the run's runtime (a container run: the idle device
+// with an idle container; a native run: the idle device).
 std::optional<BaseloadRun> PickBaseload(const v1::RunStatus& run,
                                         const std::vector<BaseloadRun>& baseloads);
 

@@ -227,6 +227,50 @@ int CmdSummary(v1::Control::StubInterface* stub, const CliOptions& opt,
   return kExitOk;
 }
 
+int CmdCancel(v1::Control::StubInterface* stub, const CliOptions& opt,
+              std::ostream& out, std::ostream& err) {
+  v1::CancelRunsRequest req;
+  req.set_sweep_id(opt.sweep_id);
+  req.set_run_id(opt.run_id);
+  v1::CancelRunsResponse resp;
+  auto ctx = Context();
+  grpc::Status st = stub->CancelRuns(ctx.get(), req, &resp);
+  if (!st.ok()) return Report(st, opt, err);
+  out << "cancelled " << resp.cancelled() << " run"
+      << (resp.cancelled() == 1 ? "" : "s") << " of sweep " << opt.sweep_id
+      << (resp.cancelled() > 0 ? " (running ones stop on their agents)" : "")
+      << "\n";
+  return kExitOk;
+}
+
+int CmdCompare(v1::Control::StubInterface* stub, const CliOptions& opt,
+               std::ostream& out, std::ostream& err) {
+  v1::CompareRequest req;
+  req.set_sweep_id(opt.sweep_id);
+  req.set_by(opt.by);
+  v1::CompareResponse resp;
+  auto ctx = Context(120);
+  grpc::Status st = stub->Compare(ctx.get(), req, &resp);
+  if (!st.ok()) return Report(st, opt, err);
+  Table t;
+  t.header.assign(resp.table().header().begin(), resp.table().header().end());
+  t.numeric.assign(resp.table().numeric().begin(),
+                   resp.table().numeric().end());
+  for (const v1::TableRow& row : resp.table().rows()) {
+    t.rows.emplace_back(row.cells().begin(), row.cells().end());
+  }
+  const bool text = opt.format == OutputFormat::kTable;
+  if (t.rows.empty()) {
+    err << "no cell of sweep " << opt.sweep_id << " has done runs on both "
+        << "sides of --by " << opt.by << "\n";
+  }
+  out << RenderTable(t, opt.format);
+  std::ostream& notes = text ? out : err;
+  notes << (text ? "\n" : "") << "method: " << resp.method() << "\n";
+  for (const std::string& w : resp.warnings()) notes << "warning: " << w << "\n";
+  return kExitOk;
+}
+
 int CmdExport(v1::Control::StubInterface* stub, const CliOptions& opt,
               std::ostream& out, std::ostream& err) {
   v1::ExportRequest req;

@@ -20,6 +20,8 @@ struct CliOptions {
   double interval_s = 0.5;
   std::string out_dir;
   int64_t sweep_id = 0;
+  std::string by = "runtime";  // compare
+  int64_t run_id = 0;          // cancel
 };
 
 // Exit codes: 0 ok, 1 a run failed (watch) or the request failed,
@@ -39,6 +41,14 @@ int CmdDeviceModes(v1::Control::StubInterface* stub, const std::string& device,
                    const CliOptions& opt, std::ostream& out, std::ostream& err);
 int CmdRuns(v1::Control::StubInterface* stub, const CliOptions& opt,
             std::ostream& out, std::ostream& err);
+// Per cell, native vs container (--by runtime) with Welch's t-test; the
+// method and any warnings (e.g. different provenance) follow the table on
+// `err` for csv/json so the output stays machine-readable.
+int CmdCompare(v1::Control::StubInterface* stub, const CliOptions& opt,
+               std::ostream& out, std::ostream& err);
+// Cancels the sweep's runs that have not ended (--run: one of them).
+int CmdCancel(v1::Control::StubInterface* stub, const CliOptions& opt,
+              std::ostream& out, std::ostream& err);
 int CmdSummary(v1::Control::StubInterface* stub, const CliOptions& opt,
                std::ostream& out, std::ostream& err);
 int CmdExport(v1::Control::StubInterface* stub, const CliOptions& opt,

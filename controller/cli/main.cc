@@ -1,6 +1,7 @@
 // powersweep: the command-line client of a powersweep controller.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -8,25 +9,68 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/str_split.h"
 #include "common/flags_usage.h"
 #include "controller/cli/commands.h"
 #include "controller/cli/import_command.h"
+#include "controller/cli/model_args.h"
+#include "controller/cli/model_commands.h"
 #include "grpcpp/grpcpp.h"
 
 ABSL_FLAG(std::string, controller, "127.0.0.1:7070",
           "Address of powersweep-controller (host:port).");
 ABSL_FLAG(std::string, format, "table", "Output format: table, csv or json.");
 ABSL_FLAG(int64_t, sweep, 0, "Sweep id (runs, summary, export, watch).");
-ABSL_FLAG(std::string, out, "", "Output folder for export (created if missing).");
+ABSL_FLAG(std::string, out, "",
+          "export: output folder (created if missing); plan-profiling: the "
+          "sweep file to write.");
 ABSL_FLAG(bool, quiet, false, "submit: print only the sweep id.");
+ABSL_FLAG(int64_t, run, 0, "cancel: only this run of the sweep.");
+ABSL_FLAG(std::string, by, "runtime",
+          "compare: the dimension whose two sides are compared (runtime: "
+          "native vs container).");
 ABSL_FLAG(std::string, modes, "",
-          "devices: list the power modes of this device id instead.");
+          "devices: list the power modes of this device id instead; "
+          "plan-profiling: how many modes to propose.");
 ABSL_FLAG(double, interval_s, 0.5, "watch: seconds between progress updates.");
 ABSL_FLAG(std::string, device, "",
           "import-tegrastats: the registered device the log comes from.");
 ABSL_FLAG(double, interval_ms, 1000,
           "import-tegrastats: the log's tegrastats --interval, for lines "
           "without a date.");
+
+// Model commands (fit, models, predict, best, pareto, plan-profiling).
+// Flags may be written with dashes: --device-class = --device_class.
+ABSL_FLAG(std::string, workload, "",
+          "models, predict, best, pareto, plan-profiling: the model "
+          "(workload) name, e.g. lenet5.");
+ABSL_FLAG(std::string, device_class, "",
+          "The device class, e.g. xavier-agx, host.");
+ABSL_FLAG(std::string, dataset, "", "Model commands: the dataset.");
+ABSL_FLAG(std::string, task, "", "Model commands: train or infer.");
+ABSL_FLAG(int32_t, batch_size, 0, "Model commands: the batch size.");
+ABSL_FLAG(int32_t, loader_workers, -1,
+          "Model commands: the loader workers (-1: any).");
+ABSL_FLAG(int64_t, model_id, 0, "predict, best, pareto: this stored model.");
+ABSL_FLAG(std::string, preset, "",
+          "predict: preset name(s), comma-separated (MAXN,MODE_15W).");
+ABSL_FLAG(std::string, max_epoch_time, "",
+          "best: least energy with epoch time under this (90s, 1.5min, "
+          "500ms).");
+ABSL_FLAG(std::string, max_power, "",
+          "best: fastest with mean power under this (15W, 9000mW).");
+ABSL_FLAG(std::string, max_energy, "",
+          "best: fastest with epoch energy under this (300J, 1.2kJ).");
+ABSL_FLAG(bool, conservative, false,
+          "best: judge the budget on the prediction intervals' upper ends.");
+ABSL_FLAG(bool, measured, false,
+          "pareto: only the measured modes, with their measured figures.");
+ABSL_FLAG(int64_t, after_sweep, 0,
+          "plan-profiling: propose modes beyond those this sweep profiled.");
+ABSL_FLAG(int64_t, minibatches, 0,
+          "plan-profiling: minibatches per run (default 200).");
+ABSL_FLAG(int32_t, repetitions, 0,
+          "plan-profiling: repetitions per mode (default 1).");
 
 namespace {
 
@@ -47,12 +91,48 @@ constexpr char kUsage[] =
     "  runs --sweep ID         one row per run with its measurements\n"
     "  summary --sweep ID      one row per matrix cell, mean ± sd over\n"
     "                          repetitions\n"
+    "  cancel --sweep ID [--run ID]\n"
+    "                          cancel the sweep's runs that have not ended\n"
+    "                          (running ones are stopped on their agents)\n"
+    "  compare --sweep ID [--by runtime]\n"
+    "                          per matrix cell, native vs container: each\n"
+    "                          metric's mean and 95% CI per side, the\n"
+    "                          difference in %, Welch's t-test p-value;\n"
+    "                          warns when the builds differ\n"
     "  import-tegrastats FILE --device ID [--interval_ms 1000]\n"
     "                          store a tegrastats log (JetPack 4/5/6) as the\n"
     "                          telemetry of a new run (state done); prints\n"
     "                          the run, its sweep and the sample count\n"
     "  export --sweep ID --out DIR\n"
-    "                          write runs.csv, minibatches.csv, telemetry.csv\n\n"
+    "                          write runs.csv, minibatches.csv, telemetry.csv\n"
+    "\nTime and energy models per power mode (figures are per epoch; all are\n"
+    "predictions unless marked measured, and every output names the model,\n"
+    "the runs it was fitted on and whether the data was measured, modeled\n"
+    "or simulated):\n"
+    "  fit --sweep ID          fit and store a time and an energy model per\n"
+    "                          workload and device class of the sweep's done\n"
+    "                          runs: form, coefficients, in-sample and\n"
+    "                          cross-validated MAPE, every candidate form\n"
+    "  models [--workload W --device-class C ...]\n"
+    "                          the stored models\n"
+    "  predict --workload W --device-class C --mode cores=4,cpu_mhz=1190.4,\n"
+    "          gpu_mhz=1377,mem_mhz=2133 [--mode ...] [--preset MAXN,...]\n"
+    "                          epoch time, energy and power with 90%\n"
+    "                          intervals (knobs left out: the maximum)\n"
+    "  best --workload W --device-class C --max-epoch-time 90s |\n"
+    "       --max-power 15W | --max-energy 300J [--conservative]\n"
+    "                          the mode with the least energy under a time\n"
+    "                          budget, or the fastest under a power/energy\n"
+    "                          budget, over the class's whole mode space\n"
+    "  pareto --workload W --device-class C [--measured] [--format csv]\n"
+    "                          the time-energy Pareto front, and whether\n"
+    "                          MAXN (the default mode) is on it\n"
+    "  plan-profiling --device-class C --modes K [--after-sweep ID]\n"
+    "          [--workload lenet5 --batch-size 64 --task train ...]\n"
+    "          [--out FILE]       the K modes to profile for the most\n"
+    "                          reliable fit, as a sweep file for `submit`\n"
+    "  (models, predict, best, pareto also take --dataset, --task,\n"
+    "  --batch-size, --loader-workers, --model-id to pick one model)\n\n"
     "Exit codes: 0 ok, 1 failed request or failed runs, 2 bad usage,\n"
     "3 controller unreachable.";
 
@@ -61,11 +141,141 @@ int Usage(const std::string& problem) {
   return 2;
 }
 
+// The stored-model selector of the model commands' flags.
+absl::StatusOr<powersweep::v1::ModelSelector> SelectorFromFlags() {
+  powersweep::v1::ModelSelector s;
+  s.set_model_id(absl::GetFlag(FLAGS_model_id));
+  s.set_device_class(absl::GetFlag(FLAGS_device_class));
+  s.set_model(absl::GetFlag(FLAGS_workload));
+  s.set_dataset(absl::GetFlag(FLAGS_dataset));
+  auto task = powersweep::ParseTaskFlag("--task", absl::GetFlag(FLAGS_task));
+  if (!task.ok()) return task.status();
+  s.set_task(*task);
+  s.set_batch_size(absl::GetFlag(FLAGS_batch_size));
+  if (absl::GetFlag(FLAGS_loader_workers) >= 0) {
+    s.set_loader_workers(absl::GetFlag(FLAGS_loader_workers));
+  }
+  s.set_sweep_id(absl::GetFlag(FLAGS_sweep));
+  return s;
+}
+
+// fit, models, predict, best, pareto, plan-profiling; -1 when `cmd` is
+// none of them.
+int ModelCommand(const std::string& cmd, const std::vector<char*>& args,
+                 const std::vector<std::string>& modes,
+                 powersweep::v1::Control::StubInterface* stub,
+                 const powersweep::CliOptions& opt) {
+  auto& out = std::cout;
+  auto& err = std::cerr;
+  if (cmd == "fit") {
+    if (opt.sweep_id <= 0) {
+      return Usage("fit: --sweep: a positive sweep id is required");
+    }
+    return powersweep::CmdFit(stub, opt, out, err);
+  }
+  if (cmd != "models" && cmd != "predict" && cmd != "best" &&
+      cmd != "pareto" && cmd != "plan-profiling") {
+    return -1;
+  }
+  if (args.size() != 2) return Usage(cmd + " takes no positional arguments");
+  auto selector = SelectorFromFlags();
+  if (!selector.ok()) return Usage(std::string(selector.status().message()));
+  if (cmd == "models") {
+    return powersweep::CmdModels(stub, *selector, opt, out, err);
+  }
+  if (cmd == "plan-profiling") {
+    powersweep::v1::PlanProfilingRequest req;
+    req.set_device_class(selector->device_class());
+    if (req.device_class().empty()) {
+      return Usage("plan-profiling: --device-class is required");
+    }
+    auto k = powersweep::ParsePositiveIntFlag("--modes",
+                                              absl::GetFlag(FLAGS_modes));
+    if (!k.ok()) {
+      return Usage("plan-profiling: " + std::string(k.status().message()));
+    }
+    req.set_k(*k);
+    req.set_after_sweep_id(absl::GetFlag(FLAGS_after_sweep));
+    req.set_model(selector->model());
+    req.set_dataset(selector->dataset());
+    req.set_task(selector->task());
+    req.set_batch_size(selector->batch_size());
+    req.set_loader_workers(std::max(0, absl::GetFlag(FLAGS_loader_workers)));
+    req.set_minibatches(absl::GetFlag(FLAGS_minibatches));
+    req.set_repetitions(absl::GetFlag(FLAGS_repetitions));
+    return powersweep::CmdPlanProfiling(stub, req, absl::GetFlag(FLAGS_out),
+                                        opt, out, err);
+  }
+  if (selector->model_id() == 0 &&
+      (selector->model().empty() || selector->device_class().empty())) {
+    return Usage(cmd + ": --workload W and --device-class C (or --model-id) "
+                       "are required");
+  }
+  if (cmd == "predict") {
+    powersweep::v1::PredictRequest req;
+    *req.mutable_selector() = *selector;
+    for (const std::string& m : modes) {
+      auto mode = powersweep::ParseModeFlag(m);
+      if (!mode.ok()) {
+        return Usage("predict: " + std::string(mode.status().message()));
+      }
+      *req.add_modes() = *mode;
+    }
+    for (absl::string_view p :
+         absl::StrSplit(absl::GetFlag(FLAGS_preset), ',', absl::SkipEmpty())) {
+      req.add_modes()->set_preset(std::string(p));
+    }
+    if (req.modes().empty()) {
+      return Usage("predict: give at least one --mode or --preset");
+    }
+    return powersweep::CmdPredict(stub, req, opt, out, err);
+  }
+  if (cmd == "best") {
+    powersweep::v1::BestRequest req;
+    *req.mutable_selector() = *selector;
+    req.set_conservative(absl::GetFlag(FLAGS_conservative));
+    int budgets = 0;
+    if (const std::string t = absl::GetFlag(FLAGS_max_epoch_time); !t.empty()) {
+      auto v = powersweep::ParseTimeBudget("--max-epoch-time", t);
+      if (!v.ok()) return Usage("best: " + std::string(v.status().message()));
+      req.set_max_epoch_time_s(*v);
+      ++budgets;
+    }
+    if (const std::string t = absl::GetFlag(FLAGS_max_power); !t.empty()) {
+      auto v = powersweep::ParsePowerBudget("--max-power", t);
+      if (!v.ok()) return Usage("best: " + std::string(v.status().message()));
+      req.set_max_power_w(*v);
+      ++budgets;
+    }
+    if (const std::string t = absl::GetFlag(FLAGS_max_energy); !t.empty()) {
+      auto v = powersweep::ParseEnergyBudget("--max-energy", t);
+      if (!v.ok()) return Usage("best: " + std::string(v.status().message()));
+      req.set_max_energy_j(*v);
+      ++budgets;
+    }
+    if (budgets != 1) {
+      return Usage("best: give exactly one of --max-epoch-time, --max-power, "
+                   "--max-energy");
+    }
+    return powersweep::CmdBest(stub, req, opt, out, err);
+  }
+  powersweep::v1::ParetoRequest req;
+  *req.mutable_selector() = *selector;
+  req.set_measured_only(absl::GetFlag(FLAGS_measured));
+  return powersweep::CmdPareto(stub, req, opt, out, err);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   powersweep::InitFlagsUsage(kUsage);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  // --flag-with-dashes is --flag_with_dashes; --mode may repeat.
+  powersweep::PreparedArgs prepared = powersweep::PrepareArgs(argc, argv);
+  if (!prepared.problem.empty()) return Usage(prepared.problem);
+  std::vector<char*> raw;
+  for (std::string& a : prepared.args) raw.push_back(a.data());
+  std::vector<char*> args =
+      absl::ParseCommandLine(static_cast<int>(raw.size()), raw.data());
   if (args.size() < 2) return Usage("missing COMMAND");
   const std::string cmd = args[1];
 
@@ -75,6 +285,8 @@ int main(int argc, char** argv) {
   opt.interval_s = absl::GetFlag(FLAGS_interval_s);
   opt.out_dir = absl::GetFlag(FLAGS_out);
   opt.sweep_id = absl::GetFlag(FLAGS_sweep);
+  opt.by = absl::GetFlag(FLAGS_by);
+  opt.run_id = absl::GetFlag(FLAGS_run);
   auto format = powersweep::ParseOutputFormat(absl::GetFlag(FLAGS_format));
   if (!format.ok()) return Usage(std::string(format.status().message()));
   opt.format = *format;
@@ -92,6 +304,11 @@ int main(int argc, char** argv) {
     return powersweep::CmdSubmit(stub.get(), args[2], opt, out, err);
   }
   if (cmd == "status") return powersweep::CmdStatus(stub.get(), opt, out, err);
+  if (int rc = ModelCommand(cmd, args, prepared.modes, stub.get(), opt);
+      rc >= 0) {
+    return rc;
+  }
+  if (!prepared.modes.empty()) return Usage("--mode is for predict only");
   if (cmd == "import-tegrastats") {
     if (args.size() != 3) return Usage("import-tegrastats takes one FILE");
     powersweep::ImportOptions imp;
@@ -113,7 +330,8 @@ int main(int argc, char** argv) {
     }
     return powersweep::CmdDevices(stub.get(), opt, out, err);
   }
-  if (cmd == "watch" || cmd == "runs" || cmd == "summary" || cmd == "export") {
+  if (cmd == "watch" || cmd == "runs" || cmd == "summary" ||
+      cmd == "export" || cmd == "compare" || cmd == "cancel") {
     if (opt.sweep_id <= 0) {
       return Usage(cmd + ": --sweep: a positive sweep id is required");
     }
@@ -121,6 +339,12 @@ int main(int argc, char** argv) {
     if (cmd == "runs") return powersweep::CmdRuns(stub.get(), opt, out, err);
     if (cmd == "summary") {
       return powersweep::CmdSummary(stub.get(), opt, out, err);
+    }
+    if (cmd == "cancel") {
+      return powersweep::CmdCancel(stub.get(), opt, out, err);
+    }
+    if (cmd == "compare") {
+      return powersweep::CmdCompare(stub.get(), opt, out, err);
     }
     if (opt.out_dir.empty()) return Usage("export: --out DIR is required");
     mkdir(opt.out_dir.c_str(), 0755);

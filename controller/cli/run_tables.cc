@@ -35,6 +35,13 @@ bool Finished(const v1::RunStatus& r) {
 }
 
 // Everything that defines a cell of the matrix, as printable strings.
+// "native", "container", or "container x4" for co-located tenants.
+std::string RuntimeCell(const v1::RunSpec& s) {
+  std::string text = RuntimeText(s.runtime());
+  if (s.tenants() > 1) absl::StrAppend(&text, " x", s.tenants());
+  return text;
+}
+
 std::vector<std::string> CellKey(const v1::RunStatus& r) {
   const auto& s = r.spec();
   return {s.device_class(),
@@ -43,7 +50,7 @@ std::vector<std::string> CellKey(const v1::RunStatus& r) {
           std::to_string(s.workload().batch_size()),
           std::to_string(s.workload().loader_workers()),
           PowerModeName(s.power_mode()),
-          RuntimeText(s.runtime())};
+          RuntimeCell(s)};
 }
 
 struct Stat {
@@ -89,7 +96,7 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
         s.workload().model(), TaskText(s.workload().task()),
         std::to_string(s.workload().batch_size()),
         std::to_string(s.workload().loader_workers()),
-        PowerModeName(s.power_mode()), RuntimeText(s.runtime()),
+        PowerModeName(s.power_mode()), RuntimeCell(s),
         StateText(r.state()), std::to_string(m.minibatches()),
         has ? Fixed(mb * 1e3, 2) : "-",
         has && mb > 0 ? Fixed(100 * m.mean_stall_s() / mb, 1) : "-",

@@ -73,6 +73,15 @@ class Fleet {
   // run goes back to PENDING), then dispatches to the remaining agents.
   void Disconnect(const std::string& device_id, const AgentConnection* conn);
 
+  // Cancels the runs of `sweep_id` that have not ended (or only `run_id`
+  // when it is not 0), with `reason`: each ends CANCELLED in the store at
+  // once; a leased or running one's agent gets CancelRun, stops the
+  // workload (a container is removed) and stays busy until it reports the
+  // run finished; what it sent before is kept. Returns how many runs were
+  // cancelled. NotFound for an unknown sweep or a run not in it.
+  absl::StatusOr<int> CancelRuns(int64_t sweep_id, int64_t run_id,
+                                 const std::string& reason);
+
   // Assigns pending runs to idle connected agents that can serve them.
   void Dispatch();
 

@@ -2,9 +2,11 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/power/mode_listing.h"
+#include "controller/analysis/compare.h"
 #include "controller/analysis/run_summary.h"
 #include "controller/importer/import_run.h"
 
@@ -109,6 +111,45 @@ grpc::Status ControlService::ListModes(grpc::ServerContext*,
       "' (see `powersweep devices` for the registered ones)"));
 }
 
+grpc::Status ControlService::Compare(grpc::ServerContext*,
+                                     const v1::CompareRequest* request,
+                                     v1::CompareResponse* response) {
+  auto spec = store_->GetSweepSpec(request->sweep_id());
+  if (!spec.ok()) return ToGrpcStatus(spec.status());
+  auto by = ParseCompareBy(request->by().empty() ? "runtime" : request->by());
+  if (!by.ok()) return ToGrpcStatus(by.status());
+  auto comparison = CompareSweep(store_, request->sweep_id(), *by);
+  if (!comparison.ok()) return ToGrpcStatus(comparison.status());
+  const ComparisonTable table = ToTable(*comparison);
+  v1::Table* out = response->mutable_table();
+  for (const std::string& h : table.header) out->add_header(h);
+  for (bool n : table.numeric) out->add_numeric(n);
+  for (const auto& row : table.rows) {
+    v1::TableRow* r = out->add_rows();
+    for (const std::string& cell : row) r->add_cells(cell);
+  }
+  for (const std::string& w : WarningLines(*comparison)) {
+    response->add_warnings(w);
+  }
+  response->set_method(absl::StrCat(
+      "Welch's two-sample t-test (unequal variances), two-sided, alpha ",
+      kSignificanceAlpha, "; ", kConfidenceLevel * 100,
+      "% confidence intervals (t-based)"));
+  return grpc::Status::OK;
+}
+
+grpc::Status ControlService::CancelRuns(grpc::ServerContext*,
+                                        const v1::CancelRunsRequest* request,
+                                        v1::CancelRunsResponse* response) {
+  const std::string reason = request->reason().empty()
+                                 ? "cancelled by the user"
+                                 : request->reason();
+  auto n = fleet_->CancelRuns(request->sweep_id(), request->run_id(), reason);
+  if (!n.ok()) return ToGrpcStatus(n.status());
+  response->set_cancelled(*n);
+  return grpc::Status::OK;
+}
+
 grpc::Status ControlService::ImportTelemetry(
     grpc::ServerContext*, grpc::ServerReader<v1::ImportTelemetryChunk>* reader,
     v1::ImportTelemetryResponse* response) {
@@ -123,6 +164,60 @@ grpc::Status ControlService::ImportTelemetry(
   PS_LOG(INFO) << "imported " << response->samples() << " telemetry samples as run "
                << response->run_id() << " (sweep " << response->sweep_id() << ")";
   return grpc::Status::OK;
+}
+
+namespace {
+
+// Copies an OK result into `response`, or returns its error.
+template <typename T>
+grpc::Status Reply(absl::StatusOr<T> result, T* response) {
+  if (!result.ok()) return ToGrpcStatus(result.status());
+  *response = *std::move(result);
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+grpc::Status ControlService::FitModels(grpc::ServerContext*,
+                                       const v1::FitModelsRequest* request,
+                                       v1::FitModelsResponse* response) {
+  grpc::Status st = Reply(modeling_.FitModels(*request), response);
+  if (st.ok()) {
+    PS_LOG(INFO) << "sweep " << request->sweep_id() << ": fitted "
+                 << response->models_size() << " models ("
+                 << response->problems_size() << " problems)";
+  }
+  return st;
+}
+
+grpc::Status ControlService::ListModels(grpc::ServerContext*,
+                                        const v1::ListModelsRequest* request,
+                                        v1::ListModelsResponse* response) {
+  return Reply(modeling_.ListModels(*request), response);
+}
+
+grpc::Status ControlService::Predict(grpc::ServerContext*,
+                                     const v1::PredictRequest* request,
+                                     v1::PredictResponse* response) {
+  return Reply(modeling_.Predict(*request), response);
+}
+
+grpc::Status ControlService::Best(grpc::ServerContext*,
+                                  const v1::BestRequest* request,
+                                  v1::BestResponse* response) {
+  return Reply(modeling_.Best(*request), response);
+}
+
+grpc::Status ControlService::Pareto(grpc::ServerContext*,
+                                    const v1::ParetoRequest* request,
+                                    v1::ParetoResponse* response) {
+  return Reply(modeling_.Pareto(*request), response);
+}
+
+grpc::Status ControlService::PlanProfiling(
+    grpc::ServerContext*, const v1::PlanProfilingRequest* request,
+    v1::PlanProfilingResponse* response) {
+  return Reply(modeling_.PlanProfiling(*request), response);
 }
 
 }  // namespace powersweep

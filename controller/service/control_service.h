@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "common/power/power_catalog.h"
 #include "controller/core/fleet.h"
+#include "controller/modeling/modeling_service.h"
 #include "controller/sweep/submitter.h"
 #include "powersweep/v1/powersweep.grpc.pb.h"
 #include "storage/store.h"
@@ -21,7 +22,8 @@ class ControlService final : public v1::Control::Service {
       : store_(store),
         fleet_(fleet),
         submitter_(submitter),
-        clock_(clock != nullptr ? clock : &real_clock_) {}
+        clock_(clock != nullptr ? clock : &real_clock_),
+        modeling_(store, clock_) {}
 
   grpc::Status SubmitSweep(grpc::ServerContext* context,
                            const v1::SubmitSweepRequest* request,
@@ -48,10 +50,39 @@ class ControlService final : public v1::Control::Service {
                          v1::ListModesResponse* response) override;
   // Stores streamed telemetry as a new done run (controller/importer);
   // NOT_FOUND for an unknown device.
+  // controller/analysis/compare.h over the sweep's done runs; NOT_FOUND
+  // for an unknown sweep, INVALID_ARGUMENT for an unknown `by`.
+  grpc::Status Compare(grpc::ServerContext* context,
+                       const v1::CompareRequest* request,
+                       v1::CompareResponse* response) override;
+  // Fleet::CancelRuns; NOT_FOUND for an unknown sweep or run.
+  grpc::Status CancelRuns(grpc::ServerContext* context,
+                          const v1::CancelRunsRequest* request,
+                          v1::CancelRunsResponse* response) override;
   grpc::Status ImportTelemetry(
       grpc::ServerContext* context,
       grpc::ServerReader<v1::ImportTelemetryChunk>* reader,
       v1::ImportTelemetryResponse* response) override;
+
+  // Time and energy models (issue 6): controller/modeling/modeling_service.h.
+  grpc::Status FitModels(grpc::ServerContext* context,
+                         const v1::FitModelsRequest* request,
+                         v1::FitModelsResponse* response) override;
+  grpc::Status ListModels(grpc::ServerContext* context,
+                          const v1::ListModelsRequest* request,
+                          v1::ListModelsResponse* response) override;
+  grpc::Status Predict(grpc::ServerContext* context,
+                       const v1::PredictRequest* request,
+                       v1::PredictResponse* response) override;
+  grpc::Status Best(grpc::ServerContext* context,
+                    const v1::BestRequest* request,
+                    v1::BestResponse* response) override;
+  grpc::Status Pareto(grpc::ServerContext* context,
+                      const v1::ParetoRequest* request,
+                      v1::ParetoResponse* response) override;
+  grpc::Status PlanProfiling(grpc::ServerContext* context,
+                             const v1::PlanProfilingRequest* request,
+                             v1::PlanProfilingResponse* response) override;
 
  private:
   Store* store_;
@@ -60,6 +91,7 @@ class ControlService final : public v1::Control::Service {
   RealClock real_clock_;
   Clock* clock_;
   const PowerCatalog power_catalog_ = PowerCatalog::Default();
+  modeling::ModelingService modeling_;
 };
 
 }  // namespace powersweep

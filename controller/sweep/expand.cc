@@ -26,6 +26,12 @@ int64_t BaseloadTasks(const v1::SweepSpec& spec) {
                     v1::TASK_BASELOAD);
 }
 
+// The tenants axis; [1] when the spec has none.
+std::vector<int32_t> Tenants(const v1::SweepSpec& spec) {
+  if (spec.tenants().empty()) return {1};
+  return {spec.tenants().begin(), spec.tenants().end()};
+}
+
 }  // namespace
 
 int64_t CountRuns(const v1::SweepSpec& spec) {
@@ -36,7 +42,8 @@ int64_t CountRuns(const v1::SweepSpec& spec) {
   const int64_t workloads =
       Product({spec.models_size(), spec.datasets_size(),
                spec.tasks_size() - baseload, spec.batch_sizes_size(),
-               spec.loader_workers_size()});
+               spec.loader_workers_size(),
+               std::max(1, spec.tenants_size())});
   const int64_t per_cell = baseload + workloads;
   if (cells == 0 || per_cell == 0) return 0;
   return cells > kMax / per_cell ? kMax : cells * per_cell;
@@ -71,6 +78,9 @@ std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec) {
             run.mutable_workload()->set_duration_s(spec.duration_s());
             *run.mutable_power_mode() = mode;
             run.set_runtime(static_cast<v1::Runtime>(runtime));
+            if (runtime == v1::RUNTIME_CONTAINER) {
+              run.set_container_image(spec.container_image());
+            }
             run.set_repetition(rep);
             run.set_telemetry_hz(spec.telemetry_hz());
             run.set_timeout_s(spec.timeout_s());
@@ -84,6 +94,7 @@ std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec) {
             if (task == v1::TASK_BASELOAD) continue;
             for (int32_t batch_size : spec.batch_sizes()) {
               for (int32_t workers : spec.loader_workers()) {
+               for (int32_t tenants : Tenants(spec)) {
                 for (const v1::PowerMode& mode : spec.power_modes()) {
                   for (int runtime : spec.runtimes()) {
                     v1::RunSpec& run = runs.emplace_back();
@@ -97,12 +108,17 @@ std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec) {
                     w->set_loader_workers(workers);
                     *run.mutable_power_mode() = mode;
                     run.set_runtime(static_cast<v1::Runtime>(runtime));
+                    if (runtime == v1::RUNTIME_CONTAINER) {
+                      run.set_container_image(spec.container_image());
+                    }
+                    if (tenants > 1) run.set_tenants(tenants);
                     run.set_repetition(rep);
                     run.set_telemetry_hz(spec.telemetry_hz());
                     run.set_timeout_s(spec.timeout_s());
                     run.set_attempt(1);
                   }
                 }
+               }
               }
             }
           }

@@ -1,5 +1,6 @@
 #include "controller/sweep/validate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -142,6 +143,15 @@ void CheckIntAxes(const v1::SweepSpec& spec, Problems* problems) {
   }
   CheckDuplicates("loader_workers", ToVector(spec.loader_workers()), kSelf,
                   problems);
+  for (int i = 0; i < spec.tenants_size(); ++i) {
+    int32_t t = spec.tenants(i);
+    if (t < 1 || t > kMaxTenants) {
+      problems->push_back(absl::StrCat("tenants[", i,
+                                       "]: must be between 1 and ", kMaxTenants,
+                                       ", got ", t));
+    }
+  }
+  CheckDuplicates("tenants", ToVector(spec.tenants()), kSelf, problems);
 }
 
 void CheckScalars(const v1::SweepSpec& spec, Problems* problems) {
@@ -204,6 +214,12 @@ v1::SweepSpec WithDefaults(const v1::SweepSpec& spec) {
   if (out.runtimes().empty()) out.add_runtimes(v1::RUNTIME_NATIVE);
   if (out.loader_workers().empty()) out.add_loader_workers(0);
   if (out.power_modes().empty()) out.add_power_modes();
+  if (out.tenants().empty()) out.add_tenants(1);
+  if (out.container_image().empty() &&
+      std::find(out.runtimes().begin(), out.runtimes().end(),
+                v1::RUNTIME_CONTAINER) != out.runtimes().end()) {
+    out.set_container_image(kDefaultContainerImage);
+  }
   return out;
 }
 

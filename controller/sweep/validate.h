@@ -31,6 +31,10 @@ inline constexpr int kMaxLoaderWorkers = 64;
 inline constexpr int kMaxBatchSize = 65536;
 inline constexpr int kMaxThreads = 1024;
 inline constexpr int kMaxRetries = 100;
+inline constexpr int kMaxTenants = 16;
+// The image container runs ask for when the sweep names none: the one
+// infra/docker/build-workload-image.sh builds from this build's workload.
+inline constexpr char kDefaultContainerImage[] = "powersweep-workload:local";
 inline constexpr double kMaxTelemetryHz = 1000.0;
 
 struct ValidationContext {

@@ -7,7 +7,11 @@
 # Environment: DEMO_AGENTS (default: one host agent per 2 cores, at most 4,
 # each pinned to its own cores so their measurements do not interfere),
 # DEMO_SWEEP (default the quickstart), DEMO_TWINS (1, default: start the
-# twins and run the twin sweep; 0: host agents only).
+# twins and run the twin sweep; 0: host agents only), DEMO_CONTAINERS (1,
+# default: when Debian's docker.io is installed, start dockerd if needed,
+# build the workload image from this build and run
+# examples/sweeps/container-quickstart.yaml natively and in containers, then
+# `powersweep compare`; 0: skip).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
@@ -18,6 +22,8 @@ BIN_WORKLOAD=$BUILD/workloads/powersweep-workload
 SWEEP_FILE=${DEMO_SWEEP:-examples/sweeps/quickstart.yaml}
 TWIN_SWEEP_FILE=examples/sweeps/twin-quickstart.yaml
 TWINS_ON=${DEMO_TWINS:-1}
+CONTAINERS_ON=${DEMO_CONTAINERS:-1}
+CONTAINER_SWEEP_FILE=examples/sweeps/container-quickstart.yaml
 # class:instance of each twin agent.
 TWINS=(orin-agx:0 orin-agx:1 xavier-nx:0)
 [ "$TWINS_ON" = 1 ] || TWINS=()
@@ -45,6 +51,19 @@ for _ in $(seq 100); do [ -s "$OUT/port" ] && break; sleep 0.1; done
 ADDR=127.0.0.1:$(cat "$OUT/port")
 echo "demo: controller on $ADDR, database $OUT/powersweep.db"
 
+# Containers: a running engine and the workload image of this very build.
+AGENT_CONTAINER_FLAGS=()
+if [ "$CONTAINERS_ON" = 1 ]; then
+  if ./infra/scripts/start-dockerd.sh >"$OUT/logs/start-dockerd.log" 2>&1 &&
+     ./infra/docker/build-workload-image.sh "$BUILD" >"$OUT/logs/workload-image.log" 2>&1; then
+    AGENT_CONTAINER_FLAGS=(--container_images=powersweep-workload:local)
+    echo "demo: Docker engine up; $(tail -1 "$OUT/logs/workload-image.log") built from $BIN_WORKLOAD"
+  else
+    echo "demo: no Docker engine (see $OUT/logs/start-dockerd.log, $OUT/logs/workload-image.log); skipping the container sweep"
+    CONTAINERS_ON=0
+  fi
+fi
+
 # Each agent gets its own CPUs when there are enough (2 per agent, as the
 # quickstart's largest power mode uses 2 cores); otherwise they share all.
 for i in $(seq 0 $((AGENTS - 1))); do
@@ -52,7 +71,7 @@ for i in $(seq 0 $((AGENTS - 1))); do
   if [ $((AGENTS * 2)) -le "$CORES" ]; then cpus="--cpus=$((2 * i))-$((2 * i + 1))"; fi
   "$BIN_AGENT" --controller="$ADDR" --device_id="host-$i" $cpus \
     --workload_bin="$BIN_WORKLOAD" --work_dir="$OUT/agent-host-$i" \
-    >"$OUT/logs/agent-host-$i.log" 2>&1 &
+    "${AGENT_CONTAINER_FLAGS[@]}" >"$OUT/logs/agent-host-$i.log" 2>&1 &
   pids+=($!)
 done
 # Twin agents: simulated Jetsons, no workload process; 1 simulated second
@@ -93,6 +112,16 @@ echo "Summary over repetitions (mean ± sd):"
 echo
 "${CLI[@]}" export --sweep="$SWEEP" --out="$OUT/export"
 echo
+
+if [ "$CONTAINERS_ON" = 1 ]; then
+  CSWEEP=$("${CLI[@]}" submit --quiet "$CONTAINER_SWEEP_FILE")
+  echo "demo: submitted $CONTAINER_SWEEP_FILE as sweep $CSWEEP (native vs container)"
+  "${CLI[@]}" watch "$CSWEEP" || status=$?
+  echo
+  echo "Native vs container, per metric (mean and 95% CI per side, Welch's t-test):"
+  "${CLI[@]}" compare --sweep="$CSWEEP"
+  echo
+fi
 
 if [ ${#TWINS[@]} -gt 0 ]; then
   TWIN_SWEEP=$("${CLI[@]}" submit --quiet "$TWIN_SWEEP_FILE")

@@ -6,7 +6,8 @@ PKGS=(
   cmake g++ make pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsqlite3-dev sqlite3 libtorch-dev libgtest-dev libgmock-dev
-  libyaml-cpp-dev zlib1g-dev dataset-fashion-mnist
+  libyaml-cpp-dev zlib1g-dev libeigen3-dev dataset-fashion-mnist
+  docker.io
 )
 missing=()
 for p in "${PKGS[@]}"; do

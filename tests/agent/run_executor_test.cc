@@ -1,7 +1,10 @@
 #include "agent/run_executor.h"
+#include "absl/strings/str_cat.h"
 
 #include <stdlib.h>
 
+#include <map>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -200,6 +203,45 @@ TEST_F(RunExecutorTest, CancelEndsTheRunWithTheReason) {
   EXPECT_FALSE(f.result().ok());
   EXPECT_EQ(f.result().reason(), "cancelled: sweep cancelled");
   EXPECT_EQ(ex.ActiveRunId(), 0);
+}
+
+TEST_F(RunExecutorTest, CoLocatedTenantsEachSendTheirOwnRecords) {
+  RunExecutor ex = Make();
+  v1::RunSpec spec = Spec(5);
+  spec.set_tenants(3);
+  v1::RunFinished f = ex.Execute(spec, &sink_);
+  ASSERT_TRUE(f.result().ok()) << f.result().reason();
+  ASSERT_EQ(f.result().tenants_size(), 3);
+  for (int t = 0; t < 3; ++t) {
+    EXPECT_EQ(f.result().tenants(t).tenant(), t);
+    EXPECT_EQ(f.result().tenants(t).minibatches(), 5);
+    EXPECT_EQ(f.result().tenants(t).exit_code(), 0);
+  }
+  absl::MutexLock lock(&sink_.mu);
+  std::map<int, int> per_tenant;
+  for (const auto& b : sink_.batches) {
+    for (const auto& m : b.minibatches()) ++per_tenant[m.tenant()];
+  }
+  EXPECT_EQ(per_tenant, (std::map<int, int>{{0, 5}, {1, 5}, {2, 5}}));
+  for (int t = 0; t < 3; ++t) {
+    EXPECT_TRUE(std::filesystem::exists(absl::StrCat(
+        config_.work_dir, "/run-11-attempt-1-tenant-", t, ".log")));
+  }
+}
+
+TEST_F(RunExecutorTest, ContainerRunOnAnAgentWithoutAnEngineFailsClearly) {
+  RunExecutor ex = Make();
+  v1::RunSpec spec = Spec(5);
+  spec.set_runtime(v1::RUNTIME_CONTAINER);
+  v1::RunFinished f = ex.Execute(spec, &sink_);
+  EXPECT_FALSE(f.result().ok());
+  EXPECT_NE(f.result().reason().find("runtime: container runs are not "
+                                     "available on this agent (no container "
+                                     "engine"),
+            std::string::npos)
+      << f.result().reason();
+  absl::MutexLock lock(&sink_.mu);
+  EXPECT_TRUE(sink_.started.empty());
 }
 
 }  // namespace

@@ -114,8 +114,8 @@ TEST_F(CsvExportTest, MinibatchesComeInChunksOfWholeLinesForThisSweepOnly) {
   std::vector<std::string> lines = Lines(chunks);
   ASSERT_EQ(lines.size(), 2501u);
   EXPECT_EQ(lines[0],
-            "run_id,attempt,seq,idx,epoch,t_start_s,stall_s,compute_s,e2e_s,samples,loss");
-  EXPECT_EQ(lines[1], absl::StrCat(run_ids_[0], ",1,1,0,0,0.0,0.125,0.25,0.5,32,2.5"));
+            "run_id,attempt,seq,idx,epoch,t_start_s,stall_s,compute_s,e2e_s,samples,loss,tenant");
+  EXPECT_EQ(lines[1], absl::StrCat(run_ids_[0], ",1,1,0,0,0.0,0.125,0.25,0.5,32,2.5,0"));
 }
 
 TEST_F(CsvExportTest, TelemetryQuotesTheCoreLists) {

@@ -132,6 +132,7 @@ v1::DeviceCapabilities HostPlatform::Capabilities() const {
     for (int64_t khz : freq_.Available()) caps.add_cpu_freqs_khz(khz);
   }
   caps.add_runtimes(v1::RUNTIME_NATIVE);
+  if (options_.catalog.containers) caps.add_runtimes(v1::RUNTIME_CONTAINER);
   for (const std::string& m : options_.catalog.models) caps.add_models(m);
   for (const auto& [name, path] : options_.catalog.datasets) {
     caps.add_datasets(name);

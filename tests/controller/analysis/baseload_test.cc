@@ -50,6 +50,23 @@ TEST(BaseloadTest, PicksLatestBeforeTheRunOfTheSameDeviceAndMode) {
   EXPECT_FALSE(PickBaseload(RunOn(13, "orin-0", 3000, 500), b).has_value());
 }
 
+TEST(BaseloadTest, AContainerRunPrefersTheIdleContainerBaseload) {
+  BaseloadRun native = Base(1, "orin-0", 1000, 300, 5000);
+  BaseloadRun container = Base(2, "orin-0", 1000, 200, 5400);
+  container.runtime = v1::RUNTIME_CONTAINER;
+  std::vector<BaseloadRun> b = {native, container};
+  v1::RunStatus run = RunOn(10, "orin-0", 1000, 500);
+  run.mutable_spec()->set_runtime(v1::RUNTIME_CONTAINER);
+  auto got = PickBaseload(run, b);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->run_id, 2);
+  run.mutable_spec()->set_runtime(v1::RUNTIME_NATIVE);
+  EXPECT_EQ(PickBaseload(run, b)->run_id, 1);
+  // Only a native baseload: a container run falls back to it.
+  run.mutable_spec()->set_runtime(v1::RUNTIME_CONTAINER);
+  EXPECT_EQ(PickBaseload(run, {native})->run_id, 1);
+}
+
 TEST(BaseloadTest, IncrementalEnergySubtractsBaseloadOverTheSpan) {
   v1::RunSummary s;
   s.set_energy_j(100);

@@ -103,6 +103,31 @@ TEST(ExpandSweepTest, PowerModeKnobsAreCopiedWhole) {
   }
 }
 
+TEST(ExpandSweepTest, TenantsAndContainerImageReachEveryWorkloadRun) {
+  v1::SweepSpec s = TwoOfEach();
+  s.clear_tenants();
+  s.add_tenants(1);
+  s.add_tenants(4);
+  s.add_runtimes(v1::RUNTIME_CONTAINER);
+  s = WithDefaults(s);
+  EXPECT_EQ(s.container_image(), "powersweep-workload:local");
+  const std::vector<v1::RunSpec> runs = ExpandSweep(s);
+  ASSERT_EQ(runs.size(), 64u);  // 16 x 2 tenants x 2 runtimes
+  EXPECT_EQ(CountRuns(s), 64);
+  int four = 0, containers = 0;
+  for (const v1::RunSpec& r : runs) {
+    four += r.tenants() == 4;
+    if (r.runtime() == v1::RUNTIME_CONTAINER) {
+      ++containers;
+      EXPECT_EQ(r.container_image(), "powersweep-workload:local");
+    } else {
+      EXPECT_EQ(r.container_image(), "");
+    }
+  }
+  EXPECT_EQ(four, 32);
+  EXPECT_EQ(containers, 32);
+}
+
 TEST(ExpandSweepTest, AnEmptyAxisMeansNoRuns) {
   v1::SweepSpec s = TwoOfEach();
   s.clear_models();

@@ -152,6 +152,15 @@ class FakeStore : public Store {
       const std::function<void(const std::string&)>&) override {
     return Unimplemented();
   }
+  absl::StatusOr<int64_t> SaveModel(const v1::WorkloadModel&) override {
+    return Unimplemented();
+  }
+  absl::StatusOr<std::vector<v1::WorkloadModel>> ListModels() override {
+    return Unimplemented();
+  }
+  absl::StatusOr<v1::WorkloadModel> GetModel(int64_t) override {
+    return Unimplemented();
+  }
 
  private:
   static absl::Status Unimplemented() {

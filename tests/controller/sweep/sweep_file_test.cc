@@ -17,7 +17,8 @@ using ::testing::HasSubstr;
 constexpr char kSweepKeys[] =
     "name, device_classes, models, datasets, tasks, batch_sizes, "
     "loader_workers, power_modes, runtimes, repetitions, epochs, minibatches, "
-    "duration_s, seed, threads, telemetry_hz, timeout_s, max_retries";
+    "duration_s, seed, threads, telemetry_hz, timeout_s, max_retries, tenants, "
+    "container_image";
 
 std::string ErrorOf(const std::string& yaml) {
   absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(yaml);

@@ -1,0 +1,498 @@
+#include "agent/runtime/docker/docker_runtime.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "agent/runtime/native/native_runtime.h"
+#include "common/log.h"
+#include "common/proto_json.h"
+
+namespace powersweep {
+namespace {
+
+// The parent pid from the text of /proc/<pid>/stat ("pid (comm) S ppid").
+int ParentPid(const std::string& stat_text) {
+  size_t paren = stat_text.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::istringstream rest(stat_text.substr(paren + 1));
+  std::string state;
+  int ppid = 0;
+  rest >> state >> ppid;
+  return ppid;
+}
+
+std::string ReadSmallFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+DockerRuntime::DockerRuntime(DockerRuntimeConfig config,
+                             ContainerRequest request, ContainerEngine* engine,
+                             Clock* clock)
+    : config_(std::move(config)),
+      request_(std::move(request)),
+      engine_(engine),
+      clock_(clock),
+      name_(::powersweep::ContainerName(config_.name_prefix, request_)),
+      cgroup_path_(absl::StrCat(config_.cgroup_parent, "/", name_)) {}
+
+DockerRuntime::~DockerRuntime() {
+  if (client_pid_ == 0 || finished_) {
+    if (reader_.joinable()) reader_.join();
+    return;
+  }
+  (void)engine_->Kill(name_, "KILL");
+  if (!client_reaped_) {
+    kill(-client_pid_, SIGKILL);
+    kill(client_pid_, SIGKILL);
+    ReapClient(/*block=*/true);
+  }
+  if (reader_.joinable()) reader_.join();
+  absl::Status rm = engine_->Remove(name_);
+  if (!rm.ok())
+    PS_LOG(WARNING) << "container " << name_ << ": " << rm.message();
+  CleanupCgroups();
+}
+
+std::string DockerRuntime::container_id() const {
+  absl::MutexLock lock(&mu_);
+  return container_id_;
+}
+
+absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
+                                  RecordCallback callback) {
+  if (client_pid_ != 0) {
+    return absl::FailedPreconditionError("runtime: already started");
+  }
+  if (spec.argv.empty()) {
+    return absl::InvalidArgumentError("argv: empty command line");
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (cancelled_) {
+      return absl::CancelledError(
+          absl::StrCat("cancelled before start: ", cancel_reason_));
+    }
+  }
+  // The allowlist first, by name; by image id only when it lists ids.
+  const std::string& image = request_.image;
+  std::string resolved;
+  absl::Status allowed = CheckImageAllowed(image, "", config_.image_allowlist);
+  if (!allowed.ok() && AllowlistHasImageIds(config_.image_allowlist)) {
+    absl::StatusOr<std::string> id = engine_->ImageId(image);
+    if (id.ok()) {
+      resolved = *id;
+      allowed = CheckImageAllowed(image, resolved, config_.image_allowlist);
+    }
+  }
+  if (!allowed.ok()) return allowed;
+  if (resolved.empty()) {
+    absl::StatusOr<std::string> id = engine_->ImageId(image);
+    if (!id.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "image \"", image, "\" is not available in the container engine (",
+          id.status().message(),
+          "); build it with infra/docker/build-workload-image.sh"));
+    }
+    resolved = *id;
+  }
+  image_id_ = resolved;
+
+  // A container of this name left by an earlier agent would block the name.
+  absl::Status stale = engine_->Remove(name_);
+  if (!stale.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("container engine: ", stale.message()));
+  }
+  CleanupCgroups();
+
+  spec_ = spec;
+  callback_ = std::move(callback);
+  DockerRunInput input;
+  input.name = name_;
+  input.image_ref = image_id_;
+  input.requested_image = image;
+  input.device_id = request_.device_id;
+  input.uid = static_cast<int>(getuid());
+  input.gid = static_cast<int>(getgid());
+  absl::StatusOr<std::vector<std::string>> args =
+      BuildDockerRunArgs(config_, request_, input, spec_);
+  if (!args.ok()) return args.status();
+
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", strerror(errno)));
+  }
+  const std::string log_path =
+      spec_.stderr_log_path.empty() ? "/dev/null" : spec_.stderr_log_path;
+  int log_fd =
+      open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0) {
+    int err = errno;
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return absl::InternalError(absl::StrCat(
+        log_path, ": cannot open the workload log: ", strerror(err)));
+  }
+  {
+    absl::MutexLock lock(&stats_mu_);
+    stats_reader_ =
+        std::make_unique<CgroupStatsReader>(config_.cgroup_root, cgroup_path_);
+  }
+  start_ns_ = clock_->MonotonicNanos();
+  absl::StatusOr<int> pid = engine_->StartAttached(*args, pipe_fds[1], log_fd);
+  close(pipe_fds[1]);
+  close(log_fd);
+  if (!pid.ok()) {
+    close(pipe_fds[0]);
+    return pid.status();
+  }
+  client_pid_ = *pid;
+  reader_ = std::thread([this, fd = pipe_fds[0]] { ReadLoop(fd); });
+
+  absl::Status up = AwaitRunning();
+  if (!up.ok()) {
+    // Leave nothing behind; the caller sees the error instead of a run.
+    (void)engine_->Kill(name_, "KILL");
+    (void)engine_->Remove(name_);
+    if (!ReapClient(false)) {
+      kill(-client_pid_, SIGKILL);
+      kill(client_pid_, SIGKILL);
+      ReapClient(true);
+    }
+    if (reader_.joinable()) reader_.join();
+    CleanupCgroups();
+    finished_ = true;
+    return up;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DockerRuntime::AwaitRunning() {
+  const int64_t deadline =
+      start_ns_ + static_cast<int64_t>(config_.start_timeout_s * 1e9);
+  while (true) {
+    if (ReapClient(false)) return absl::OkStatus();  // already ended
+    {
+      absl::MutexLock lock(&mu_);
+      if (cancelled_) return absl::OkStatus();  // Wait() stops it
+    }
+    absl::StatusOr<ContainerState> st = engine_->Inspect(name_);
+    if (st.ok()) {
+      {
+        absl::MutexLock lock(&mu_);
+        container_id_ = st->id;
+      }
+      if (st->running && st->pid > 0) {
+        if (!config_.use_init) {
+          pid_ = st->pid;
+          return absl::OkStatus();
+        }
+        const int child = FindWorkloadPid(st->pid);
+        pid_ = child > 0 ? child : st->pid;
+        if (child > 0) return absl::OkStatus();
+      } else if (st->status == "exited" || st->status == "dead") {
+        return absl::OkStatus();
+      }
+    } else if (!absl::IsNotFound(st.status())) {
+      PS_LOG(WARNING) << "container " << name_ << ": " << st.status().message();
+    }
+    if (clock_->MonotonicNanos() >= deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "container ", name_, " did not start within ",
+          config_.start_timeout_s, " s (see ", spec_.stderr_log_path, ")"));
+    }
+    clock_->SleepFor(absl::Seconds(config_.poll_s));
+  }
+}
+
+int DockerRuntime::FindWorkloadPid(int init_pid) {
+  DIR* dir = opendir(config_.proc_root.c_str());
+  if (dir == nullptr) return 0;
+  int found = 0;
+  while (dirent* e = readdir(dir)) {
+    int pid = 0;
+    if (!absl::SimpleAtoi(e->d_name, &pid) || pid == init_pid) continue;
+    std::string stat =
+        ReadSmallFile(absl::StrCat(config_.proc_root, "/", pid, "/stat"));
+    if (ParentPid(stat) == init_pid) {
+      found = pid;
+      break;
+    }
+  }
+  closedir(dir);
+  return found;
+}
+
+void DockerRuntime::ReadLoop(int fd) {
+  std::string buf;
+  char chunk[65536];
+  auto deliver = [this](absl::string_view line) {
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty()) return;
+    v1::WorkloadEvent event;
+    absl::Status st = FromJson(std::string(line), &event);
+    if (!st.ok()) {
+      if (bad_lines_++ < 3) {
+        PS_LOG(WARNING) << "container " << name_
+                        << ": record line did not parse (" << st.message()
+                        << "): " << line.substr(0, 200);
+      }
+      return;
+    }
+    callback_(event);
+  };
+  while (true) {
+    ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    buf.append(chunk, static_cast<size_t>(n));
+    size_t start = 0;
+    for (size_t nl; (nl = buf.find('\n', start)) != std::string::npos;
+         start = nl + 1) {
+      deliver(absl::string_view(buf).substr(start, nl - start));
+    }
+    buf.erase(0, start);
+  }
+  deliver(buf);  // a last line without newline
+  close(fd);
+}
+
+bool DockerRuntime::ReapClient(bool block) {
+  if (client_reaped_) return true;
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(client_pid_, &status, block ? 0 : WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  if (r == client_pid_) {
+    client_status_ = status;
+    client_reaped_ = true;
+  } else if (r < 0 && errno == ECHILD) {
+    client_status_ = -1;  // reaped elsewhere: the exit code comes from inspect
+    client_reaped_ = true;
+  }
+  return client_reaped_;
+}
+
+void DockerRuntime::RefreshPeakRss() {
+  const int pid = pid_;
+  if (pid <= 0) return;
+  absl::MutexLock lock(&stats_mu_);
+  if (stats_final_) return;
+  if (workload_status_ == nullptr) {
+    workload_status_ = std::make_unique<ProcFile>(
+        absl::StrCat(config_.proc_root, "/", pid, "/status"));
+  }
+  absl::StatusOr<std::string> text = workload_status_->Read();
+  if (!text.ok()) return;  // it has exited
+  absl::StatusOr<int64_t> hwm = ParseVmHwm(*text);
+  if (hwm.ok()) peak_rss_bytes_ = std::max(peak_rss_bytes_, *hwm);
+}
+
+absl::StatusOr<ContainerStats> DockerRuntime::SampleStats() {
+  RefreshPeakRss();
+  absl::MutexLock lock(&stats_mu_);
+  if (stats_final_) {
+    if (last_stats_.has_value()) return *last_stats_;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "container ", name_, ": no statistics were read before it ended"));
+  }
+  if (stats_reader_ == nullptr || pid_ == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("container ", name_, " is not running"));
+  }
+  absl::StatusOr<ContainerStats> s = stats_reader_->Read();
+  if (!s.ok()) return s.status();
+  s->workload_peak_rss_bytes = peak_rss_bytes_;
+  last_stats_ = *s;
+  return s;
+}
+
+std::optional<WorkloadCounters> DockerRuntime::ReadCounters() {
+  absl::StatusOr<ContainerStats> s = SampleStats();
+  if (!s.ok()) return std::nullopt;
+  WorkloadCounters c;
+  c.pgfault = s->memory.pgfault;
+  c.pgmajfault = s->memory.pgmajfault;
+  c.dirty_bytes = s->memory.dirty_bytes;
+  c.writeback_bytes = s->memory.writeback_bytes;
+  return c;
+}
+
+std::optional<ContainerStats> DockerRuntime::LastStats() const {
+  absl::MutexLock lock(&stats_mu_);
+  return last_stats_;
+}
+
+void DockerRuntime::Cancel(const std::string& reason) {
+  absl::MutexLock lock(&mu_);
+  if (cancelled_) return;
+  cancelled_ = true;
+  cancel_reason_ = reason;
+}
+
+void DockerRuntime::CleanupCgroups() {
+  absl::Status st = RemoveCgroupDirs(config_.cgroup_root, cgroup_path_);
+  if (!st.ok())
+    PS_LOG(WARNING) << "container " << name_ << ": " << st.message();
+}
+
+void DockerRuntime::Finish() {
+  if (reader_.joinable()) reader_.join();
+  absl::StatusOr<ContainerState> st = engine_->Inspect(name_);
+  // The client ended but the container runs on (the client was killed):
+  // stop it before reading the final statistics.
+  for (int i = 0; st.ok() && st->running && i < 100; ++i) {
+    (void)engine_->Kill(name_, "KILL");
+    clock_->SleepFor(absl::Seconds(config_.poll_s));
+    st = engine_->Inspect(name_);
+  }
+  if (st.ok()) final_state_ = *st;
+  {
+    absl::MutexLock lock(&stats_mu_);
+    if (stats_reader_ != nullptr) {
+      absl::StatusOr<ContainerStats> s = stats_reader_->Read();
+      if (s.ok()) {
+        s->workload_peak_rss_bytes = peak_rss_bytes_;
+        last_stats_ = *s;
+      } else {
+        PS_LOG(WARNING) << "container " << name_
+                        << ": final statistics: " << s.status().message();
+        if (last_stats_.has_value()) {
+          last_stats_->workload_peak_rss_bytes = peak_rss_bytes_;
+        }
+      }
+    }
+    stats_final_ = true;
+  }
+  absl::Status rm = engine_->Remove(name_);
+  if (!rm.ok())
+    PS_LOG(WARNING) << "container " << name_ << ": " << rm.message();
+  CleanupCgroups();
+  finished_ = true;
+}
+
+ExitStatus DockerRuntime::Wait() {
+  ExitStatus out;
+  if (client_pid_ <= 0 || finished_) {
+    out.exit_code = -1;
+    return out;
+  }
+  const int64_t timeout_ns = static_cast<int64_t>(spec_.timeout_s * 1e9);
+  const int64_t grace_ns = static_cast<int64_t>(spec_.grace_s * 1e9);
+  // A client that outlives a KILLed container this long is stuck.
+  const int64_t stuck_ns =
+      grace_ns + static_cast<int64_t>(config_.start_timeout_s * 1e9);
+  const int64_t stats_ns = static_cast<int64_t>(config_.stats_interval_s * 1e9);
+  bool timed_out = false;
+  int64_t term_ns = -1;
+  int64_t kill_ns = -1;
+  bool client_killed = false;
+  int64_t last_stats_ns = -1;
+  while (!ReapClient(false)) {
+    const int64_t now = clock_->MonotonicNanos();
+    bool cancelled = false;
+    {
+      absl::MutexLock lock(&mu_);
+      cancelled = cancelled_;
+    }
+    if (term_ns < 0 && !cancelled && timeout_ns > 0 &&
+        now - start_ns_ >= timeout_ns) {
+      timed_out = true;
+    }
+    if (term_ns < 0 && (cancelled || timed_out)) {
+      absl::Status k = engine_->Kill(name_, "TERM");
+      if (!k.ok()) PS_LOG(WARNING) << k.message();
+      term_ns = now;
+    }
+    if (term_ns >= 0 && kill_ns < 0 && now - term_ns >= grace_ns) {
+      absl::Status k = engine_->Kill(name_, "KILL");
+      if (!k.ok()) PS_LOG(WARNING) << k.message();
+      kill_ns = now;
+    }
+    if (kill_ns >= 0 && !client_killed && now - kill_ns >= stuck_ns) {
+      PS_LOG(WARNING) << "container " << name_
+                      << ": the engine client did not exit; killing it";
+      kill(-client_pid_, SIGKILL);
+      kill(client_pid_, SIGKILL);
+      client_killed = true;
+    }
+    if (last_stats_ns < 0 || now - last_stats_ns >= stats_ns) {
+      RefreshPeakRss();
+      last_stats_ns = now;
+    }
+    clock_->SleepFor(absl::Seconds(config_.poll_s));
+  }
+  Finish();
+
+  out.wall_s = (clock_->MonotonicNanos() - start_ns_) * 1e-9;
+  int code = -1;
+  if (client_status_ >= 0 && WIFEXITED(client_status_)) {
+    code = WEXITSTATUS(client_status_);
+  } else if (client_status_ >= 0 && WIFSIGNALED(client_status_) &&
+             !client_killed) {
+    code = 128 + WTERMSIG(client_status_);  // as an init would report it
+  } else if (final_state_.has_value()) {
+    code =
+        final_state_->exit_code;  // the client was killed or reaped elsewhere
+  }
+  out.exit_code = code;
+  if (code > 128 && code <= 128 + 64) out.term_signal = code - 128;
+  {
+    absl::MutexLock lock(&stats_mu_);
+    if (last_stats_.has_value()) {
+      out.cpu_s = last_stats_->cpu_s;
+      out.max_rss_bytes = last_stats_->workload_peak_rss_bytes > 0
+                              ? last_stats_->workload_peak_rss_bytes
+                              : last_stats_->memory_peak_bytes;
+    }
+  }
+  out.bad_record_lines = bad_lines_;
+  out.timeout_s = spec_.timeout_s;
+  out.last_stderr_line = LastLineOfFile(spec_.stderr_log_path);
+  if (final_state_.has_value() && final_state_->oom_killed) {
+    out.last_stderr_line = "the container was killed for lack of memory (OOM)";
+  }
+  absl::MutexLock lock(&mu_);
+  out.cancelled = cancelled_ && !timed_out;
+  out.cancel_reason = cancel_reason_;
+  out.timed_out = timed_out;
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> RemoveLeftoverContainers(
+    ContainerEngine* engine, const DockerRuntimeConfig& config,
+    const std::string& device_id) {
+  absl::StatusOr<std::vector<std::string>> names =
+      engine->ListContainers(absl::StrCat("powersweep.device=", device_id));
+  if (!names.ok()) return names.status();
+  for (const std::string& name : *names) {
+    absl::Status rm = engine->Remove(name);
+    if (!rm.ok()) return rm;
+    absl::Status cg = RemoveCgroupDirs(
+        config.cgroup_root, absl::StrCat(config.cgroup_parent, "/", name));
+    if (!cg.ok()) PS_LOG(WARNING) << cg.message();
+  }
+  return names;
+}
+
+}  // namespace powersweep

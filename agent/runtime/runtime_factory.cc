@@ -1,0 +1,39 @@
+#include "agent/runtime/runtime_factory.h"
+
+#include <memory>
+#include <utility>
+
+#include "agent/runtime/docker/docker_runtime.h"
+#include "agent/runtime/native/native_runtime.h"
+
+namespace powersweep {
+
+RunRuntimeFactory MakeRuntimeFactory(Clock* clock, const Catalog* catalog,
+                                     ContainerSetup containers) {
+  return [clock, catalog, containers = std::move(containers)](
+             const v1::RunSpec& spec,
+             int tenant) -> absl::StatusOr<std::unique_ptr<Runtime>> {
+    if (spec.runtime() != v1::RUNTIME_CONTAINER) {
+      return std::make_unique<NativeRuntime>(clock);
+    }
+    if (containers.engine == nullptr) {
+      return absl::FailedPreconditionError(
+          "runtime: container runs are not available on this agent (no "
+          "container engine)");
+    }
+    ContainerRequest request;
+    request.image = spec.container_image();
+    auto dataset = catalog->datasets.find(spec.workload().dataset());
+    if (dataset != catalog->datasets.end()) {
+      request.read_only_mounts.push_back(dataset->second);
+    }
+    request.device_id = containers.device_id;
+    request.run_id = spec.run_id();
+    request.attempt = spec.attempt();
+    request.tenant = tenant;
+    return std::make_unique<DockerRuntime>(containers.config, request,
+                                           containers.engine, clock);
+  };
+}
+
+}  // namespace powersweep

@@ -1,0 +1,204 @@
+#include "controller/analysis/run_metrics.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "absl/status/status.h"
+#include "controller/analysis/run_summary.h"
+#include "controller/analysis/stats.h"
+
+namespace powersweep {
+namespace {
+
+using SampleField = std::function<double(const v1::TelemetrySample&)>;
+
+// Median and peak of `field` over the samples where it is > 0 (0 means
+// "not read" for every field used here); nullopt without such samples.
+struct MedianPeak {
+  std::optional<double> median;
+  std::optional<double> peak;
+};
+
+MedianPeak OverPositive(const std::vector<v1::TelemetrySample>& telemetry,
+                        const SampleField& field) {
+  std::vector<double> values;
+  for (const v1::TelemetrySample& t : telemetry) {
+    const double v = field(t);
+    if (v > 0) values.push_back(v);
+  }
+  MedianPeak out;
+  if (values.empty()) return out;
+  out.median = stats::Median(values);
+  out.peak = *std::max_element(values.begin(), values.end());
+  return out;
+}
+
+void FillMinibatchMetrics(const v1::RunSummary& s, RunMetrics* m) {
+  m->minibatches = s.minibatches();
+  if (s.minibatches() <= 0) return;
+  m->mean_minibatch_s = s.mean_minibatch_s();
+  m->mean_stall_s = s.mean_stall_s();
+  m->mean_compute_s = s.mean_compute_s();
+  m->mean_overhead_s =
+      s.mean_minibatch_s() - s.mean_stall_s() - s.mean_compute_s();
+  m->samples_per_s = s.samples_per_s();
+}
+
+void FillTelemetryMetrics(const std::vector<v1::TelemetrySample>& telemetry,
+                          RunMetrics* m) {
+  m->telemetry_samples = static_cast<int64_t>(telemetry.size());
+  if (telemetry.empty()) return;
+  std::vector<double> cpu;
+  bool any_gpu = false;
+  for (const v1::TelemetrySample& t : telemetry) {
+    cpu.push_back(t.cpu_util());
+    any_gpu = any_gpu || t.gpu_util() > 0 || t.gpu_freq_hz() > 0;
+  }
+  m->median_cpu_util = stats::Median(cpu);
+  if (any_gpu) {
+    std::vector<double> gpu;
+    for (const v1::TelemetrySample& t : telemetry) gpu.push_back(t.gpu_util());
+    m->median_gpu_util = stats::Median(gpu);
+  }
+  const MedianPeak power = OverPositive(
+      telemetry, [](const v1::TelemetrySample& t) { return t.power_mw(); });
+  if (power.median.has_value()) m->median_power_w = *power.median / 1000.0;
+  const MedianPeak rss = OverPositive(telemetry, [](const v1::TelemetrySample& t) {
+    return static_cast<double>(t.proc_rss_bytes());
+  });
+  m->median_rss_bytes = rss.median;
+  m->peak_rss_bytes = rss.peak;
+  const MedianPeak used = OverPositive(telemetry, [](const v1::TelemetrySample& t) {
+    return static_cast<double>(t.mem_used_bytes());
+  });
+  m->median_mem_used_bytes = used.median;
+  m->peak_mem_used_bytes = used.peak;
+}
+
+// Last minus first of a cumulative counter; nullopt when it went down.
+std::optional<double> Delta(const v1::KernelCounters& first,
+                            const v1::KernelCounters& last,
+                            int64_t (v1::KernelCounters::*field)() const) {
+  const int64_t d = (last.*field)() - (first.*field)();
+  if (d < 0) return std::nullopt;
+  return static_cast<double>(d);
+}
+
+double Peak(const std::vector<const v1::TelemetrySample*>& samples,
+            int64_t (v1::KernelCounters::*field)() const) {
+  int64_t peak = 0;
+  for (const v1::TelemetrySample* s : samples) {
+    peak = std::max(peak, (s->counters().*field)());
+  }
+  return static_cast<double>(peak);
+}
+
+void FillCounterMetrics(const std::vector<v1::TelemetrySample>& telemetry,
+                        RunMetrics* m) {
+  std::vector<const v1::TelemetrySample*> with;
+  for (const v1::TelemetrySample& t : telemetry) {
+    if (t.has_counters()) with.push_back(&t);
+  }
+  if (with.size() < 2) return;
+  std::stable_sort(with.begin(), with.end(), [](const auto* a, const auto* b) {
+    return a->t_s() < b->t_s();
+  });
+  const v1::KernelCounters& first = with.front()->counters();
+  const v1::KernelCounters& last = with.back()->counters();
+  using C = v1::KernelCounters;
+  m->page_faults = Delta(first, last, &C::pgfault);
+  m->major_page_faults = Delta(first, last, &C::pgmajfault);
+  m->pages_written_back = Delta(first, last, &C::nr_written);
+  m->paged_out_kib = Delta(first, last, &C::pgpgout);
+  m->peak_dirty_pages = Peak(with, &C::nr_dirty);
+  m->peak_writeback_pages = Peak(with, &C::nr_writeback);
+  const bool tenant = std::any_of(with.begin(), with.end(), [](const auto* s) {
+    return s->counters().tenant_pgfault() > 0;
+  });
+  if (tenant) {
+    m->tenant_page_faults = Delta(first, last, &C::tenant_pgfault);
+    m->tenant_major_page_faults = Delta(first, last, &C::tenant_pgmajfault);
+  }
+}
+
+absl::StatusOr<RunMetrics> Load(Store* store, int64_t run_id,
+                                const std::vector<BaseloadRun>* baseloads) {
+  absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+  if (!run.ok()) return run.status();
+  absl::StatusOr<v1::RunResult> result = store->GetRunResult(run_id);
+  if (!result.ok() && !absl::IsNotFound(result.status())) {
+    return result.status();
+  }
+  absl::StatusOr<std::vector<v1::MinibatchRecord>> mb =
+      store->GetMinibatches(run_id);
+  if (!mb.ok()) return mb.status();
+  absl::StatusOr<std::vector<v1::TelemetrySample>> tel =
+      store->GetTelemetry(run_id);
+  if (!tel.ok()) return tel.status();
+  if (result.ok() && baseloads != nullptr && result->baseload_run_id() == 0 &&
+      run->spec().workload().task() != v1::TASK_BASELOAD) {
+    std::optional<BaseloadRun> base = PickBaseload(*run, *baseloads);
+    if (base.has_value()) ApplyBaseload(*base, &*result);
+  }
+  return ComputeRunMetrics(*run, result.ok() ? &*result : nullptr, *mb, *tel);
+}
+
+}  // namespace
+
+RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
+                             const v1::RunResult* result,
+                             const std::vector<v1::MinibatchRecord>& minibatches,
+                             const std::vector<v1::TelemetrySample>& telemetry) {
+  RunMetrics m;
+  m.run_id = run.spec().run_id();
+  m.spec = run.spec();
+  m.state = run.state();
+  m.device_id = run.device_id();
+  const v1::RunSummary s = SummarizeRun(minibatches, telemetry, result);
+  FillMinibatchMetrics(s, &m);
+  if (s.energy_j() > 0 || s.energy_provenance() != v1::PROVENANCE_UNSPECIFIED) {
+    m.energy_j = s.energy_j();
+    m.energy_provenance = s.energy_provenance();
+  }
+  FillTelemetryMetrics(telemetry, &m);
+  FillCounterMetrics(telemetry, &m);
+  if (result != nullptr) {
+    if (result->baseload_run_id() > 0 &&
+        run.spec().workload().task() != v1::TASK_BASELOAD) {
+      m.baseload_run_id = result->baseload_run_id();
+      m.incremental_energy_j = result->incremental_energy_j();
+    }
+    m.binary_fingerprint = result->provenance().binary_fingerprint();
+    m.framework_fingerprint = result->provenance().framework_fingerprint();
+    m.framework_version = result->provenance().framework_version();
+  }
+  return m;
+}
+
+absl::StatusOr<RunMetrics> LoadRunMetrics(Store* store, int64_t run_id) {
+  return Load(store, run_id, nullptr);
+}
+
+absl::StatusOr<RunMetrics> LoadRunMetrics(
+    Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads) {
+  return Load(store, run_id, &baseloads);
+}
+
+absl::StatusOr<std::vector<RunMetrics>> LoadSweepRunMetrics(Store* store,
+                                                            int64_t sweep_id) {
+  absl::StatusOr<std::vector<v1::RunStatus>> runs = store->ListRuns(sweep_id);
+  if (!runs.ok()) return runs.status();
+  absl::StatusOr<std::vector<BaseloadRun>> baseloads = LoadBaseloads(store);
+  if (!baseloads.ok()) return baseloads.status();
+  std::vector<RunMetrics> out;
+  for (const v1::RunStatus& run : *runs) {
+    if (run.state() != v1::RUN_STATE_DONE) continue;
+    absl::StatusOr<RunMetrics> m =
+        LoadRunMetrics(store, run.spec().run_id(), *baseloads);
+    if (!m.ok()) return m.status();
+    out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,115 @@
+// Run metrics: the per-run figures the overhead study compares (issue 4),
+// computed from a run's stored spec, result, minibatch records and
+// telemetry samples.
+//
+// Per run:
+// - minibatch time and its split: mean e2e, stall, compute and overhead
+//   (= e2e - stall - compute) per minibatch; throughput (samples / s of
+//   e2e time). From SummarizeRun (run_summary.h).
+// - energy: total (RunResult.energy_j, else the trapezoid of the samples)
+//   and incremental over the device's baseload (RunResult fields the
+//   controller stored at finish; LoadRunMetrics with baseloads fills them
+//   for a result without). Energy provenance.
+// - medians over the telemetry samples: CPU utilization, GPU utilization,
+//   total power (W); memory: peak and median workload RSS
+//   (proc_rss_bytes) and device memory in use (mem_used_bytes).
+// - kernel counters (TelemetrySample.counters, KernelCounters): for a
+//   cumulative counter, last minus first sample (in time order) of the
+//   samples that carry counters; for a gauge (nr_dirty, nr_writeback), the
+//   peak. tenant_* counters only when some sample has them non-zero.
+// - provenance: binary and framework fingerprints and the framework
+//   version from RunResult.provenance.
+//
+// A figure that the run's data cannot give is absent (std::nullopt), not
+// 0: no minibatches (a baseload run), no power readings, no GPU (every
+// sample with gpu_util and gpu_freq_hz 0), no samples with counters (fewer
+// than 2), a cumulative counter that went down (a counter reset).
+//
+// Pure functions except the Load* functions, which read the store;
+// thread-safe.
+#ifndef POWERSWEEP_CONTROLLER_ANALYSIS_RUN_METRICS_H_
+#define POWERSWEEP_CONTROLLER_ANALYSIS_RUN_METRICS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "controller/analysis/baseload.h"
+#include "powersweep/v1/powersweep.pb.h"
+#include "storage/store.h"
+
+namespace powersweep {
+
+struct RunMetrics {
+  int64_t run_id = 0;
+  v1::RunSpec spec;  // what the run was (grouping in compare.h)
+  v1::RunState state = v1::RUN_STATE_UNSPECIFIED;
+  std::string device_id;  // the device it ran on
+
+  int64_t minibatches = 0;
+  int64_t telemetry_samples = 0;
+
+  // Seconds per minibatch (means over the run's minibatches).
+  std::optional<double> mean_minibatch_s;
+  std::optional<double> mean_stall_s;
+  std::optional<double> mean_compute_s;
+  std::optional<double> mean_overhead_s;  // e2e - stall - compute
+  std::optional<double> samples_per_s;
+
+  std::optional<double> energy_j;
+  std::optional<double> incremental_energy_j;
+  v1::Provenance energy_provenance = v1::PROVENANCE_UNSPECIFIED;
+  int64_t baseload_run_id = 0;  // 0 = no incremental energy
+
+  std::optional<double> median_cpu_util;  // 0..1
+  std::optional<double> median_gpu_util;  // 0..1
+  std::optional<double> median_power_w;
+
+  std::optional<double> peak_rss_bytes;
+  std::optional<double> median_rss_bytes;
+  std::optional<double> peak_mem_used_bytes;
+  std::optional<double> median_mem_used_bytes;
+
+  // Kernel counters over the run (see the header comment).
+  std::optional<double> page_faults;        // pgfault delta (minor + major)
+  std::optional<double> major_page_faults;  // pgmajfault delta
+  std::optional<double> pages_written_back;  // nr_written delta
+  std::optional<double> paged_out_kib;       // pgpgout delta
+  std::optional<double> peak_dirty_pages;    // nr_dirty max
+  std::optional<double> peak_writeback_pages;  // nr_writeback max
+  std::optional<double> tenant_page_faults;    // tenant_pgfault delta
+  std::optional<double> tenant_major_page_faults;
+
+  std::string binary_fingerprint;     // empty when the run has no result
+  std::string framework_fingerprint;
+  std::string framework_version;
+};
+
+// `result` may be null (a run without a result: energy from the samples,
+// no fingerprints). Records need not be sorted.
+RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
+                             const v1::RunResult* result,
+                             const std::vector<v1::MinibatchRecord>& minibatches,
+                             const std::vector<v1::TelemetrySample>& telemetry);
+
+// Reads the run's current attempt from `store` (NotFound for an unknown
+// run; a missing result is allowed) and computes its metrics.
+absl::StatusOr<RunMetrics> LoadRunMetrics(Store* store, int64_t run_id);
+
+// Same; when the stored result has no baseload yet (baseload_run_id 0) and
+// the run is not itself a baseload run, the baseload is picked from
+// `baseloads` (PickBaseload) and the incremental energy computed
+// (ApplyBaseload).
+absl::StatusOr<RunMetrics> LoadRunMetrics(
+    Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads);
+
+// The metrics of every DONE run of the sweep, in run_id order (NotFound
+// for an unknown sweep).
+absl::StatusOr<std::vector<RunMetrics>> LoadSweepRunMetrics(Store* store,
+                                                            int64_t sweep_id);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_ANALYSIS_RUN_METRICS_H_

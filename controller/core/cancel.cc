@@ -1,0 +1,62 @@
+// Fleet::CancelRuns: a user stops runs of a sweep.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "controller/core/fleet_impl.h"
+
+namespace powersweep {
+namespace {
+
+bool Ended(v1::RunState s) {
+  return s == v1::RUN_STATE_DONE || s == v1::RUN_STATE_FAILED ||
+         s == v1::RUN_STATE_CANCELLED;
+}
+
+}  // namespace
+
+absl::StatusOr<int> Fleet::CancelRuns(int64_t sweep_id, int64_t run_id,
+                                      const std::string& reason) {
+  Impl& impl = *impl_;
+  Outbox out;
+  int cancelled = 0;
+  {
+    absl::MutexLock lock(&impl.run_mu);
+    absl::StatusOr<std::vector<v1::RunStatus>> runs =
+        impl.store->ListRuns(sweep_id);
+    if (!runs.ok()) return runs.status();
+    bool found = run_id == 0;
+    const absl::Time now = impl.clock->Now();
+    for (const v1::RunStatus& run : *runs) {
+      const int64_t id = run.spec().run_id();
+      if (run_id != 0 && id != run_id) continue;
+      found = true;
+      // A failed run may still be re-queued; cancelling it means no retry,
+      // but a failed run already ended: it stays failed.
+      if (Ended(run.state())) continue;
+      absl::Status st = impl.store->TransitionRun(id, v1::RUN_STATE_CANCELLED,
+                                                  "", reason, now);
+      if (!st.ok()) return st;
+      ++cancelled;
+      if (run.state() == v1::RUN_STATE_PENDING) continue;
+      // Leased or running: the agent stops the workload (and removes its
+      // container); it stays busy until it reports the run finished.
+      std::optional<AgentEntry> entry = impl.registry.Get(run.device_id());
+      if (!entry || entry->current_run_id != id) continue;
+      Outgoing cancel{run.device_id(), entry->conn, {}};
+      cancel.msg.mutable_cancel()->set_run_id(id);
+      cancel.msg.mutable_cancel()->set_reason(reason);
+      out.push_back(std::move(cancel));
+      PS_LOG(INFO) << "cancelling run " << id << " on " << run.device_id()
+                   << ": " << reason;
+    }
+    if (!found) {
+      return absl::NotFoundError(
+          absl::StrCat("run ", run_id, " is not in sweep ", sweep_id));
+    }
+  }
+  impl.Flush(std::move(out));
+  return cancelled;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,161 @@
+#include "controller/modeling/observations.h"
+
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/enum_text.h"
+#include "controller/analysis/run_summary.h"
+#include "controller/modeling/class_space.h"
+#include "controller/modeling/epoch.h"
+
+namespace powersweep::modeling {
+namespace {
+
+auto Tie(const WorkloadKey& k) {
+  return std::tie(k.device_class, k.model, k.dataset, k.task, k.batch_size,
+                  k.loader_workers, k.runtime, k.tenants);
+}
+
+constexpr char kTwinFramework[] = "twin-model";
+
+}  // namespace
+
+bool WorkloadKey::operator<(const WorkloadKey& o) const {
+  return Tie(*this) < Tie(o);
+}
+bool WorkloadKey::operator==(const WorkloadKey& o) const {
+  return Tie(*this) == Tie(o);
+}
+
+WorkloadKey KeyOf(const v1::RunSpec& spec) {
+  WorkloadKey k;
+  k.device_class = spec.device_class();
+  k.model = spec.workload().model();
+  k.dataset = spec.workload().dataset();
+  k.task = spec.workload().task();
+  k.batch_size = spec.workload().batch_size();
+  k.loader_workers = spec.workload().loader_workers();
+  k.runtime = spec.runtime();
+  k.tenants = std::max(1, spec.tenants());
+  return k;
+}
+
+std::string KeyLabel(const WorkloadKey& k) {
+  std::string s = absl::StrCat(k.model, " ", k.dataset, " ", TaskText(k.task),
+                               " batch ", k.batch_size, " workers ",
+                               k.loader_workers, " on ", k.device_class);
+  if (k.runtime != v1::RUNTIME_NATIVE && k.runtime != v1::RUNTIME_UNSPECIFIED) {
+    absl::StrAppend(&s, " (", RuntimeText(k.runtime), ")");
+  }
+  if (k.tenants > 1) absl::StrAppend(&s, ", ", k.tenants, " tenants");
+  return s;
+}
+
+absl::StatusOr<RunObservation> ObserveRun(
+    const v1::RunStatus& run, const v1::RunResult* result,
+    const v1::RunSummary& summary, const PowerCatalog& catalog,
+    const v1::DeviceCapabilities* device) {
+  const v1::RunSpec& spec = run.spec();
+  const int tenants = std::max(1, spec.tenants());
+  RunObservation o;
+  o.run_id = spec.run_id();
+  o.device_id = run.device_id();
+  o.minibatches = summary.minibatches() / tenants;
+  if (o.minibatches <= 0) {
+    return absl::InvalidArgumentError("no minibatch records");
+  }
+  if (!(summary.mean_minibatch_s() > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("mean minibatch time is not positive (",
+                     summary.mean_minibatch_s(), " s)"));
+  }
+  absl::StatusOr<CustomMode> mode = RunMode(spec, result, catalog, device);
+  if (!mode.ok()) return mode.status();
+  o.mode = *mode;
+  o.mode_applied = result != nullptr && result->has_applied_mode() &&
+                   result->applied_mode().has_actual();
+  o.cpu_freq_emulated =
+      o.mode_applied &&
+      result->applied_mode().cpu_freq_provenance() == v1::PROVENANCE_EMULATED;
+  o.simulated =
+      result != nullptr && result->provenance().framework() == kTwinFramework;
+
+  const v1::EpochDefinition epoch =
+      EpochFor(spec.workload().dataset(), spec.workload().task(),
+               spec.workload().batch_size(), o.minibatches);
+  const double per_epoch = static_cast<double>(epoch.minibatches());
+  o.epoch_time_s = summary.mean_minibatch_s() * per_epoch;
+  const double phases = summary.energy_stall_j() + summary.energy_compute_j();
+  if (phases > 0) {
+    o.epoch_energy_j = phases / static_cast<double>(o.minibatches) * per_epoch;
+  } else if (summary.energy_j() > 0 && summary.duration_s() > 0) {
+    o.epoch_energy_j =
+        summary.energy_j() / summary.duration_s() * o.epoch_time_s;
+  }
+  if (o.epoch_energy_j > 0) o.energy_provenance = summary.energy_provenance();
+  return o;
+}
+
+absl::StatusOr<SweepObservations> CollectObservations(
+    Store* store, int64_t sweep_id, const PowerCatalog& catalog) {
+  absl::StatusOr<v1::SweepSpec> sweep = store->GetSweepSpec(sweep_id);
+  if (!sweep.ok()) return sweep.status();
+  absl::StatusOr<std::vector<v1::RunStatus>> runs = store->ListRuns(sweep_id);
+  if (!runs.ok()) return runs.status();
+  absl::StatusOr<std::vector<v1::DeviceStatus>> devices = store->ListDevices();
+  if (!devices.ok()) return devices.status();
+  std::map<std::string, const v1::DeviceCapabilities*> caps;
+  for (const v1::DeviceStatus& d : *devices) {
+    caps[d.identity().device_id()] = &d.capabilities();
+  }
+
+  SweepObservations out;
+  out.sweep_id = sweep_id;
+  std::map<WorkloadKey, ObservationGroup> groups;
+  std::map<WorkloadKey, std::map<std::string, bool>> group_devices;
+  for (const v1::RunStatus& run : *runs) {
+    const int64_t id = run.spec().run_id();
+    if (run.spec().workload().task() == v1::TASK_BASELOAD) {
+      out.skipped.push_back(absl::StrCat("run ", id, ": a baseload run"));
+      continue;
+    }
+    if (run.state() != v1::RUN_STATE_DONE) {
+      out.skipped.push_back(absl::StrCat("run ", id, ": not done (",
+                                         StateText(run.state()), ")"));
+      continue;
+    }
+    absl::StatusOr<v1::RunResult> result = store->GetRunResult(id);
+    if (!result.ok() && !absl::IsNotFound(result.status())) {
+      return result.status();
+    }
+    absl::StatusOr<v1::RunSummary> summary = SummarizeStoredRun(store, id);
+    if (!summary.ok()) return summary.status();
+    auto dev = caps.find(run.device_id());
+    const v1::DeviceCapabilities* device =
+        dev == caps.end() ? nullptr : dev->second;
+    absl::StatusOr<RunObservation> o = ObserveRun(
+        run, result.ok() ? &*result : nullptr, *summary, catalog, device);
+    if (!o.ok()) {
+      out.skipped.push_back(
+          absl::StrCat("run ", id, ": ", o.status().message()));
+      continue;
+    }
+    const WorkloadKey key = KeyOf(run.spec());
+    ObservationGroup& g = groups[key];
+    if (g.runs.empty()) {
+      g.key = key;
+      g.epoch = EpochFor(key.dataset, key.task, key.batch_size, o->minibatches);
+    }
+    if (device != nullptr && !group_devices[key][run.device_id()]) {
+      group_devices[key][run.device_id()] = true;
+      g.devices.push_back(*device);
+    }
+    g.runs.push_back(*std::move(o));
+  }
+  for (auto& [key, g] : groups) out.groups.push_back(std::move(g));
+  return out;
+}
+
+}  // namespace powersweep::modeling

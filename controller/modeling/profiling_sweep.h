@@ -1,0 +1,41 @@
+// The sweep that profiles the modes a plan proposes (plan.h), as a
+// SweepSpec and as sweep-file YAML that `powersweep submit` accepts
+// (controller/sweep/sweep_file.h: keys are the SweepSpec field names).
+//
+// One device class, one workload (model, dataset, task, batch size, loader
+// workers, runtime), the proposed modes as explicit knobs, a minibatch
+// stop condition. Defaults (WithPlanDefaults): lenet5, fashion-mnist,
+// train, batch 64, 0 workers, native, 200 minibatches, 1 repetition, name
+// "plan-CLASS-MODEL-kK".
+//
+// Pure functions; thread-safe.
+#ifndef POWERSWEEP_CONTROLLER_MODELING_PROFILING_SWEEP_H_
+#define POWERSWEEP_CONTROLLER_MODELING_PROFILING_SWEEP_H_
+
+#include <string>
+#include <vector>
+
+#include "common/power/mode_space.h"
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep::modeling {
+
+namespace v1 = ::powersweep::v1;
+
+inline constexpr int64_t kDefaultPlanMinibatches = 200;
+
+v1::PlanProfilingRequest WithPlanDefaults(const v1::PlanProfilingRequest& r);
+
+// `r` with its defaults filled; `modes` as custom modes (knobs that are 0
+// are left out).
+v1::SweepSpec ProfilingSweep(const v1::PlanProfilingRequest& r,
+                             const std::vector<CustomMode>& modes);
+
+// YAML for `spec` (the fields ProfilingSweep sets), after `comment` lines
+// ("# " prepended to each).
+std::string SweepYaml(const v1::SweepSpec& spec,
+                      const std::vector<std::string>& comment);
+
+}  // namespace powersweep::modeling
+
+#endif  // POWERSWEEP_CONTROLLER_MODELING_PROFILING_SWEEP_H_

@@ -1,0 +1,179 @@
+#include "controller/modeling/workload_fit.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/enum_text.h"
+#include "controller/modeling/class_space.h"
+#include "controller/modeling/cross_validation.h"
+#include "controller/modeling/fit.h"
+#include "controller/modeling/model_proto.h"
+
+namespace powersweep::modeling {
+namespace {
+
+std::string EnergyWords(v1::Provenance p) {
+  switch (p) {
+    case v1::PROVENANCE_MEASURED:
+      return "energy measured (power sensors)";
+    case v1::PROVENANCE_EMULATED:
+      return "energy emulated";
+    case v1::PROVENANCE_MODELED:
+      return "energy modeled, not measured (the host power model from CPU "
+             "utilization and frequency)";
+    case v1::PROVENANCE_SIMULATED:
+      return "energy simulated (twin power model, docs/twin-model.md)";
+    default:
+      return "energy of unknown provenance";
+  }
+}
+
+// Fills measured modes, run ids, devices, provenance and notes of `out`.
+void Describe(const ObservationGroup& g, v1::WorkloadModel* out) {
+  std::map<std::string, bool> devices;
+  std::set<int> energy_prov;
+  int simulated = 0, with_energy = 0, requested_modes = 0, emulated = 0;
+  for (const RunObservation& r : g.runs) {
+    out->add_run_ids(r.run_id);
+    if (!r.device_id.empty() && !devices[r.device_id]) {
+      devices[r.device_id] = true;
+      out->add_device_ids(r.device_id);
+    }
+    simulated += r.simulated;
+    emulated += r.cpu_freq_emulated;
+    requested_modes += !r.mode_applied;
+    if (r.epoch_energy_j > 0) {
+      ++with_energy;
+      energy_prov.insert(r.energy_provenance);
+    }
+  }
+  // Measured modes: means over each distinct mode's runs.
+  std::vector<CustomMode> run_modes;
+  for (const RunObservation& r : g.runs) run_modes.push_back(r.mode);
+  for (const CustomMode& m : DistinctModes(run_modes)) {
+    v1::MeasuredMode* mm = out->add_measured();
+    *mm->mutable_mode() = ToPowerMode(m);
+    double time = 0, energy = 0;
+    int n = 0, ne = 0;
+    for (const RunObservation& r : g.runs) {
+      if (!(r.mode == m)) continue;
+      mm->add_run_ids(r.run_id);
+      time += r.epoch_time_s;
+      ++n;
+      if (r.epoch_energy_j > 0) {
+        energy += r.epoch_energy_j;
+        ++ne;
+      }
+    }
+    mm->set_runs(n);
+    mm->set_epoch_time_s(time / n);
+    if (ne > 0) mm->set_epoch_energy_j(energy / ne);
+  }
+
+  const int n = static_cast<int>(g.runs.size());
+  out->set_time_provenance(simulated == n ? v1::PROVENANCE_SIMULATED
+                                          : v1::PROVENANCE_MEASURED);
+  std::string time_words =
+      simulated == n ? "times simulated (twin devices, docs/twin-model.md)"
+      : simulated == 0
+          ? "times measured"
+          : absl::StrCat("times measured on ", n - simulated,
+                         " runs and simulated on ", simulated, " (twins)");
+  std::string energy_words;
+  if (with_energy == 0) {
+    energy_words = "no energy (the runs had no power readings)";
+  } else if (energy_prov.size() == 1) {
+    out->set_energy_provenance(
+        static_cast<v1::Provenance>(*energy_prov.begin()));
+    energy_words = EnergyWords(out->energy_provenance());
+  } else {
+    std::vector<std::string> kinds;
+    for (int p : energy_prov) {
+      kinds.push_back(ProvenanceText(static_cast<v1::Provenance>(p)));
+    }
+    energy_words = absl::StrCat("energy of mixed provenance (",
+                                absl::StrJoin(kinds, ", "), ")");
+  }
+  if (with_energy > 0 && with_energy < n) {
+    absl::StrAppend(&energy_words, " on ", with_energy, " of ", n, " runs");
+  }
+  out->set_data_provenance(absl::StrCat(time_words, "; ", energy_words));
+  if (emulated > 0) {
+    out->add_notes(
+        absl::StrCat("CPU frequency emulated by a CPU bandwidth quota on ",
+                     emulated, " run(s), not set by DVFS"));
+  }
+  if (requested_modes > 0) {
+    out->add_notes(absl::StrCat(requested_modes,
+                                " run(s) have no applied mode stored; their "
+                                "requested mode was used"));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<v1::WorkloadModel> FitWorkload(const ObservationGroup& group,
+                                              int64_t sweep_id,
+                                              const PowerCatalog& catalog,
+                                              absl::Time now) {
+  const WorkloadKey& k = group.key;
+  std::vector<Observation> time_obs;
+  std::vector<EnergyObservation> energy_obs;
+  std::vector<CustomMode> modes;
+  for (const RunObservation& r : group.runs) {
+    time_obs.push_back({r.mode, r.epoch_time_s});
+    modes.push_back(r.mode);
+    if (r.epoch_energy_j > 0) {
+      energy_obs.push_back({r.mode, r.epoch_energy_j, r.epoch_time_s});
+    }
+  }
+  const size_t distinct = DistinctModes(modes).size();
+  const std::string label = absl::StrCat(
+      KeyLabel(k), " (sweep ", sweep_id, ", ", group.runs.size(), " runs at ",
+      distinct, " distinct mode", distinct == 1 ? "" : "s", ")");
+  absl::StatusOr<ModelSelection> time = SelectTimeModel(time_obs);
+  if (!time.ok()) {
+    return absl::Status(time.status().code(),
+                        absl::StrCat(label, ": ", time.status().message()));
+  }
+  absl::StatusOr<ModeSpace> space =
+      ClassSpace(k.device_class, catalog, group.devices, modes);
+  if (!space.ok()) {
+    return absl::Status(space.status().code(),
+                        absl::StrCat(label, ": ", space.status().message()));
+  }
+
+  v1::WorkloadModel out;
+  out.set_sweep_id(sweep_id);
+  out.set_device_class(k.device_class);
+  out.set_model(k.model);
+  out.set_dataset(k.dataset);
+  out.set_task(k.task);
+  out.set_batch_size(k.batch_size);
+  out.set_loader_workers(k.loader_workers);
+  out.set_runtime(k.runtime);
+  out.set_tenants(k.tenants);
+  out.set_fitted_unix_ms(absl::ToUnixMillis(now));
+  *out.mutable_epoch() = group.epoch;
+  *out.mutable_space() = ToProto(*space);
+  *out.mutable_time_model() = ToProto(*time);
+  Describe(group, &out);
+
+  if (!energy_obs.empty()) {
+    absl::StatusOr<ModelSelection> energy =
+        SelectEnergyModel(energy_obs, time->model, time_obs);
+    if (energy.ok()) {
+      *out.mutable_energy_model() = ToProto(*energy);
+    } else {
+      out.add_notes(
+          absl::StrCat("no energy model: ", energy.status().message()));
+    }
+  }
+  return out;
+}
+
+}  // namespace powersweep::modeling

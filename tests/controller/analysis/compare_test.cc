@@ -1,0 +1,319 @@
+// The runtime comparison on synthetic sweeps built in code: cells, the
+// figures per metric, significance, warnings and the table.
+#include "controller/analysis/compare.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "controller/analysis/stats.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace powersweep {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+v1::RunSpec Spec(const std::string& preset, v1::Runtime runtime, int rep) {
+  v1::RunSpec s;
+  s.set_sweep_id(1);
+  s.set_device_class("host");
+  s.mutable_workload()->set_model("lenet5");
+  s.mutable_workload()->set_dataset("fashion-mnist");
+  s.mutable_workload()->set_task(v1::TASK_TRAIN);
+  s.mutable_workload()->set_batch_size(32);
+  s.mutable_workload()->set_minibatches(100);
+  s.mutable_power_mode()->set_preset(preset);
+  s.set_runtime(runtime);
+  s.set_repetition(rep);
+  s.set_attempt(1);
+  s.set_telemetry_hz(10);
+  return s;
+}
+
+// A done run whose minibatch time is `mb_ms` and energy `energy_j`;
+// everything else the same on every run.
+RunMetrics Done(int64_t id, const std::string& preset, v1::Runtime runtime,
+                int rep, double mb_ms, double energy_j) {
+  RunMetrics m;
+  m.run_id = id;
+  m.spec = Spec(preset, runtime, rep);
+  m.spec.set_run_id(id);
+  m.state = v1::RUN_STATE_DONE;
+  m.device_id = "host-0";
+  m.minibatches = 100;
+  m.mean_minibatch_s = mb_ms / 1000;
+  m.mean_stall_s = 0.001;
+  m.mean_compute_s = mb_ms / 1000 - 0.002;
+  m.mean_overhead_s = 0.001;
+  m.samples_per_s = 32 / (mb_ms / 1000);
+  m.energy_j = energy_j;
+  m.median_cpu_util = 0.5;
+  m.binary_fingerprint = "bin-1";
+  m.framework_fingerprint = "torch-1";
+  return m;
+}
+
+const MetricComparison* Find(const CellComparison& cell, Metric metric) {
+  for (const MetricComparison& m : cell.metrics) {
+    if (m.info.metric == metric) return &m;
+  }
+  return nullptr;
+}
+
+// Two power modes x native/container x 3 repetitions. MAXN: the container
+// is clearly slower (10 ms vs 12 ms, little noise); 15W: noise only.
+std::vector<RunMetrics> Sweep() {
+  return {
+      Done(1, "MAXN", v1::RUNTIME_NATIVE, 0, 10.0, 100),
+      Done(2, "MAXN", v1::RUNTIME_CONTAINER, 0, 12.0, 101),
+      Done(3, "15W", v1::RUNTIME_NATIVE, 0, 20.0, 80),
+      Done(4, "15W", v1::RUNTIME_CONTAINER, 0, 21.0, 79),
+      Done(5, "MAXN", v1::RUNTIME_NATIVE, 1, 10.1, 99),
+      Done(6, "MAXN", v1::RUNTIME_CONTAINER, 1, 12.1, 100),
+      Done(7, "15W", v1::RUNTIME_NATIVE, 1, 21.0, 81),
+      Done(8, "15W", v1::RUNTIME_CONTAINER, 1, 19.0, 80),
+      Done(9, "MAXN", v1::RUNTIME_NATIVE, 2, 9.9, 101),
+      Done(10, "MAXN", v1::RUNTIME_CONTAINER, 2, 11.9, 99),
+      Done(11, "15W", v1::RUNTIME_NATIVE, 2, 19.0, 79),
+      Done(12, "15W", v1::RUNTIME_CONTAINER, 2, 20.0, 81),
+  };
+}
+
+TEST(CompareByTest, ParsesRuntimeOnly) {
+  EXPECT_EQ(ParseCompareBy("runtime").value(), CompareBy::kRuntime);
+  absl::StatusOr<CompareBy> bad = ParseCompareBy("device");
+  EXPECT_TRUE(absl::IsInvalidArgument(bad.status()));
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("--by"));
+}
+
+TEST(CompareByTest, CellKeyIgnoresRuntimeRepetitionAttemptAndIds) {
+  v1::RunSpec a = Spec("MAXN", v1::RUNTIME_NATIVE, 0);
+  v1::RunSpec b = Spec("MAXN", v1::RUNTIME_CONTAINER, 2);
+  b.set_container_image("powersweep-workload:local");  // as expanded
+  a.set_run_id(1);
+  b.set_run_id(7);
+  b.set_attempt(2);
+  b.set_sweep_id(3);
+  EXPECT_EQ(CellKey(CompareBy::kRuntime, a).SerializeAsString(),
+            CellKey(CompareBy::kRuntime, b).SerializeAsString());
+  v1::RunSpec c = Spec("15W", v1::RUNTIME_NATIVE, 0);
+  EXPECT_NE(CellKey(CompareBy::kRuntime, a).SerializeAsString(),
+            CellKey(CompareBy::kRuntime, c).SerializeAsString());
+  EXPECT_EQ(SideOf(CompareBy::kRuntime, a), Side::kBaseline);
+  EXPECT_EQ(SideOf(CompareBy::kRuntime, b), Side::kOther);
+  a.set_runtime(v1::RUNTIME_UNSPECIFIED);
+  EXPECT_EQ(SideOf(CompareBy::kRuntime, a), Side::kBaseline);
+}
+
+TEST(CompareRunsTest, OneCellPerPowerModeWithItsRuns) {
+  Comparison c = CompareRuns(Sweep(), CompareBy::kRuntime);
+  ASSERT_EQ(c.cells.size(), 2u);
+  EXPECT_EQ(c.cells[0].label, "lenet5/fashion-mnist train bs=32 workers=0 | host | MAXN");
+  EXPECT_THAT(c.cells[0].baseline_run_ids, ElementsAre(1, 5, 9));
+  EXPECT_THAT(c.cells[0].other_run_ids, ElementsAre(2, 6, 10));
+  EXPECT_THAT(c.cells[1].label, HasSubstr("15W"));
+  EXPECT_THAT(c.cells[1].baseline_run_ids, ElementsAre(3, 7, 11));
+  EXPECT_THAT(c.cells[1].other_run_ids, ElementsAre(4, 8, 12));
+  EXPECT_THAT(c.warnings, IsEmpty());
+  EXPECT_THAT(c.cells[0].warnings, IsEmpty());
+  EXPECT_THAT(c.cells[1].warnings, IsEmpty());
+}
+
+TEST(CompareRunsTest, ClearDifferenceIsSignificantWithExpectedFigures) {
+  Comparison c = CompareRuns(Sweep(), CompareBy::kRuntime);
+  const MetricComparison* m = Find(c.cells[0], Metric::kMinibatchTime);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->info.unit, "ms");
+  // Native 10.0, 10.1, 9.9: mean 10, sd 0.1; container 12, 12.1, 11.9.
+  EXPECT_EQ(m->baseline.n, 3);
+  EXPECT_NEAR(m->baseline.mean, 10.0, 1e-9);
+  EXPECT_NEAR(m->other.mean, 12.0, 1e-9);
+  // CI: mean -+ t_{0.975, 2} x 0.1 / sqrt(3); for dof 2, P(|T| <= t) =
+  // t / sqrt(2 + t^2), so t_{0.975, 2} = sqrt(2 x 0.9025 / 0.0975) = 4.302653
+  // (tables: 4.303).
+  const double half = 4.302652729749464 * 0.1 / std::sqrt(3.0);
+  ASSERT_TRUE(m->baseline.has_ci);
+  EXPECT_NEAR(m->baseline.ci_low, 10.0 - half, 1e-6);
+  EXPECT_NEAR(m->baseline.ci_high, 10.0 + half, 1e-6);
+  EXPECT_NEAR(m->difference_percent, 20.0, 1e-9);
+  // Equal variances and n: t = 2 / sqrt(2 x 0.01 / 3) = 24.49, dof 4.
+  EXPECT_TRUE(m->tested);
+  EXPECT_TRUE(m->significant);
+  EXPECT_NEAR(m->p_value, stats::StudentTTwoSidedP(2 / std::sqrt(0.02 / 3), 4),
+              1e-12);
+  EXPECT_LT(m->p_value, 1e-4);
+  ASSERT_TRUE(m->has_percent_ci);
+  EXPECT_GT(m->percent_ci_low, 0);
+  EXPECT_LT(m->percent_ci_low, 20);
+  EXPECT_GT(m->percent_ci_high, 20);
+
+  // Throughput is 32 / time: lower for the container.
+  const MetricComparison* tp = Find(c.cells[0], Metric::kThroughput);
+  ASSERT_NE(tp, nullptr);
+  EXPECT_LT(tp->difference_percent, 0);
+  EXPECT_TRUE(tp->significant);
+}
+
+TEST(CompareRunsTest, NoiseIsNotSignificant) {
+  Comparison c = CompareRuns(Sweep(), CompareBy::kRuntime);
+  const MetricComparison* mb = Find(c.cells[1], Metric::kMinibatchTime);
+  ASSERT_NE(mb, nullptr);
+  // Native 20, 21, 19 and container 21, 19, 20: same mean.
+  EXPECT_NEAR(mb->difference_percent, 0, 1e-9);
+  EXPECT_TRUE(mb->tested);
+  EXPECT_FALSE(mb->significant);
+  EXPECT_GT(mb->p_value, 0.5);
+  EXPECT_LT(mb->percent_ci_low, 0);
+  EXPECT_GT(mb->percent_ci_high, 0);
+  const MetricComparison* e = Find(c.cells[0], Metric::kEnergy);
+  ASSERT_NE(e, nullptr);
+  EXPECT_FALSE(e->significant);
+  // Identical on every run (zero variance, equal means): not significant.
+  const MetricComparison* cpu = Find(c.cells[0], Metric::kMedianCpuUtil);
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->info.unit, "%");
+  EXPECT_DOUBLE_EQ(cpu->baseline.mean, 50);
+  EXPECT_FALSE(cpu->significant);
+  EXPECT_EQ(cpu->p_value, 1);
+}
+
+TEST(CompareRunsTest, MetricsNoRunHasAreLeftOut) {
+  Comparison c = CompareRuns(Sweep(), CompareBy::kRuntime);
+  EXPECT_EQ(Find(c.cells[0], Metric::kMedianGpuUtil), nullptr);
+  EXPECT_EQ(Find(c.cells[0], Metric::kPageFaults), nullptr);
+  EXPECT_NE(Find(c.cells[0], Metric::kOverheadTime), nullptr);
+}
+
+TEST(CompareRunsTest, WarnsWhenProvenanceDiffers) {
+  std::vector<RunMetrics> runs = Sweep();
+  runs[1].framework_fingerprint = "torch-2";  // a MAXN container run
+  Comparison c = CompareRuns(runs, CompareBy::kRuntime);
+  ASSERT_EQ(c.cells.size(), 2u);
+  ASSERT_EQ(c.cells[0].warnings.size(), 1u);
+  EXPECT_THAT(c.cells[0].warnings[0],
+              HasSubstr("provenance differs: framework fingerprint"));
+  EXPECT_THAT(c.cells[0].warnings[0], HasSubstr("native torch-1"));
+  EXPECT_THAT(c.cells[0].warnings[0], HasSubstr("container torch-1, torch-2"));
+  EXPECT_THAT(c.cells[1].warnings, IsEmpty());
+
+  runs = Sweep();
+  for (RunMetrics& r : runs) {
+    if (r.spec.runtime() == v1::RUNTIME_CONTAINER) r.binary_fingerprint = "bin-2";
+  }
+  c = CompareRuns(runs, CompareBy::kRuntime);
+  for (const CellComparison& cell : c.cells) {
+    ASSERT_EQ(cell.warnings.size(), 1u);
+    EXPECT_THAT(cell.warnings[0],
+                HasSubstr("binary fingerprint native bin-1 vs container bin-2"));
+  }
+  std::vector<std::string> lines = WarningLines(c);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[0], HasSubstr("MAXN: provenance differs"));
+}
+
+TEST(CompareRunsTest, WarnsWhenProvenanceIsUnknown) {
+  std::vector<RunMetrics> runs = Sweep();
+  runs[0].binary_fingerprint.clear();
+  Comparison c = CompareRuns(runs, CompareBy::kRuntime);
+  ASSERT_EQ(c.cells[0].warnings.size(), 1u);
+  EXPECT_THAT(c.cells[0].warnings[0], HasSubstr("provenance unknown"));
+}
+
+TEST(CompareRunsTest, WarnsOnFewRunsAndDifferentDevices) {
+  std::vector<RunMetrics> runs = {
+      Done(1, "MAXN", v1::RUNTIME_NATIVE, 0, 10.0, 100),
+      Done(2, "MAXN", v1::RUNTIME_CONTAINER, 0, 12.0, 101),
+      Done(3, "MAXN", v1::RUNTIME_CONTAINER, 1, 12.2, 102),
+      Done(4, "15W", v1::RUNTIME_NATIVE, 0, 20.0, 80),
+      Done(5, "15W", v1::RUNTIME_NATIVE, 1, 20.4, 80),
+  };
+  runs[2].device_id = "host-1";
+  Comparison c = CompareRuns(runs, CompareBy::kRuntime);
+  ASSERT_EQ(c.cells.size(), 2u);
+  EXPECT_THAT(c.cells[0].warnings,
+              ElementsAre(HasSubstr("only 1 native run"),
+                          HasSubstr("different devices: native on host-0, "
+                                    "container on host-0, host-1")));
+  const MetricComparison* m = Find(c.cells[0], Metric::kMinibatchTime);
+  ASSERT_NE(m, nullptr);
+  EXPECT_FALSE(m->tested);
+  EXPECT_FALSE(m->baseline.has_ci);
+  EXPECT_TRUE(m->other.has_ci);
+  EXPECT_NEAR(m->difference_percent, 21, 1e-9);
+  EXPECT_FALSE(m->has_percent_ci);
+  EXPECT_THAT(c.cells[1].warnings, ElementsAre(HasSubstr("no container runs")));
+  const MetricComparison* only = Find(c.cells[1], Metric::kMinibatchTime);
+  ASSERT_NE(only, nullptr);
+  EXPECT_EQ(only->other.n, 0);
+  EXPECT_FALSE(only->has_difference);
+}
+
+TEST(CompareRunsTest, RunsThatAreNotDoneAreLeftOutWithAWarning) {
+  std::vector<RunMetrics> runs = Sweep();
+  runs[0].state = v1::RUN_STATE_FAILED;
+  Comparison c = CompareRuns(runs, CompareBy::kRuntime);
+  EXPECT_THAT(c.warnings, ElementsAre(HasSubstr("1 runs that are not done")));
+  EXPECT_THAT(c.cells[0].baseline_run_ids, ElementsAre(5, 9));
+}
+
+TEST(CompareRunsTest, CellsDifferingOnlyOutsideTheLabelGetDistinctLabels) {
+  std::vector<RunMetrics> runs = {
+      Done(1, "MAXN", v1::RUNTIME_NATIVE, 0, 10.0, 100),
+      Done(2, "MAXN", v1::RUNTIME_NATIVE, 0, 10.0, 100),
+  };
+  runs[1].spec.mutable_workload()->set_seed(7);
+  Comparison c = CompareRuns(runs, CompareBy::kRuntime);
+  ASSERT_EQ(c.cells.size(), 2u);
+  EXPECT_NE(c.cells[0].label, c.cells[1].label);
+  EXPECT_THAT(c.cells[1].label, HasSubstr("#2"));
+}
+
+TEST(ToTableTest, RowsPerCellAndMetric) {
+  Comparison c = CompareRuns(Sweep(), CompareBy::kRuntime);
+  ComparisonTable t = ToTable(c);
+  ASSERT_EQ(t.header.size(), 13u);
+  EXPECT_EQ(t.header[3], "n native");
+  EXPECT_EQ(t.header[7], "mean container");
+  EXPECT_EQ(t.header[11], "p (Welch)");
+  EXPECT_EQ(t.numeric.size(), t.header.size());
+  size_t metrics = c.cells[0].metrics.size() + c.cells[1].metrics.size();
+  ASSERT_EQ(t.rows.size(), metrics);
+  for (const auto& row : t.rows) EXPECT_EQ(row.size(), t.header.size());
+  const auto& first = t.rows[0];  // MAXN, minibatch time
+  EXPECT_THAT(first[0], HasSubstr("MAXN"));
+  EXPECT_EQ(first[1], "minibatch time");
+  EXPECT_EQ(first[2], "ms");
+  EXPECT_EQ(first[3], "3");
+  EXPECT_EQ(first[4], "10");
+  EXPECT_EQ(first[5], "[9.752, 10.25]");  // 10 -+ 0.2484
+  EXPECT_EQ(first[7], "12");
+  EXPECT_EQ(first[9], "+20.00");
+  EXPECT_EQ(first[12], "yes");
+  auto noisy = std::find_if(t.rows.begin(), t.rows.end(), [](const auto& r) {
+    return r[0].find("15W") != std::string::npos && r[1] == "minibatch time";
+  });
+  ASSERT_NE(noisy, t.rows.end());
+  EXPECT_EQ((*noisy)[9], "+0.00");
+  EXPECT_EQ((*noisy)[12], "no");
+}
+
+TEST(ToTableTest, MissingFiguresAreDashes) {
+  std::vector<RunMetrics> runs = {
+      Done(1, "MAXN", v1::RUNTIME_NATIVE, 0, 10.0, 100)};
+  ComparisonTable t = ToTable(CompareRuns(runs, CompareBy::kRuntime));
+  ASSERT_FALSE(t.rows.empty());
+  const auto& row = t.rows[0];
+  EXPECT_EQ(row[5], "-");   // one run: no CI
+  EXPECT_EQ(row[6], "0");   // no container runs
+  EXPECT_EQ(row[7], "-");
+  EXPECT_EQ(row[9], "-");
+  EXPECT_EQ(row[11], "-");
+  EXPECT_EQ(row[12], "-");
+}
+
+}  // namespace
+}  // namespace powersweep
