@@ -2,7 +2,9 @@
 # The quick start: a controller and a virtual fleet of host agents on this
 # machine run examples/sweeps/quickstart.yaml, then print a summary; beside
 # them three twin agents (simulated Jetsons: two Orin AGX, one Xavier NX,
-# docs/twin-model.md) run examples/sweeps/twin-quickstart.yaml.
+# docs/twin-model.md) run examples/sweeps/twin-quickstart.yaml, then the
+# profiling plan of `powersweep plan-profiling` for the Orin AGX twins, a
+# `fit` and a `best` query.
 # Usage: infra/scripts/demo.sh [BUILD_DIR]   (make demo builds first)
 # Environment: DEMO_AGENTS (default: one host agent per 2 cores, at most 4,
 # each pinned to its own cores so their measurements do not interfere),
@@ -132,6 +134,23 @@ if [ ${#TWINS[@]} -gt 0 ]; then
   "${CLI[@]}" summary --sweep="$TWIN_SWEEP"
   echo
   "${CLI[@]}" export --sweep="$TWIN_SWEEP" --out="$OUT/export-twin"
+  echo
+
+  # Time and energy models: profile the 8 modes plan-profiling proposes on
+  # the two Orin AGX twins, fit, and ask for the least-energy mode whose
+  # predicted epoch time is within a budget.
+  "${CLI[@]}" plan-profiling --device-class=orin-agx --modes=8 \
+    --workload=lenet5 --batch-size=64 --repetitions=2 --minibatches=200 \
+    --out="$OUT/orin-profiling.yaml"
+  PLAN_SWEEP=$("${CLI[@]}" submit --quiet "$OUT/orin-profiling.yaml")
+  echo "demo: submitted the profiling plan $OUT/orin-profiling.yaml as sweep $PLAN_SWEEP (simulated Orin AGX)"
+  "${CLI[@]}" watch "$PLAN_SWEEP" || status=$?
+  echo
+  "${CLI[@]}" fit --sweep="$PLAN_SWEEP" || status=$?
+  echo
+  echo "demo: the least-energy Orin AGX mode for LeNet-5 training with a predicted epoch under 1 s:"
+  "${CLI[@]}" best --workload=lenet5 --device-class=orin-agx --batch-size=64 \
+    --max-epoch-time=1s || status=$?
   echo
 fi
 echo "demo: database $OUT/powersweep.db (open it with: sqlite3 $OUT/powersweep.db)"
