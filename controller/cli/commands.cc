@@ -19,13 +19,8 @@
 #include "grpcpp/grpcpp.h"
 
 namespace powersweep {
-namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUnreachable = 3;
-
-std::unique_ptr<grpc::ClientContext> Context(double deadline_s = 30) {
+std::unique_ptr<grpc::ClientContext> RpcContext(double deadline_s) {
   auto ctx = std::make_unique<grpc::ClientContext>();
   ctx->set_deadline(std::chrono::system_clock::now() +
                     std::chrono::milliseconds(
@@ -33,8 +28,8 @@ std::unique_ptr<grpc::ClientContext> Context(double deadline_s = 30) {
   return ctx;
 }
 
-// Prints a failed call's error and returns the exit code for it.
-int Report(const grpc::Status& st, const CliOptions& opt, std::ostream& err) {
+int ReportRpcError(const grpc::Status& st, const CliOptions& opt,
+                   std::ostream& err) {
   if (st.error_code() == grpc::StatusCode::UNAVAILABLE ||
       st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     err << "error: cannot reach the controller at " << opt.controller << ": "
@@ -45,6 +40,9 @@ int Report(const grpc::Status& st, const CliOptions& opt, std::ostream& err) {
   err << "error: " << st.error_message() << "\n";
   return kExitFailed;
 }
+
+namespace {
+
 
 }  // namespace
 
@@ -58,7 +56,7 @@ int CmdSubmit(v1::Control::StubInterface* stub, const std::string& file,
   v1::SubmitSweepRequest req;
   *req.mutable_spec() = *spec;
   v1::SubmitSweepResponse resp;
-  auto ctx = Context();
+  auto ctx = RpcContext();
   grpc::Status st = stub->SubmitSweep(ctx.get(), req, &resp);
   if (!st.ok()) {
     if (st.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
@@ -66,7 +64,7 @@ int CmdSubmit(v1::Control::StubInterface* stub, const std::string& file,
           << st.error_message() << "\n";
       return kExitFailed;
     }
-    return Report(st, opt, err);
+    return ReportRpcError(st, opt, err);
   }
   for (const auto& w : resp.warnings()) err << "warning: " << w << "\n";
   if (opt.quiet) {
@@ -88,13 +86,13 @@ int CmdWatch(v1::Control::StubInterface* stub, const CliOptions& opt,
     v1::GetSweepRequest req;
     req.set_sweep_id(opt.sweep_id);
     v1::SweepStatus status;
-    auto ctx = Context(10);
+    auto ctx = RpcContext(10);
     grpc::Status st = stub->GetSweep(ctx.get(), req, &status);
     if (!st.ok()) {
       const bool transient = st.error_code() == grpc::StatusCode::UNAVAILABLE;
       if (!transient || ++unreachable > 20) {
         if (tty) err << "\n";
-        return Report(st, opt, err);
+        return ReportRpcError(st, opt, err);
       }
     } else {
       unreachable = 0;
@@ -128,9 +126,9 @@ int CmdWatch(v1::Control::StubInterface* stub, const CliOptions& opt,
 int CmdStatus(v1::Control::StubInterface* stub, const CliOptions& opt,
               std::ostream& out, std::ostream& err) {
   v1::ListSweepsResponse resp;
-  auto ctx = Context();
+  auto ctx = RpcContext();
   grpc::Status st = stub->ListSweeps(ctx.get(), {}, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   Table t;
   t.header = {"sweep", "name", "created", "total", "pending", "active", "done",
               "failed", "cancelled", "state"};
@@ -153,9 +151,9 @@ int CmdStatus(v1::Control::StubInterface* stub, const CliOptions& opt,
 int CmdDevices(v1::Control::StubInterface* stub, const CliOptions& opt,
                std::ostream& out, std::ostream& err) {
   v1::ListDevicesResponse resp;
-  auto ctx = Context();
+  auto ctx = RpcContext();
   grpc::Status st = stub->ListDevices(ctx.get(), {}, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   Table t;
   t.header = {"device", "class", "platform", "host", "cores", "runtimes",
               "connected", "current_run", "last_seen"};
@@ -186,9 +184,9 @@ int CmdDeviceModes(v1::Control::StubInterface* stub, const std::string& device,
   v1::ListModesRequest req;
   req.set_device_id(device);
   v1::ListModesResponse resp;
-  auto ctx = Context();
+  auto ctx = RpcContext();
   grpc::Status st = stub->ListModes(ctx.get(), req, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   const bool text = opt.format == OutputFormat::kTable;
   (text ? out : err) << CustomSpaceLine(resp) << "\n";
   if (resp.presets_size() > 0 || !text) {
@@ -203,9 +201,9 @@ int FetchRuns(v1::Control::StubInterface* stub, const CliOptions& opt,
               std::ostream& err, v1::ListRunsResponse* resp) {
   v1::ListRunsRequest req;
   req.set_sweep_id(opt.sweep_id);
-  auto ctx = Context(60);
+  auto ctx = RpcContext(60);
   grpc::Status st = stub->ListRuns(ctx.get(), req, resp);
-  return st.ok() ? kExitOk : Report(st, opt, err);
+  return st.ok() ? kExitOk : ReportRpcError(st, opt, err);
 }
 }  // namespace
 
@@ -233,9 +231,9 @@ int CmdCancel(v1::Control::StubInterface* stub, const CliOptions& opt,
   req.set_sweep_id(opt.sweep_id);
   req.set_run_id(opt.run_id);
   v1::CancelRunsResponse resp;
-  auto ctx = Context();
+  auto ctx = RpcContext();
   grpc::Status st = stub->CancelRuns(ctx.get(), req, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   out << "cancelled " << resp.cancelled() << " run"
       << (resp.cancelled() == 1 ? "" : "s") << " of sweep " << opt.sweep_id
       << (resp.cancelled() > 0 ? " (running ones stop on their agents)" : "")
@@ -249,9 +247,9 @@ int CmdCompare(v1::Control::StubInterface* stub, const CliOptions& opt,
   req.set_sweep_id(opt.sweep_id);
   req.set_by(opt.by);
   v1::CompareResponse resp;
-  auto ctx = Context(120);
+  auto ctx = RpcContext(120);
   grpc::Status st = stub->Compare(ctx.get(), req, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   Table t;
   t.header.assign(resp.table().header().begin(), resp.table().header().end());
   t.numeric.assign(resp.table().numeric().begin(),
@@ -275,7 +273,7 @@ int CmdExport(v1::Control::StubInterface* stub, const CliOptions& opt,
               std::ostream& out, std::ostream& err) {
   v1::ExportRequest req;
   req.set_sweep_id(opt.sweep_id);
-  auto ctx = Context(600);
+  auto ctx = RpcContext(600);
   auto reader = stub->Export(ctx.get(), req);
   std::map<std::string, std::ofstream> files;
   std::map<std::string, int64_t> lines;
@@ -295,7 +293,7 @@ int CmdExport(v1::Control::StubInterface* stub, const CliOptions& opt,
     for (char c : chunk.csv()) lines[chunk.table()] += (c == '\n');
   }
   grpc::Status st = reader->Finish();
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   for (auto& [table, f] : files) {
     f.close();
     out << opt.out_dir << "/" << table << ".csv: "

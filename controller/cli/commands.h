@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
 
 #include "controller/cli/format.h"
@@ -26,6 +27,16 @@ struct CliOptions {
 
 // Exit codes: 0 ok, 1 a run failed (watch) or the request failed,
 // 2 bad usage, 3 controller unreachable.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUnreachable = 3;
+
+// A client context with a deadline `deadline_s` from now.
+std::unique_ptr<grpc::ClientContext> RpcContext(double deadline_s = 30);
+// Prints a failed call's error on `err` (naming the controller when it is
+// unreachable) and returns the exit code for it.
+int ReportRpcError(const grpc::Status& st, const CliOptions& opt,
+                   std::ostream& err);
 int CmdSubmit(v1::Control::StubInterface* stub, const std::string& file,
               const CliOptions& opt, std::ostream& out, std::ostream& err);
 int CmdWatch(v1::Control::StubInterface* stub, const CliOptions& opt,

@@ -17,30 +17,6 @@
 namespace powersweep {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUnreachable = 3;
-
-std::unique_ptr<grpc::ClientContext> Context(double deadline_s) {
-  auto ctx = std::make_unique<grpc::ClientContext>();
-  ctx->set_deadline(
-      std::chrono::system_clock::now() +
-      std::chrono::milliseconds(static_cast<int64_t>(deadline_s * 1000)));
-  return ctx;
-}
-
-int Report(const grpc::Status& st, const CliOptions& opt, std::ostream& err) {
-  if (st.error_code() == grpc::StatusCode::UNAVAILABLE ||
-      st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    err << "error: cannot reach the controller at " << opt.controller << ": "
-        << st.error_message()
-        << "\n(is powersweep-controller running there? set --controller)\n";
-    return kExitUnreachable;
-  }
-  err << "error: " << st.error_message() << "\n";
-  return kExitFailed;
-}
-
 std::string Num(double x) { return absl::StrFormat("%.4g", x); }
 std::string Pct(double x) { return absl::StrFormat("%.2f%%", x); }
 
@@ -303,9 +279,9 @@ int CmdFit(v1::Control::StubInterface* stub, const CliOptions& opt,
   v1::FitModelsRequest req;
   req.set_sweep_id(opt.sweep_id);
   v1::FitModelsResponse resp;
-  auto ctx = Context(300);
+  auto ctx = RpcContext(300);
   grpc::Status st = stub->FitModels(ctx.get(), req, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   std::vector<const v1::WorkloadModel*> models;
   for (const v1::WorkloadModel& m : resp.models()) models.push_back(&m);
   if (opt.format == OutputFormat::kTable) {
@@ -338,9 +314,9 @@ int CmdModels(v1::Control::StubInterface* stub,
   v1::ListModelsRequest req;
   *req.mutable_selector() = selector;
   v1::ListModelsResponse resp;
-  auto ctx = Context(60);
+  auto ctx = RpcContext(60);
   grpc::Status st = stub->ListModels(ctx.get(), req, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   Table t;
   t.header = {"model",       "sweep",          "class",       "workload",
               "runs",        "modes",          "time_form",   "time_cv_mape",
@@ -375,9 +351,9 @@ int CmdPredict(v1::Control::StubInterface* stub,
                const v1::PredictRequest& request, const CliOptions& opt,
                std::ostream& out, std::ostream& err) {
   v1::PredictResponse resp;
-  auto ctx = Context(60);
+  auto ctx = RpcContext(60);
   grpc::Status st = stub->Predict(ctx.get(), request, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   std::vector<const v1::ModePrediction*> ps;
   for (const v1::ModePrediction& p : resp.predictions()) ps.push_back(&p);
   std::ostream& notes = Notes(opt, out, err);
@@ -394,9 +370,9 @@ int CmdPredict(v1::Control::StubInterface* stub,
 int CmdBest(v1::Control::StubInterface* stub, const v1::BestRequest& request,
             const CliOptions& opt, std::ostream& out, std::ostream& err) {
   v1::BestResponse resp;
-  auto ctx = Context(120);
+  auto ctx = RpcContext(120);
   grpc::Status st = stub->Best(ctx.get(), request, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   const std::string unit = TimeUnit(resp.model());
   const v1::ModePrediction& b = resp.best();
   const v1::ModePrediction& d = resp.default_mode();
@@ -458,9 +434,9 @@ int CmdPareto(v1::Control::StubInterface* stub,
               const v1::ParetoRequest& request, const CliOptions& opt,
               std::ostream& out, std::ostream& err) {
   v1::ParetoResponse resp;
-  auto ctx = Context(120);
+  auto ctx = RpcContext(120);
   grpc::Status st = stub->Pareto(ctx.get(), request, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   std::vector<const v1::ModePrediction*> ps;
   for (const v1::ModePrediction& p : resp.front()) ps.push_back(&p);
   const std::string what = request.measured_only() ? "measured" : "predicted";
@@ -498,9 +474,9 @@ int CmdPlanProfiling(v1::Control::StubInterface* stub,
                      const std::string& out_file, const CliOptions& opt,
                      std::ostream& out, std::ostream& err) {
   v1::PlanProfilingResponse resp;
-  auto ctx = Context(120);
+  auto ctx = RpcContext(120);
   grpc::Status st = stub->PlanProfiling(ctx.get(), request, &resp);
-  if (!st.ok()) return Report(st, opt, err);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
   // Without --out the YAML is the output; the rest goes to err.
   std::ostream& report = out_file.empty() ? err : out;
   Table t;
