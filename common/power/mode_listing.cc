@@ -38,7 +38,14 @@ absl::StatusOr<v1::ListModesResponse> ListModesFor(
         "device ", device.identity().device_id(), " has class '", cls,
         "', which the power-mode catalog does not know"));
   }
-  const ModeSpace space(entry->spec, device.capabilities().cpu_cores());
+  DeviceClassSpec spec = entry->spec;
+  // Classes whose CPU steps vary per device (host: cpufreq, or emulated
+  // steps of its maximum): the steps the device reports.
+  if (spec.cpu_freqs_khz.empty()) {
+    spec.cpu_freqs_khz.assign(device.capabilities().cpu_freqs_khz().begin(),
+                              device.capabilities().cpu_freqs_khz().end());
+  }
+  const ModeSpace space(spec, device.capabilities().cpu_cores());
   v1::ListModesResponse out;
   out.set_device_id(device.identity().device_id());
   out.set_device_class(cls);

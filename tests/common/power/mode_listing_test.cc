@@ -48,6 +48,17 @@ TEST(ModeListingTest, HostHasNoPresetsAndOnlyCoreCounts) {
   EXPECT_EQ(r->cpu_freq_choices(), 0);
 }
 
+TEST(ModeListingTest, HostCpuStepsAreTheOnesTheDeviceReports) {
+  v1::DeviceStatus host = Device("host-0", "host", 2);
+  for (int64_t khz : {1000000, 500000, 2000000}) {
+    host.mutable_capabilities()->add_cpu_freqs_khz(khz);
+  }
+  auto r = ListModesFor(host, PowerCatalog::Default());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->cpu_freq_choices(), 3);
+  EXPECT_EQ(r->custom_space_size(), 6);
+}
+
 TEST(ModeListingTest, UnknownClassIsNotFoundNamingTheDevice) {
   auto r = ListModesFor(Device("tx2-1", "tx2", 6), PowerCatalog::Default());
   ASSERT_FALSE(r.ok());
