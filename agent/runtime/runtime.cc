@@ -1,7 +1,14 @@
 #include "agent/runtime/runtime.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "common/log.h"
+#include "common/proto_json.h"
 
 namespace powersweep {
 
@@ -17,6 +24,41 @@ std::string ExitStatus::FailureReason() const {
     return absl::StrCat("workload exited with code ", exit_code, tail);
   }
   return "";
+}
+
+void ReadRecordLines(int fd, const std::string& source,
+                     const Runtime::RecordCallback& callback,
+                     std::atomic<int>* bad_lines) {
+  std::string buf;
+  char chunk[65536];
+  auto deliver = [&](absl::string_view line) {
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty()) return;
+    v1::WorkloadEvent event;
+    absl::Status st = FromJson(std::string(line), &event);
+    if (!st.ok()) {
+      if ((*bad_lines)++ < 3) {
+        PS_LOG(WARNING) << source << ": record line did not parse ("
+                        << st.message() << "): " << line.substr(0, 200);
+      }
+      return;
+    }
+    callback(event);
+  };
+  while (true) {
+    ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    buf.append(chunk, static_cast<size_t>(n));
+    size_t start = 0;
+    for (size_t nl; (nl = buf.find('\n', start)) != std::string::npos;
+         start = nl + 1) {
+      deliver(absl::string_view(buf).substr(start, nl - start));
+    }
+    buf.erase(0, start);
+  }
+  deliver(buf);  // a last line without newline
+  close(fd);
 }
 
 }  // namespace powersweep

@@ -17,6 +17,7 @@
 #ifndef POWERSWEEP_AGENT_RUNTIME_RUNTIME_H_
 #define POWERSWEEP_AGENT_RUNTIME_RUNTIME_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -92,6 +93,15 @@ class Runtime {
   virtual void Cancel(const std::string& reason) = 0;
   virtual int Pid() const = 0;
 };
+
+// Reads JSON-line WorkloadEvents from `fd` until EOF and closes it: each
+// line is parsed and handed to `callback` in order; a last line without a
+// newline counts. Lines that do not parse are counted in `*bad_lines` (the
+// first three logged with `source` naming where they came from). For the
+// runtimes' reader threads.
+void ReadRecordLines(int fd, const std::string& source,
+                     const Runtime::RecordCallback& callback,
+                     std::atomic<int>* bad_lines);
 
 }  // namespace powersweep
 

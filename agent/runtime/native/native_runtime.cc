@@ -17,7 +17,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/log.h"
-#include "common/proto_json.h"
 
 namespace powersweep {
 
@@ -167,36 +166,7 @@ absl::Status NativeRuntime::Start(const RuntimeSpec& spec,
 }
 
 void NativeRuntime::ReadLoop(int fd) {
-  std::string buf;
-  char chunk[65536];
-  auto deliver = [this](absl::string_view line) {
-    line = absl::StripAsciiWhitespace(line);
-    if (line.empty()) return;
-    v1::WorkloadEvent event;
-    absl::Status st = FromJson(std::string(line), &event);
-    if (!st.ok()) {
-      if (bad_lines_++ < 3) {
-        PS_LOG(WARNING) << "workload record line did not parse ("
-                        << st.message() << "): " << line.substr(0, 200);
-      }
-      return;
-    }
-    callback_(event);
-  };
-  while (true) {
-    ssize_t n = read(fd, chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    buf.append(chunk, static_cast<size_t>(n));
-    size_t start = 0;
-    for (size_t nl; (nl = buf.find('\n', start)) != std::string::npos;
-         start = nl + 1) {
-      deliver(absl::string_view(buf).substr(start, nl - start));
-    }
-    buf.erase(0, start);
-  }
-  deliver(buf);  // a last line without newline
-  close(fd);
+  ReadRecordLines(fd, "workload", callback_, &bad_lines_);
 }
 
 void NativeRuntime::SignalLocked(int sig) {
