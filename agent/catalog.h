@@ -15,7 +15,9 @@
 namespace powersweep {
 
 struct Catalog {
-  std::set<std::string> models = {"lenet5"};
+  // The models powersweep-workload builds (workloads/models/catalog.cc).
+  std::set<std::string> models = {"lenet5", "mobilenetv3", "resnet18",
+                                  "resnet50", "vgg11"};
   std::map<std::string, std::string> datasets;  // name -> directory
   // Whether runs may ask for RUNTIME_CONTAINER (a Docker engine answered
   // and images are allowed); native runs are always possible.

@@ -77,6 +77,25 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
   if (w.duration_s() > 0) {
     argv.insert(argv.end(), {"--duration-s", absl::StrCat(w.duration_s())});
   }
+  if (w.prefetch_depth() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload.prefetch_depth: must be >= 0, got ", w.prefetch_depth()));
+  }
+  if (w.input_size() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload.input_size: must be >= 0, got ", w.input_size()));
+  }
+  if (w.prefetch_depth() > 0) {
+    argv.insert(argv.end(),
+                {"--prefetch-depth", absl::StrCat(w.prefetch_depth())});
+  }
+  if (w.page_cache() == v1::PAGE_CACHE_DROP) {
+    argv.insert(argv.end(), {"--page-cache", "drop"});
+  }
+  if (w.preload()) argv.push_back("--preload");
+  if (w.input_size() > 0) {
+    argv.insert(argv.end(), {"--input-size", absl::StrCat(w.input_size())});
+  }
   int threads = w.threads() > 0 ? w.threads() : run_cpus;
   argv.insert(argv.end(), {"--seed", absl::StrCat(w.seed()), "--threads",
                            absl::StrCat(threads), "--records-fd",

@@ -43,6 +43,11 @@ const std::map<std::string, std::string>& ExportQueries() {
        " res.framework_fingerprint AS framework_fingerprint,"
        " res.threads AS threads, res.compute_device AS compute_device,"
        " res.kernel AS kernel, res.host AS host,"
+       " res.model_params AS model_params,"
+       " res.model_forward_macs AS model_forward_macs,"
+       " res.dataset_format AS dataset_format,"
+       " res.storage_device AS storage_device,"
+       " res.storage_kind AS storage_kind,"
        " r.applied_mode_json AS applied_mode_json"
        " FROM runs r LEFT JOIN run_results res"
        " ON res.run_id = r.run_id AND res.attempt = r.attempt"
@@ -50,7 +55,8 @@ const std::map<std::string, std::string>& ExportQueries() {
       {"minibatches",
        "SELECT m.run_id AS run_id, m.attempt AS attempt, m.seq AS seq, m.idx AS idx, m.epoch AS epoch,"
        " m.t_start_s AS t_start_s, m.stall_s AS stall_s, m.compute_s AS compute_s,"
-       " m.e2e_s AS e2e_s, m.samples AS samples, m.loss AS loss, m.tenant AS tenant"
+       " m.e2e_s AS e2e_s, m.samples AS samples, m.loss AS loss, m.tenant AS tenant,"
+       " m.page_cache_resident AS page_cache_resident"
        " FROM runs r JOIN minibatches m ON m.run_id = r.run_id"
        " WHERE r.sweep_id = ?1 ORDER BY m.run_id, m.attempt, m.idx, m.rowid"},
       {"telemetry",

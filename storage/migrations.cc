@@ -217,6 +217,21 @@ CREATE INDEX models_by_workload ON models(device_class, model);
 CREATE INDEX models_by_sweep ON models(sweep_id);
 )sql";
 
+// Version 6: the workload suite (issue 5). run_results copies what a user
+// compares runs by from RunResult.provenance.workload (the whole of it is in
+// result_json): the network's parameters and forward MACs, the data set's
+// format, and the storage medium behind it. minibatches.page_cache_resident
+// is the fraction of the data set in the page cache when the epoch started,
+// on each epoch's first minibatch (NULL on the others).
+constexpr char kSchemaV6[] = R"sql(
+ALTER TABLE run_results ADD COLUMN model_params INTEGER;
+ALTER TABLE run_results ADD COLUMN model_forward_macs INTEGER;
+ALTER TABLE run_results ADD COLUMN dataset_format TEXT;
+ALTER TABLE run_results ADD COLUMN storage_device TEXT;
+ALTER TABLE run_results ADD COLUMN storage_kind TEXT;
+ALTER TABLE minibatches ADD COLUMN page_cache_resident REAL;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -234,7 +249,7 @@ absl::Status TooNew(const SqliteDb& db, int64_t version) {
 const std::vector<std::string>& Migrations() {
   static const std::vector<std::string>* const kMigrations =
       new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
-                                     kSchemaV4, kSchemaV5};
+                                     kSchemaV4, kSchemaV5, kSchemaV6};
   return *kMigrations;
 }
 

@@ -74,10 +74,15 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
     PS_ASSIGN_OR_RETURN(
         Stmt mb, db_->Prepare("INSERT INTO minibatches(run_id, attempt, seq, idx, epoch,"
                               " t_start_s, stall_s, compute_s, e2e_s, samples, loss,"
-                              " tenant)"
+                              " tenant, page_cache_resident)"
                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-                              " ?12)"));
+                              " ?12, ?13)"));
     for (const v1::MinibatchRecord& r : batch.minibatches()) {
+      if (r.has_page_cache_resident()) {
+        mb.Bind(13, r.page_cache_resident());
+      } else {
+        mb.BindNull(13);
+      }
       PS_RETURN_IF_ERROR(mb.Bind(1, batch.run_id())
                              .Bind(2, attempt)
                              .Bind(3, batch.seq())
@@ -182,11 +187,24 @@ absl::Status SqliteStore::InsertResult(const v1::RunResult& result, int32_t atte
                    " framework_fingerprint, threads, compute_device, kernel, host,"
                    " result_json, energy_stall_j, energy_compute_j,"
                    " baseload_power_mw, incremental_energy_j, agent_cpu_fraction,"
-                   " baseload_run_id)"
+                   " baseload_run_id, model_params, model_forward_macs,"
+                   " dataset_format, storage_device, storage_kind)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
                    " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-                   " ?23, ?24, ?25)"));
+                   " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)"));
   const v1::BuildProvenance& p = result.provenance();
+  // Workload facts: NULL for runs without a workload (baseload, twins of
+  // older agents) so they are not mistaken for a zero-parameter network.
+  if (p.has_workload() && p.workload().params() > 0) {
+    const v1::WorkloadInfo& w = p.workload();
+    stmt.Bind(26, w.params())
+        .Bind(27, w.forward_macs())
+        .Bind(28, w.dataset_format())
+        .Bind(29, w.storage().device())
+        .Bind(30, w.storage().kind());
+  } else {
+    for (int i = 26; i <= 30; ++i) stmt.BindNull(i);
+  }
   // Incremental energy needs the device's baseload: known for a baseload
   // run itself, and for a workload run the controller found a baseload for
   // when it finished (baseload_run_id); NULL otherwise (the run summary

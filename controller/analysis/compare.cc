@@ -186,15 +186,22 @@ CellComparison CompareCell(CompareBy by, const CellRuns& runs) {
 }  // namespace
 
 absl::StatusOr<CompareBy> ParseCompareBy(absl::string_view name) {
-  if (absl::AsciiStrToLower(name) == "runtime") return CompareBy::kRuntime;
+  const std::string lower = absl::AsciiStrToLower(name);
+  if (lower == "runtime") return CompareBy::kRuntime;
+  if (lower == "page_cache" || lower == "page-cache") {
+    return CompareBy::kPageCache;
+  }
   return absl::InvalidArgumentError(absl::StrCat(
-      "--by: unknown dimension \"", name, "\" (supported: runtime)"));
+      "--by: unknown dimension \"", name,
+      "\" (supported: runtime, page_cache)"));
 }
 
 std::string CompareByName(CompareBy by) {
   switch (by) {
     case CompareBy::kRuntime:
       return "runtime";
+    case CompareBy::kPageCache:
+      return "page_cache";
   }
   return "?";
 }
@@ -203,6 +210,8 @@ std::string BaselineLabel(CompareBy by) {
   switch (by) {
     case CompareBy::kRuntime:
       return "native";
+    case CompareBy::kPageCache:
+      return "keep";
   }
   return "baseline";
 }
@@ -211,6 +220,8 @@ std::string OtherLabel(CompareBy by) {
   switch (by) {
     case CompareBy::kRuntime:
       return "container";
+    case CompareBy::kPageCache:
+      return "drop";
   }
   return "other";
 }
@@ -227,6 +238,12 @@ std::optional<Side> SideOf(CompareBy by, const v1::RunSpec& spec) {
         default:
           return std::nullopt;
       }
+    case CompareBy::kPageCache:
+      // Baseload runs have no page-cache policy: on neither side.
+      if (spec.workload().task() == v1::TASK_BASELOAD) return std::nullopt;
+      return spec.workload().page_cache() == v1::PAGE_CACHE_DROP
+                 ? Side::kOther
+                 : Side::kBaseline;
   }
   return std::nullopt;
 }
@@ -241,6 +258,9 @@ v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
     case CompareBy::kRuntime:
       key.clear_runtime();
       key.clear_container_image();  // only container runs name one
+      break;
+    case CompareBy::kPageCache:
+      key.mutable_workload()->clear_page_cache();
       break;
   }
   return key;

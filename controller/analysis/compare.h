@@ -43,9 +43,12 @@ namespace powersweep {
 
 // The dimension compared. Only the runtime for now; another dimension
 // needs a name, its two sides (SideOf) and its field cleared in CellKey.
-enum class CompareBy { kRuntime };
+// kRuntime: native (baseline) vs container. kPageCache: the data set's
+// pages kept in the page cache between epochs (baseline) vs dropped.
+enum class CompareBy { kRuntime, kPageCache };
 
-// "runtime" -> kRuntime; InvalidArgument naming --by otherwise.
+// "runtime" -> kRuntime, "page_cache" -> kPageCache; InvalidArgument
+// naming --by otherwise.
 absl::StatusOr<CompareBy> ParseCompareBy(absl::string_view name);
 std::string CompareByName(CompareBy by);                  // "runtime"
 std::string BaselineLabel(CompareBy by);                  // "native"

@@ -28,7 +28,7 @@ ABSL_FLAG(bool, quiet, false, "submit: print only the sweep id.");
 ABSL_FLAG(int64_t, run, 0, "cancel: only this run of the sweep.");
 ABSL_FLAG(std::string, by, "runtime",
           "compare: the dimension whose two sides are compared (runtime: "
-          "native vs container).");
+          "native vs container; page_cache: keep vs drop).");
 ABSL_FLAG(std::string, modes, "",
           "devices: list the power modes of this device id instead; "
           "plan-profiling: how many modes to propose.");
@@ -94,8 +94,9 @@ constexpr char kUsage[] =
     "  cancel --sweep ID [--run ID]\n"
     "                          cancel the sweep's runs that have not ended\n"
     "                          (running ones are stopped on their agents)\n"
-    "  compare --sweep ID [--by runtime]\n"
-    "                          per matrix cell, native vs container: each\n"
+    "  compare --sweep ID [--by runtime|page_cache]\n"
+    "                          per matrix cell, native vs container (or\n"
+    "                          page cache kept vs dropped): each\n"
     "                          metric's mean and 95% CI per side, the\n"
     "                          difference in %, Welch's t-test p-value;\n"
     "                          warns when the builds differ\n"

@@ -42,13 +42,31 @@ std::string RuntimeCell(const v1::RunSpec& s) {
   return text;
 }
 
+// "lenet5/fashion-mnist"; "resnet50/imagenet@160" with an input size.
+std::string WorkloadCell(const v1::WorkloadSpec& w) {
+  if (w.model().empty()) return "-";
+  std::string text = absl::StrCat(w.model(), "/", w.dataset());
+  if (w.input_size() > 0) absl::StrAppend(&text, "@", w.input_size());
+  return text;
+}
+
+// The loader's workers, then the knobs that differ from the defaults:
+// "2", "2 depth=8", "0 drop", "4 preload".
+std::string LoaderCell(const v1::WorkloadSpec& w) {
+  std::string text = std::to_string(w.loader_workers());
+  if (w.prefetch_depth() > 0) absl::StrAppend(&text, " depth=", w.prefetch_depth());
+  if (w.page_cache() == v1::PAGE_CACHE_DROP) absl::StrAppend(&text, " drop");
+  if (w.preload()) absl::StrAppend(&text, " preload");
+  return text;
+}
+
 std::vector<std::string> CellKey(const v1::RunStatus& r) {
   const auto& s = r.spec();
   return {s.device_class(),
-          s.workload().model(),
+          WorkloadCell(s.workload()),
           TaskText(s.workload().task()),
           std::to_string(s.workload().batch_size()),
-          std::to_string(s.workload().loader_workers()),
+          LoaderCell(s.workload()),
           PowerModeName(s.power_mode()),
           RuntimeCell(s)};
 }
@@ -81,7 +99,7 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
               "loss_last", "cpu_util_pct", "telemetry", "duration_s",
               "energy_j", "power_w", "incr_energy_j", "energy_source",
               "reason"};
-  t.numeric = {true, true, false, false, false, false, true, true, false,
+  t.numeric = {true, true, false, false, false, false, true, false, false,
                false, false, true, true, true, true, true, true, true, true,
                true, true, true, true, false, false};
   for (const auto& r : runs) {
@@ -93,9 +111,9 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
     t.rows.push_back({
         std::to_string(s.run_id()), std::to_string(s.repetition()),
         r.device_id().empty() ? "-" : r.device_id(), s.device_class(),
-        s.workload().model(), TaskText(s.workload().task()),
+        WorkloadCell(s.workload()), TaskText(s.workload().task()),
         std::to_string(s.workload().batch_size()),
-        std::to_string(s.workload().loader_workers()),
+        LoaderCell(s.workload()),
         PowerModeName(s.power_mode()), RuntimeCell(s),
         StateText(r.state()), std::to_string(m.minibatches()),
         has ? Fixed(mb * 1e3, 2) : "-",
@@ -151,7 +169,7 @@ Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
               "done", "failed", "ms_per_mb", "stall_pct", "samples_per_s",
               "cpu_util_pct", "energy_j", "power_w", "incr_energy_j",
               "energy_source"};
-  t.numeric = {false, false, false, true, true, false, false, true, true,
+  t.numeric = {false, false, false, true, false, false, false, true, true,
                false, false, false, false, false, false, false, false};
   for (const auto& key : order) {
     const Cell& c = cells[key];

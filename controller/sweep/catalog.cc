@@ -52,8 +52,30 @@ std::vector<std::string> DeviceClassCatalog::Names() const {
 }
 
 WorkloadCatalog WorkloadCatalog::Default() {
-  return WorkloadCatalog({ModelInfo{"lenet5", {"fashion-mnist"}}},
-                         {"fashion-mnist"});
+  // LeNet-5 takes 28x28 grey images (IDX sets); the torchvision networks
+  // take RGB: CIFAR-10 at 32x32 or image folders at input_size.
+  const std::vector<std::string> grey = {"fashion-mnist", "mnist"};
+  const std::vector<std::string> rgb = {"cifar10", "gld23k", "imagenet"};
+  std::vector<std::string> all = grey;
+  all.insert(all.end(), rgb.begin(), rgb.end());
+  return WorkloadCatalog({ModelInfo{"lenet5", grey},
+                          ModelInfo{"mobilenetv3", rgb},
+                          ModelInfo{"resnet18", rgb},
+                          ModelInfo{"resnet50", rgb},
+                          ModelInfo{"vgg11", rgb}},
+                         all);
+}
+
+WorkloadCatalog WorkloadCatalog::WithDatasets(
+    const std::vector<std::string>& datasets) const {
+  WorkloadCatalog out = *this;
+  for (const std::string& d : datasets) {
+    if (out.HasDataset(d)) continue;
+    out.datasets_.insert(
+        std::lower_bound(out.datasets_.begin(), out.datasets_.end(), d), d);
+    out.extra_.push_back(d);
+  }
+  return out;
 }
 
 WorkloadCatalog::WorkloadCatalog(std::vector<ModelInfo> models,
@@ -78,6 +100,10 @@ bool WorkloadCatalog::Accepts(const std::string& model,
                               const std::string& dataset) const {
   auto it = models_.find(model);
   if (it == models_.end() || !HasDataset(dataset)) return false;
+  // A data set only an agent knows: its shape is checked when the run starts.
+  if (std::find(extra_.begin(), extra_.end(), dataset) != extra_.end()) {
+    return true;
+  }
   const std::vector<std::string>& ok = it->second.datasets;
   return std::find(ok.begin(), ok.end(), dataset) != ok.end();
 }

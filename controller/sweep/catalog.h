@@ -59,8 +59,15 @@ struct ModelInfo {
 
 class WorkloadCatalog {
  public:
-  // The built-in workloads: lenet5 on fashion-mnist.
+  // The built-in workloads: lenet5 on the grey IDX sets (fashion-mnist,
+  // mnist); mobilenetv3, resnet18, resnet50 and vgg11 on the RGB sets
+  // (cifar10, gld23k, imagenet).
   static WorkloadCatalog Default();
+
+  // This catalog plus data sets the agents advertise under other names
+  // (`powersweep-agent --dataset NAME=PATH`); every model accepts those,
+  // and the workload checks the shape when the run starts.
+  WorkloadCatalog WithDatasets(const std::vector<std::string>& datasets) const;
 
   WorkloadCatalog(std::vector<ModelInfo> models,
                   std::vector<std::string> datasets);
@@ -76,6 +83,7 @@ class WorkloadCatalog {
  private:
   std::map<std::string, ModelInfo> models_;
   std::vector<std::string> datasets_;  // sorted
+  std::vector<std::string> extra_;     // added by WithDatasets
 };
 
 }  // namespace powersweep

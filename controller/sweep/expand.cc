@@ -32,18 +32,78 @@ std::vector<int32_t> Tenants(const v1::SweepSpec& spec) {
   return {spec.tenants().begin(), spec.tenants().end()};
 }
 
+// The prefetch-depth axis; [0] (the loader's default) when absent.
+std::vector<int32_t> PrefetchDepths(const v1::SweepSpec& spec) {
+  if (spec.prefetch_depths().empty()) return {0};
+  return {spec.prefetch_depths().begin(), spec.prefetch_depths().end()};
+}
+
+// The page-cache axis; [keep] when absent.
+std::vector<v1::PageCache> PageCaches(const v1::SweepSpec& spec) {
+  if (spec.page_cache().empty()) return {v1::PAGE_CACHE_KEEP};
+  std::vector<v1::PageCache> out;
+  for (int p : spec.page_cache()) out.push_back(static_cast<v1::PageCache>(p));
+  return out;
+}
+
 }  // namespace
+
+std::vector<WorkloadPair> WorkloadPairs(const v1::SweepSpec& spec) {
+  std::vector<WorkloadPair> pairs;
+  if (!spec.workloads().empty()) {
+    for (const std::string& w : spec.workloads()) {
+      WorkloadPair& p = pairs.emplace_back();
+      const size_t slash = w.find('/');
+      if (slash == std::string::npos) {
+        p.model = w;
+        continue;
+      }
+      p.model = w.substr(0, slash);
+      std::string rest = w.substr(slash + 1);
+      const size_t colon = rest.find(':');
+      if (colon != std::string::npos) {
+        const std::string task = rest.substr(colon + 1);
+        rest.resize(colon);
+        if (task == "train") p.task = v1::TASK_TRAIN;
+        if (task == "infer") p.task = v1::TASK_INFER;
+      }
+      p.dataset = rest;
+    }
+    return pairs;
+  }
+  for (const std::string& model : spec.models()) {
+    for (const std::string& dataset : spec.datasets()) {
+      pairs.push_back({model, dataset, v1::TASK_UNSPECIFIED});
+    }
+  }
+  return pairs;
+}
 
 int64_t CountRuns(const v1::SweepSpec& spec) {
   const int64_t cells = Product(
       {spec.device_classes_size(), spec.power_modes_size(),
        spec.runtimes_size(), spec.repetitions() > 0 ? spec.repetitions() : 0});
   const int64_t baseload = BaseloadTasks(spec);
+  // (workload, task) combinations: every task, or the entry's own task
+  // when the sweep has it.
+  int64_t workload_tasks = 0;
+  if (spec.workloads().empty()) {
+    workload_tasks = Product({spec.models_size(), spec.datasets_size(),
+                              spec.tasks_size() - baseload});
+  } else {
+    for (const WorkloadPair& p : WorkloadPairs(spec)) {
+      workload_tasks +=
+          p.task == v1::TASK_UNSPECIFIED
+              ? spec.tasks_size() - baseload
+              : std::count(spec.tasks().begin(), spec.tasks().end(), p.task);
+    }
+  }
   const int64_t workloads =
-      Product({spec.models_size(), spec.datasets_size(),
-               spec.tasks_size() - baseload, spec.batch_sizes_size(),
+      Product({workload_tasks, spec.batch_sizes_size(),
                spec.loader_workers_size(),
-               std::max(1, spec.tenants_size())});
+               std::max(1, spec.tenants_size()),
+               std::max(1, spec.prefetch_depths_size()),
+               std::max(1, spec.page_cache_size())});
   const int64_t per_cell = baseload + workloads;
   if (cells == 0 || per_cell == 0) return 0;
   return cells > kMax / per_cell ? kMax : cells * per_cell;
@@ -88,13 +148,20 @@ std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec) {
           }
         }
       }
-      for (const std::string& model : spec.models()) {
-        for (const std::string& dataset : spec.datasets()) {
+      for (const WorkloadPair& pair : WorkloadPairs(spec)) {
+        const std::string& model = pair.model;
+        const std::string& dataset = pair.dataset;
+        {
           for (int task : spec.tasks()) {
             if (task == v1::TASK_BASELOAD) continue;
+            if (pair.task != v1::TASK_UNSPECIFIED && task != pair.task) {
+              continue;
+            }
             for (int32_t batch_size : spec.batch_sizes()) {
               for (int32_t workers : spec.loader_workers()) {
                for (int32_t tenants : Tenants(spec)) {
+               for (int32_t depth : PrefetchDepths(spec)) {
+               for (v1::PageCache cache : PageCaches(spec)) {
                 for (const v1::PowerMode& mode : spec.power_modes()) {
                   for (int runtime : spec.runtimes()) {
                     v1::RunSpec& run = runs.emplace_back();
@@ -106,6 +173,11 @@ std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec) {
                     w->set_task(static_cast<v1::Task>(task));
                     w->set_batch_size(batch_size);
                     w->set_loader_workers(workers);
+                    w->set_prefetch_depth(depth);
+                    w->set_page_cache(cache);
+                    w->set_preload(spec.preload() &&
+                                   task == v1::TASK_INFER);
+                    w->set_input_size(spec.input_size());
                     *run.mutable_power_mode() = mode;
                     run.set_runtime(static_cast<v1::Runtime>(runtime));
                     if (runtime == v1::RUNTIME_CONTAINER) {
@@ -118,6 +190,8 @@ std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec) {
                     run.set_attempt(1);
                   }
                 }
+               }
+               }
                }
               }
             }

@@ -5,6 +5,7 @@
 #define POWERSWEEP_CONTROLLER_SWEEP_EXPAND_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "powersweep/v1/powersweep.pb.h"
@@ -13,13 +14,28 @@ namespace powersweep {
 
 namespace v1 = ::powersweep::v1;
 
+// One workload of the sweep: a model on a data set, for every task of the
+// sweep or only `task`.
+struct WorkloadPair {
+  std::string model;
+  std::string dataset;
+  v1::Task task = v1::TASK_UNSPECIFIED;  // unspecified = every task
+};
+
+// The workloads of the sweep: its `workloads` entries "MODEL/DATASET" or
+// "MODEL/DATASET:TASK" (an entry that does not parse gives empty parts,
+// which validation reports), else the product of models and datasets.
+std::vector<WorkloadPair> WorkloadPairs(const v1::SweepSpec& spec);
+
 // Number of runs ExpandSweep would produce (saturates at INT64_MAX, so it
 // is safe to call on unvalidated specs).
 int64_t CountRuns(const v1::SweepSpec& spec);
 
 // Expects a spec with defaults filled and validated. Order: repetition
 // outermost, then device_classes, models, datasets, tasks, batch_sizes,
-// loader_workers, power_modes, runtimes (the last varies fastest). Every
+// loader_workers, tenants, prefetch_depths, page_cache, power_modes,
+// runtimes (the last varies fastest). preload is set on infer runs only,
+// input_size on every workload run. Every
 // run carries the workload (stop conditions, seed, threads), telemetry_hz,
 // timeout_s, its 0-based repetition and attempt 1.
 // Baseload tasks (TASK_BASELOAD) do not multiply with models, datasets,

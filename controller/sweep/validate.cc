@@ -70,8 +70,68 @@ void CheckNames(const std::string& field, const std::string& what,
 
 // Baseload cells run no workload, so a sweep of only baseload tasks needs
 // no model, dataset or batch size (any given are still checked).
+// The `workloads` form: MODEL/DATASET pairs.
+void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
+                        Problems* problems) {
+  if (!spec.models().empty() || !spec.datasets().empty()) {
+    problems->push_back(
+        "workloads: give either workloads (MODEL/DATASET pairs) or models and "
+        "datasets, not both");
+  }
+  const std::string known = absl::StrCat(
+      " (models: ", absl::StrJoin(w.ModelNames(), ", "),
+      "; datasets: ", absl::StrJoin(w.DatasetNames(), ", "), ")");
+  for (int i = 0; i < spec.workloads_size(); ++i) {
+    const std::string& entry = spec.workloads(i);
+    const size_t slash = entry.find('/');
+    const std::string at = absl::StrCat("workloads[", i, "]: ");
+    if (slash == std::string::npos || slash == 0 || slash + 1 == entry.size()) {
+      problems->push_back(absl::StrCat(at, "expected MODEL/DATASET[:TASK], "
+                                       "e.g. resnet50/imagenet:infer, got '",
+                                       entry, "'"));
+      continue;
+    }
+    const std::string model = entry.substr(0, slash);
+    std::string dataset = entry.substr(slash + 1);
+    const size_t colon = dataset.find(':');
+    if (colon != std::string::npos) {
+      const std::string task = dataset.substr(colon + 1);
+      dataset.resize(colon);
+      const v1::Task want = task == "train"   ? v1::TASK_TRAIN
+                            : task == "infer" ? v1::TASK_INFER
+                                              : v1::TASK_UNSPECIFIED;
+      if (want == v1::TASK_UNSPECIFIED) {
+        problems->push_back(absl::StrCat(at, "the task after ':' must be "
+                                         "train or infer, got '", task, "'"));
+        continue;
+      }
+      if (std::find(spec.tasks().begin(), spec.tasks().end(), want) ==
+          spec.tasks().end()) {
+        problems->push_back(absl::StrCat(at, "task ", task,
+                                         " is not in tasks, so this workload "
+                                         "would never run"));
+      }
+    }
+    if (!w.HasModel(model)) {
+      problems->push_back(
+          absl::StrCat(at, "unknown model '", model, "'", known));
+    } else if (!w.HasDataset(dataset)) {
+      problems->push_back(
+          absl::StrCat(at, "unknown dataset '", dataset, "'", known));
+    } else if (!w.Accepts(model, dataset)) {
+      problems->push_back(absl::StrCat(at, "model ", model,
+                                       " cannot use dataset ", dataset));
+    }
+  }
+  CheckDuplicates("workloads", ToVector(spec.workloads()), kSelf, problems);
+}
+
 void CheckWorkloads(const v1::SweepSpec& spec, const WorkloadCatalog& w,
                     Problems* problems) {
+  if (!spec.workloads().empty()) {
+    CheckWorkloadPairs(spec, w, problems);
+    return;
+  }
   if (!HasTask(spec, /*baseload=*/false) && spec.models().empty() &&
       spec.datasets().empty()) {
     return;
@@ -152,6 +212,37 @@ void CheckIntAxes(const v1::SweepSpec& spec, Problems* problems) {
     }
   }
   CheckDuplicates("tenants", ToVector(spec.tenants()), kSelf, problems);
+  for (int i = 0; i < spec.prefetch_depths_size(); ++i) {
+    int32_t d = spec.prefetch_depths(i);
+    if (d < 0 || d > kMaxPrefetchDepth) {
+      problems->push_back(absl::StrCat(
+          "prefetch_depths[", i, "]: must be between 0 (two per loader "
+          "worker) and ", kMaxPrefetchDepth, ", got ", d));
+    }
+  }
+  CheckDuplicates("prefetch_depths", ToVector(spec.prefetch_depths()), kSelf,
+                  problems);
+  for (int i = 0; i < spec.page_cache_size(); ++i) {
+    int p = spec.page_cache(i);
+    if (p == v1::PAGE_CACHE_UNSPECIFIED || !v1::PageCache_IsValid(p)) {
+      problems->push_back(absl::StrCat("page_cache[", i,
+                                       "]: use keep or drop, got ", p));
+    }
+  }
+  CheckDuplicates("page_cache", ToVector(spec.page_cache()), kSelf, problems);
+  if (spec.input_size() != 0 &&
+      (spec.input_size() < kMinInputSize || spec.input_size() > kMaxInputSize)) {
+    problems->push_back(absl::StrCat("input_size: must be 0 (the model's "
+                                     "default) or between ", kMinInputSize,
+                                     " and ", kMaxInputSize, ", got ",
+                                     spec.input_size()));
+  }
+  if (spec.preload() &&
+      std::find(spec.tasks().begin(), spec.tasks().end(), v1::TASK_INFER) ==
+          spec.tasks().end()) {
+    problems->push_back(
+        "preload: applies to infer runs only, and tasks has no infer");
+  }
 }
 
 void CheckScalars(const v1::SweepSpec& spec, Problems* problems) {
@@ -215,6 +306,8 @@ v1::SweepSpec WithDefaults(const v1::SweepSpec& spec) {
   if (out.loader_workers().empty()) out.add_loader_workers(0);
   if (out.power_modes().empty()) out.add_power_modes();
   if (out.tenants().empty()) out.add_tenants(1);
+  if (out.prefetch_depths().empty()) out.add_prefetch_depths(0);
+  if (out.page_cache().empty()) out.add_page_cache(v1::PAGE_CACHE_KEEP);
   if (out.container_image().empty() &&
       std::find(out.runtimes().begin(), out.runtimes().end(),
                 v1::RUNTIME_CONTAINER) != out.runtimes().end()) {
@@ -231,7 +324,13 @@ absl::Status ValidateSweep(const v1::SweepSpec& spec,
   if (spec.name().empty()) problems.push_back("name: must not be empty");
   CheckNames("device_classes", "device class", spec.device_classes(),
              ctx.device_classes.Names(), &problems);
-  CheckWorkloads(spec, ctx.workloads, &problems);
+  std::vector<std::string> advertised;
+  for (const v1::DeviceStatus& d : ctx.known_devices) {
+    for (const std::string& name : d.capabilities().datasets()) {
+      advertised.push_back(name);
+    }
+  }
+  CheckWorkloads(spec, ctx.workloads.WithDatasets(advertised), &problems);
   CheckEnums(spec, &problems);
   CheckIntAxes(spec, &problems);
   if (spec.power_modes().empty()) {

@@ -32,6 +32,11 @@ inline constexpr int kMaxBatchSize = 65536;
 inline constexpr int kMaxThreads = 1024;
 inline constexpr int kMaxRetries = 100;
 inline constexpr int kMaxTenants = 16;
+inline constexpr int kMaxPrefetchDepth = 1024;
+// Model input side for image-folder data sets (the smallest every model
+// accepts is 32: five 2x poolings).
+inline constexpr int kMinInputSize = 32;
+inline constexpr int kMaxInputSize = 1024;
 // The image container runs ask for when the sweep names none: the one
 // infra/docker/build-workload-image.sh builds from this build's workload.
 inline constexpr char kDefaultContainerImage[] = "powersweep-workload:local";
@@ -47,7 +52,8 @@ struct ValidationContext {
 
 // Fills what a sweep file may leave out: repetitions 1, telemetry_hz 10,
 // timeout_s 600, seed 1, tasks [train], runtimes [native], loader_workers
-// [0], power_modes [{}] (an empty mode leaves the device as it is).
+// [0], prefetch_depths [0], page_cache [keep], power_modes [{}] (an empty
+// mode leaves the device as it is).
 v1::SweepSpec WithDefaults(const v1::SweepSpec& spec);
 
 // Checks `spec` (normally after WithDefaults). OK, or InvalidArgument

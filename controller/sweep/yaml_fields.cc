@@ -33,11 +33,17 @@ std::string Describe(const YAML::Node& node) {
 }
 
 std::string EnumSpelling(const EnumValueDescriptor* value) {
-  // Values are prefixed with their type in UPPER_SNAKE (TASK_, RUNTIME_).
+  // Values are prefixed with their type in UPPER_SNAKE (TASK_, RUNTIME_,
+  // PAGE_CACHE_): TaskType -> "TASK_", PageCache -> "PAGE_CACHE_".
+  std::string prefix;
+  for (char c : value->type()->name()) {
+    if (absl::ascii_isupper(c) && !prefix.empty()) prefix.push_back('_');
+    prefix.push_back(absl::ascii_toupper(c));
+  }
+  prefix.push_back('_');
   std::string name = value->name();
-  size_t cut = name.find('_');
-  return absl::AsciiStrToLower(cut == std::string::npos ? name
-                                                        : name.substr(cut + 1));
+  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  return absl::AsciiStrToLower(name);
 }
 
 namespace {
@@ -175,6 +181,20 @@ void ReadScalarInto(const YAML::Node& node, const FieldDescriptor* field,
           node, where,
           absl::StrCat("expected ", Expected(field), ", got ", Describe(node)),
           problems);
+      return;
+    }
+    case FieldDescriptor::CPPTYPE_BOOL: {
+      const std::string v = absl::AsciiStrToLower(node.Scalar());
+      bool b = false;
+      if (v == "true" || v == "yes" || v == "on") {
+        b = true;
+      } else if (v != "false" && v != "no" && v != "off") {
+        Problem(node, where,
+                absl::StrCat("expected true or false, got ", Describe(node)),
+                problems);
+        return;
+      }
+      rep ? r->AddBool(msg, field, b) : r->SetBool(msg, field, b);
       return;
     }
     case FieldDescriptor::CPPTYPE_STRING:

@@ -99,7 +99,11 @@ TEST_F(CsvExportTest, RunsTableCarriesResultColumns) {
 
 TEST_F(CsvExportTest, MinibatchesComeInChunksOfWholeLinesForThisSweepOnly) {
   for (int seq = 1; seq <= 5; ++seq) {
-    ASSERT_TRUE(store_->IngestBatch(MakeBatch(run_ids_[0], seq, 500, 0)).ok());
+    v1::DataBatch batch = MakeBatch(run_ids_[0], seq, 500, 0);
+    // The first minibatch of the run starts an epoch: it carries the page
+    // cache residency; the others have none (an empty CSV field).
+    if (seq == 1) batch.mutable_minibatches(0)->set_page_cache_resident(0.25);
+    ASSERT_TRUE(store_->IngestBatch(batch).ok());
   }
   // Another sweep's records must not appear.
   auto other = store_->CreateSweep(MakeSpec("other"), MakeRuns(1), clock_.Now());
@@ -114,8 +118,16 @@ TEST_F(CsvExportTest, MinibatchesComeInChunksOfWholeLinesForThisSweepOnly) {
   std::vector<std::string> lines = Lines(chunks);
   ASSERT_EQ(lines.size(), 2501u);
   EXPECT_EQ(lines[0],
-            "run_id,attempt,seq,idx,epoch,t_start_s,stall_s,compute_s,e2e_s,samples,loss,tenant");
-  EXPECT_EQ(lines[1], absl::StrCat(run_ids_[0], ",1,1,0,0,0.0,0.125,0.25,0.5,32,2.5,0"));
+            "run_id,attempt,seq,idx,epoch,t_start_s,stall_s,compute_s,e2e_s,samples,loss,tenant,"
+            "page_cache_resident");
+  EXPECT_EQ(lines[1], absl::StrCat(run_ids_[0], ",1,1,0,0,0.0,0.125,0.25,0.5,32,2.5,0,0.25"));
+  EXPECT_EQ(lines[2], absl::StrCat(run_ids_[0], ",1,1,1,0,0.5,0.125,0.25,0.5,32,2.49,0,"));
+  auto stored = store_->GetMinibatches(run_ids_[0]);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_GE(stored->size(), 2u);
+  EXPECT_TRUE((*stored)[0].has_page_cache_resident());
+  EXPECT_DOUBLE_EQ((*stored)[0].page_cache_resident(), 0.25);
+  EXPECT_FALSE((*stored)[1].has_page_cache_resident());
 }
 
 TEST_F(CsvExportTest, TelemetryQuotesTheCoreLists) {

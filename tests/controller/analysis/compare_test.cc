@@ -83,7 +83,7 @@ std::vector<RunMetrics> Sweep() {
   };
 }
 
-TEST(CompareByTest, ParsesRuntimeOnly) {
+TEST(CompareByTest, ParsesRuntimeAndRejectsUnknown) {
   EXPECT_EQ(ParseCompareBy("runtime").value(), CompareBy::kRuntime);
   absl::StatusOr<CompareBy> bad = ParseCompareBy("device");
   EXPECT_TRUE(absl::IsInvalidArgument(bad.status()));
@@ -107,6 +107,36 @@ TEST(CompareByTest, CellKeyIgnoresRuntimeRepetitionAttemptAndIds) {
   EXPECT_EQ(SideOf(CompareBy::kRuntime, b), Side::kOther);
   a.set_runtime(v1::RUNTIME_UNSPECIFIED);
   EXPECT_EQ(SideOf(CompareBy::kRuntime, a), Side::kBaseline);
+}
+
+TEST(CompareByTest, PageCacheKeepIsTheBaselineAndDropTheOtherSide) {
+  EXPECT_EQ(ParseCompareBy("page_cache").value(), CompareBy::kPageCache);
+  EXPECT_EQ(ParseCompareBy("page-cache").value(), CompareBy::kPageCache);
+  std::vector<RunMetrics> runs;
+  for (int rep = 0; rep < 3; ++rep) {
+    RunMetrics keep = Done(1 + 2 * rep, "MAXN", v1::RUNTIME_NATIVE, rep,
+                           10.0 + 0.1 * rep, 100);
+    RunMetrics drop = Done(2 + 2 * rep, "MAXN", v1::RUNTIME_NATIVE, rep,
+                           14.0 + 0.1 * rep, 130);
+    keep.spec.mutable_workload()->set_page_cache(v1::PAGE_CACHE_KEEP);
+    drop.spec.mutable_workload()->set_page_cache(v1::PAGE_CACHE_DROP);
+    runs.push_back(keep);
+    runs.push_back(drop);
+  }
+  const Comparison c = CompareRuns(runs, CompareBy::kPageCache);
+  ASSERT_EQ(c.cells.size(), 1u);
+  const MetricComparison* mb = Find(c.cells[0], Metric::kMinibatchTime);
+  ASSERT_NE(mb, nullptr);
+  EXPECT_EQ(mb->baseline.n, 3);
+  EXPECT_EQ(mb->other.n, 3);
+  EXPECT_NEAR(mb->difference_percent, 40.0, 1.5);
+  EXPECT_EQ(BaselineLabel(CompareBy::kPageCache), "keep");
+  EXPECT_EQ(OtherLabel(CompareBy::kPageCache), "drop");
+  // The same workload natively and in a container is not a page-cache pair.
+  EXPECT_NE(CellKey(CompareBy::kPageCache, runs[0].spec).SerializeAsString(),
+            CellKey(CompareBy::kPageCache,
+                    Spec("MAXN", v1::RUNTIME_CONTAINER, 0))
+                .SerializeAsString());
 }
 
 TEST(CompareRunsTest, OneCellPerPowerModeWithItsRuns) {

@@ -63,5 +63,21 @@ TEST(RunTablesTest, SummaryTableAveragesEnergyOverTheCell) {
   EXPECT_EQ(Cell(t, 0, "energy_source"), "simulated");
 }
 
+TEST(RunTablesTest, WorkloadAndLoaderKnobsSeparateCells) {
+  v1::RunStatus keep = DoneRun(1, 40, 10, 7, 10);
+  keep.mutable_spec()->mutable_workload()->set_dataset("gld23k");
+  keep.mutable_spec()->mutable_workload()->set_loader_workers(4);
+  v1::RunStatus drop = keep;
+  drop.mutable_spec()->mutable_workload()->set_page_cache(v1::PAGE_CACHE_DROP);
+  drop.mutable_spec()->mutable_workload()->set_prefetch_depth(8);
+  const Table t = SummaryTable({keep, drop});
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(Cell(t, 0, "model"), "lenet5/gld23k");
+  EXPECT_EQ(Cell(t, 0, "workers"), "4");
+  EXPECT_EQ(Cell(t, 1, "workers"), "4 depth=8 drop");
+  const Table runs = RunsTable({drop});
+  EXPECT_EQ(Cell(runs, 0, "workers"), "4 depth=8 drop");
+}
+
 }  // namespace
 }  // namespace powersweep

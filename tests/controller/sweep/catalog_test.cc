@@ -97,12 +97,19 @@ TEST(DeviceClassCatalogTest, CustomClassTablesAreSorted) {
   EXPECT_THAT(c.Find("toy")->cpu_freqs_khz, ElementsAre(100, 200, 300));
 }
 
-TEST(WorkloadCatalogTest, Lenet5TakesFashionMnist) {
+TEST(WorkloadCatalogTest, Lenet5TakesGreySetsAndTheOthersRgbSets) {
   const WorkloadCatalog w = WorkloadCatalog::Default();
-  EXPECT_THAT(w.ModelNames(), ElementsAre("lenet5"));
-  EXPECT_THAT(w.DatasetNames(), ElementsAre("fashion-mnist"));
+  EXPECT_THAT(w.ModelNames(), ElementsAre("lenet5", "mobilenetv3", "resnet18",
+                                          "resnet50", "vgg11"));
+  EXPECT_THAT(w.DatasetNames(), ElementsAre("cifar10", "fashion-mnist",
+                                            "gld23k", "imagenet", "mnist"));
   EXPECT_TRUE(w.Accepts("lenet5", "fashion-mnist"));
+  EXPECT_TRUE(w.Accepts("lenet5", "mnist"));
   EXPECT_FALSE(w.Accepts("lenet5", "cifar10"));
+  EXPECT_TRUE(w.Accepts("resnet18", "cifar10"));
+  EXPECT_TRUE(w.Accepts("resnet50", "imagenet"));
+  EXPECT_TRUE(w.Accepts("mobilenetv3", "gld23k"));
+  EXPECT_FALSE(w.Accepts("vgg11", "fashion-mnist"));
   EXPECT_FALSE(w.Accepts("resnet9", "fashion-mnist"));
 }
 

@@ -1,6 +1,8 @@
 #include "controller/sweep/expand.h"
 
 #include <limits>
+#include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -183,6 +185,64 @@ TEST(ExpandSweepTest, BaseloadOnlySweepNeedsNoModels) {
   EXPECT_EQ(runs[0].device_class(), "orin-agx");
   EXPECT_EQ(runs[1].device_class(), "nano");
   EXPECT_EQ(runs[1].runtime(), v1::RUNTIME_NATIVE);
+}
+
+TEST(ExpandSweepTest, WorkloadPairsReplaceTheModelDatasetProduct) {
+  v1::SweepSpec s = TwoOfEach();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("lenet5/mnist");
+  s.add_workloads("resnet18/cifar10:train");
+  s.add_workloads("resnet50/imagenet:infer");
+  // lenet5: 2 tasks; resnet18 train only; resnet50 infer only = 4 workload
+  // tasks x 2 workers x 2 modes x 2 repetitions.
+  const std::vector<v1::RunSpec> runs = ExpandSweep(s);
+  ASSERT_EQ(runs.size(), 32u);
+  EXPECT_EQ(CountRuns(s), 32);
+  std::set<std::tuple<std::string, std::string, int>> seen;
+  for (const v1::RunSpec& r : runs) {
+    seen.emplace(r.workload().model(), r.workload().dataset(),
+                 r.workload().task());
+  }
+  EXPECT_THAT(seen, ::testing::ElementsAre(
+                        std::make_tuple("lenet5", "mnist", v1::TASK_TRAIN),
+                        std::make_tuple("lenet5", "mnist", v1::TASK_INFER),
+                        std::make_tuple("resnet18", "cifar10", v1::TASK_TRAIN),
+                        std::make_tuple("resnet50", "imagenet",
+                                        v1::TASK_INFER)));
+}
+
+TEST(ExpandSweepTest, PipelineAxesMultiplyAndPreloadIsForInferOnly) {
+  v1::SweepSpec s = TwoOfEach();
+  s.clear_prefetch_depths();
+  s.add_prefetch_depths(2);
+  s.add_prefetch_depths(8);
+  s.clear_page_cache();
+  s.add_page_cache(v1::PAGE_CACHE_KEEP);
+  s.add_page_cache(v1::PAGE_CACHE_DROP);
+  s.set_preload(true);
+  s.set_input_size(160);
+  const std::vector<v1::RunSpec> runs = ExpandSweep(s);
+  ASSERT_EQ(runs.size(), 64u);
+  EXPECT_EQ(CountRuns(s), 64);
+  int drops = 0, deep = 0;
+  for (const v1::RunSpec& r : runs) {
+    const v1::WorkloadSpec& w = r.workload();
+    EXPECT_EQ(w.preload(), w.task() == v1::TASK_INFER);
+    EXPECT_EQ(w.input_size(), 160);
+    drops += w.page_cache() == v1::PAGE_CACHE_DROP;
+    deep += w.prefetch_depth() == 8;
+  }
+  EXPECT_EQ(drops, 32);
+  EXPECT_EQ(deep, 32);
+}
+
+TEST(ExpandSweepTest, DefaultsKeepThePageCacheAndTheLoadersDepth) {
+  for (const v1::RunSpec& r : ExpandSweep(TwoOfEach())) {
+    EXPECT_EQ(r.workload().page_cache(), v1::PAGE_CACHE_KEEP);
+    EXPECT_EQ(r.workload().prefetch_depth(), 0);
+    EXPECT_FALSE(r.workload().preload());
+  }
 }
 
 }  // namespace

@@ -13,12 +13,14 @@ namespace powersweep {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::ElementsAre;
 
 constexpr char kSweepKeys[] =
     "name, device_classes, models, datasets, tasks, batch_sizes, "
     "loader_workers, power_modes, runtimes, repetitions, epochs, minibatches, "
     "duration_s, seed, threads, telemetry_hz, timeout_s, max_retries, tenants, "
-    "container_image";
+    "container_image, prefetch_depths, page_cache, preload, input_size, "
+    "workloads";
 
 std::string ErrorOf(const std::string& yaml) {
   absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(yaml);
@@ -133,6 +135,24 @@ TEST(ParseSweepYamlTest, EmptyValuesAndEmptyModesLeaveFieldsUnset) {
   EXPECT_TRUE(spec->models().empty());
   ASSERT_EQ(spec->power_modes_size(), 2);
   EXPECT_EQ(spec->power_modes(0).ByteSizeLong(), 0u);
+}
+
+TEST(ParseSweepYamlTest, PipelineKeysAndWorkloadPairs) {
+  absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(
+      "name: x\nworkloads: [lenet5/mnist, resnet50/imagenet:infer]\n"
+      "page_cache: [keep, drop]\nprefetch_depths: 8\npreload: true\n"
+      "input_size: 160\n");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_THAT(spec->workloads(),
+              ElementsAre("lenet5/mnist", "resnet50/imagenet:infer"));
+  EXPECT_THAT(spec->page_cache(),
+              ElementsAre(v1::PAGE_CACHE_KEEP, v1::PAGE_CACHE_DROP));
+  EXPECT_THAT(spec->prefetch_depths(), ElementsAre(8));
+  EXPECT_TRUE(spec->preload());
+  EXPECT_EQ(spec->input_size(), 160);
+  EXPECT_THAT(ErrorOf("name: x\npage_cache: [flush]\n"),
+              HasSubstr("page_cache[0] at line 2: expected one of keep, drop, "
+                        "got 'flush'"));
 }
 
 TEST(ParseSweepYamlTest, UnknownKeyNamesItsLineAndTheKnownKeys) {

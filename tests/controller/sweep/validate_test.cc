@@ -64,14 +64,15 @@ TEST(ValidateSweepTest, UnknownNames) {
   v1::SweepSpec s = GoodSpec();
   s.set_models(0, "resnet9");
   s.add_device_classes("tx2");
-  s.set_datasets(0, "cifar10");
+  s.set_datasets(0, "cifar100");
   EXPECT_THAT(
       Problems(s),
       ElementsAre("device_classes[1]: unknown device class 'tx2' "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
-                  "models[0]: unknown model 'resnet9' (known: lenet5)",
-                  "datasets[0]: unknown dataset 'cifar10' (known: "
-                  "fashion-mnist)"));
+                  "models[0]: unknown model 'resnet9' (known: lenet5, "
+                  "mobilenetv3, resnet18, resnet50, vgg11)",
+                  "datasets[0]: unknown dataset 'cifar100' (known: "
+                  "cifar10, fashion-mnist, gld23k, imagenet, mnist)"));
 }
 
 TEST(ValidateSweepTest, EmptyAxesAndName) {
@@ -87,9 +88,10 @@ TEST(ValidateSweepTest, EmptyAxesAndName) {
       ElementsAre("name: must not be empty",
                   "device_classes: at least one device class is required "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
-                  "models: at least one model is required (known: lenet5)",
+                  "models: at least one model is required (known: lenet5, "
+                  "mobilenetv3, resnet18, resnet50, vgg11)",
                   "datasets: at least one dataset is required (known: "
-                  "fashion-mnist)",
+                  "cifar10, fashion-mnist, gld23k, imagenet, mnist)",
                   "batch_sizes: at least one batch size is required",
                   "power_modes: at least one power mode is required ({} "
                   "leaves the device as it is)"));
@@ -105,6 +107,83 @@ TEST(ValidateSweepTest, ModelMustAcceptDataset) {
   EXPECT_THAT(Problems(s, ctx),
               ElementsAre("datasets[0]: model resnet18 cannot use dataset "
                           "fashion-mnist"));
+}
+
+TEST(ValidateSweepTest, BuiltInCatalogPairsGreyAndRgbSets) {
+  v1::SweepSpec s = GoodSpec();
+  s.add_models("resnet18");
+  EXPECT_THAT(Problems(s),
+              ElementsAre("datasets[0]: model resnet18 cannot use dataset "
+                          "fashion-mnist"));
+}
+
+TEST(ValidateSweepTest, WorkloadPairsAreCheckedEach) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("lenet5/mnist");
+  s.add_workloads("resnet18/cifar10:train");
+  s.add_workloads("resnet50/imagenet:infer");
+  EXPECT_THAT(Problems(s),
+              ElementsAre("workloads[2]: task infer is not in tasks, so this "
+                          "workload would never run"));
+  s.add_tasks(v1::TASK_INFER);
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.add_workloads("vgg11/mnist");
+  s.add_workloads("resnet18");
+  s.add_workloads("resnet18/cifar10:eval");
+  s.add_workloads("lenet5/mnist");
+  EXPECT_THAT(
+      Problems(s),
+      ElementsAre("workloads[3]: model vgg11 cannot use dataset mnist",
+                  "workloads[4]: expected MODEL/DATASET[:TASK], e.g. "
+                  "resnet50/imagenet:infer, got 'resnet18'",
+                  "workloads[5]: the task after ':' must be train or infer, "
+                  "got 'eval'",
+                  "workloads[6]: duplicate of workloads[0] (lenet5/mnist)"));
+}
+
+TEST(ValidateSweepTest, WorkloadsExcludeModelsAndDatasets) {
+  v1::SweepSpec s = GoodSpec();
+  s.add_workloads("lenet5/mnist");
+  EXPECT_THAT(Problems(s),
+              ElementsAre("workloads: give either workloads (MODEL/DATASET "
+                          "pairs) or models and datasets, not both"));
+}
+
+TEST(ValidateSweepTest, AgentDatasetsAreAcceptedForEveryModel) {
+  ValidationContext ctx = Ctx();
+  v1::DeviceStatus d = Device("orin-1", "orin-agx", 12, {v1::RUNTIME_NATIVE});
+  d.mutable_capabilities()->add_datasets("flowers");
+  ctx.known_devices.push_back(d);
+  v1::SweepSpec s = GoodSpec();
+  s.set_datasets(0, "flowers");
+  s.add_models("resnet50");
+  EXPECT_THAT(Problems(s, ctx), IsEmpty());
+  EXPECT_THAT(Problems(s),
+              ElementsAre(HasSubstr("datasets[0]: unknown dataset 'flowers'")));
+}
+
+TEST(ValidateSweepTest, PipelineKnobs) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_prefetch_depths();  // WithDefaults put [0] and [keep] there
+  s.clear_page_cache();
+  s.add_prefetch_depths(-1);
+  s.add_prefetch_depths(4);
+  s.add_prefetch_depths(4);
+  s.add_page_cache(v1::PAGE_CACHE_UNSPECIFIED);
+  s.set_input_size(16);
+  s.set_preload(true);
+  EXPECT_THAT(
+      Problems(s),
+      ElementsAre("prefetch_depths[0]: must be between 0 (two per loader "
+                  "worker) and 1024, got -1",
+                  "prefetch_depths[2]: duplicate of prefetch_depths[1] (4)",
+                  "page_cache[0]: use keep or drop, got 0",
+                  "input_size: must be 0 (the model's default) or between 32 "
+                  "and 1024, got 16",
+                  "preload: applies to infer runs only, and tasks has no "
+                  "infer"));
 }
 
 TEST(ValidateSweepTest, IntegerAxes) {
@@ -223,7 +302,8 @@ TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
       ElementsAre("name: must not be empty",
                   "device_classes[1]: unknown device class 'tx2' (known: "
                   "host, nano, orin-agx, xavier-agx, xavier-nx)",
-                  "models[0]: unknown model 'resnet9' (known: lenet5)",
+                  "models[0]: unknown model 'resnet9' (known: lenet5, "
+                  "mobilenetv3, resnet18, resnet50, vgg11)",
                   "batch_sizes[0]: must be positive, got 0",
                   "loader_workers[0]: must be between 0 and 64, got -1",
                   "power_modes[1].preset: unknown preset 'TURBO' for orin-agx "
