@@ -1,59 +1,84 @@
 #include "agent/platform/twin/model_cost.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "agent/platform/twin/model_architectures.h"
 
 namespace powersweep {
 namespace {
 
-struct Conv {
-  double in_ch, out_ch, kernel, out_hw;
-};
-struct Linear {
-  double in, out;
+struct KnownModel {
+  const char* name;
+  ModelInput default_input;
+  ModelCost (*walk)(const ModelInput&);
 };
 
-// LeNet-5 as workloads/models/lenet5.cc builds it, on 1x28x28 input:
-// conv1 1->6 5x5 pad 2 (28x28) relu pool2 (14x14), conv2 6->16 5x5 (10x10)
-// relu pool2 (5x5), fc 400->120 relu, 120->84 relu, 84->10.
-ModelCost LeNet5() {
-  const Conv convs[] = {{1, 6, 5, 28}, {6, 16, 5, 10}};
-  const Linear fcs[] = {{400, 120}, {120, 84}, {84, 10}};
-  ModelCost c;
-  c.name = "lenet5";
-  c.input_values = 28 * 28;
-  for (const Conv& v : convs) {
-    const double out = v.out_ch * v.out_hw * v.out_hw;
-    c.forward_macs += out * v.in_ch * v.kernel * v.kernel;
-    c.params += v.out_ch * v.in_ch * v.kernel * v.kernel + v.out_ch;
-    // conv output, relu output, pooled output (a quarter)
-    c.activations += out + out + out / 4;
+// Sorted by name.
+constexpr KnownModel kModels[] = {
+    {"lenet5", {1, 28, 10}, LeNet5Cost},
+    {"mobilenetv3", {3, 224, 2000}, MobileNetV3LargeCost},
+    {"resnet18", {3, 32, 10}, ResNet18Cost},
+    {"resnet50", {3, 224, 1000}, ResNet50Cost},
+    {"vgg11", {3, 32, 10}, Vgg11Cost},
+};
+
+// The smallest square RGB input every torchvision network here reduces to
+// at least 1x1 (VGG-11 halves it five times).
+constexpr int kMinRgbSize = 32;
+
+const KnownModel* Find(const std::string& model) {
+  for (const KnownModel& m : kModels) {
+    if (model == m.name) return &m;
   }
-  for (size_t i = 0; i < sizeof(fcs) / sizeof(fcs[0]); ++i) {
-    c.forward_macs += fcs[i].in * fcs[i].out;
-    c.params += fcs[i].in * fcs[i].out + fcs[i].out;
-    c.activations += fcs[i].out * (i + 1 < 3 ? 2 : 1);  // + relu but last
-  }
-  // Kernels: forward = 2 x (conv, relu, pool) + 3 linear + 2 relu = 11;
-  // inference adds the output copy (12). Training adds the loss
-  // (log_softmax, nll: 2), backward (~2 per forward kernel: 22), zero_grad
-  // (10 parameter tensors) and the SGD step (2 per tensor: 20) = 65.
-  c.infer_kernels = 12;
-  c.train_kernels = 11 + 2 + 22 + 10 + 20;
-  // Fashion-MNIST gzip files: train-images 26421856 + train-labels 29491
-  // bytes; t10k-images 4422079 + t10k-labels 5125 bytes.
-  c.train_file_bytes = 26421856.0 + 29491.0;
-  c.infer_file_bytes = 4422079.0 + 5125.0;
-  c.train_samples = 60000;
-  c.infer_samples = 10000;
-  return c;
+  return nullptr;
+}
+
+absl::Status Unknown(const std::string& model) {
+  return absl::NotFoundError(
+      absl::StrCat("model \"", model, "\" has no twin cost model (known: ",
+                   absl::StrJoin(TwinModelNames(), ", "), ")"));
+}
+
+std::string ShapeText(const ModelInput& in) {
+  return absl::StrCat(in.channels, "x", in.size, "x", in.size, " with ",
+                      in.classes, " classes");
 }
 
 }  // namespace
 
+std::vector<std::string> TwinModelNames() {
+  std::vector<std::string> names;
+  for (const KnownModel& m : kModels) names.push_back(m.name);
+  return names;
+}
+
+absl::StatusOr<ModelInput> DefaultModelInput(const std::string& model) {
+  const KnownModel* m = Find(model);
+  if (m == nullptr) return Unknown(model);
+  return m->default_input;
+}
+
 absl::StatusOr<ModelCost> ModelCostFor(const std::string& model) {
-  if (model == "lenet5") return LeNet5();
-  return absl::NotFoundError(
-      absl::StrCat("model \"", model, "\" has no twin cost model (known: lenet5)"));
+  const KnownModel* m = Find(model);
+  if (m == nullptr) return Unknown(model);
+  return m->walk(m->default_input);
+}
+
+absl::StatusOr<ModelCost> ModelCostFor(const std::string& model,
+                                       const ModelInput& input) {
+  const KnownModel* m = Find(model);
+  if (m == nullptr) return Unknown(model);
+  const bool lenet = model == "lenet5";
+  const bool ok = input.classes >= 1 &&
+                  (lenet ? input.channels == 1 && input.size == 28
+                         : input.channels == 3 && input.size >= kMinRgbSize);
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model ", model, " cannot take input ", ShapeText(input), " (it takes ",
+        lenet ? "1x28x28" : absl::StrCat("3xSxS with S >= ", kMinRgbSize),
+        " and at least 1 class)"));
+  }
+  return m->walk(input);
 }
 
 }  // namespace powersweep

@@ -1,39 +1,83 @@
-// ModelCost: the work of one sample of a model, derived from its layer
-// shapes (not a measured constant): multiply-accumulates of the forward
-// pass, parameters, activation values written, and the number of GPU
-// kernels a LibTorch eager-mode minibatch launches. The twin's performance
-// model turns these into time (agent/platform/twin/perf_model.h).
+// ModelCost: the work of one sample of a model at a given input shape,
+// derived by walking the network's layers (agent/platform/twin/
+// model_walker.h), never typed-in totals: multiply-accumulates of the
+// forward pass (convolutions and linear layers, the convention of
+// torchvision's published figures), trainable parameters, activation
+// values written, and the GPU kernels a LibTorch eager-mode minibatch
+// launches. The twin's performance model turns these into time
+// (agent/platform/twin/perf_model.h); the data set's part of a run is
+// DatasetCost (dataset_cost.h).
+//
+// Models, as torchvision 0.14 builds them (workloads/models/ builds the same
+// networks):
+//   lenet5       1x28x28 only (its first linear layer is 16*5*5 wide)
+//   resnet18     BasicBlock [2,2,2,2], ImageNet stem (7x7/2 conv, 3x3/2 pool)
+//   resnet50     Bottleneck [3,4,6,3] (stride on the 3x3 conv, "v1.5")
+//   vgg11        configuration "A" without batch norm, 7x7 adaptive pool,
+//                classifier 25088-4096-4096-classes
+//   mobilenetv3  MobileNetV3-Large: inverted residual blocks with
+//                squeeze-excitation, hardswish, classifier 960-1280-classes
+// Study defaults (ModelCostFor(model)): lenet5 1x28x28/10 classes, resnet18
+// and vgg11 3x32x32/10 (CIFAR-10), mobilenetv3 3x224x224/2000 (GLD23k as
+// issue 5 generates it), resnet50 3x224x224/1000 (ImageNet).
+//
+// Kernels per minibatch: inference = forward kernels + 1 (output copy);
+// training = forward + 2 (loss: log_softmax, nll) + 2 x forward (backward)
+// + parameter tensors (zero_grad) + 2 x parameter tensors (SGD step).
+// Dropout is not counted (identity at inference, one small kernel in
+// training).
 //
 // Pure functions; thread-safe.
 #ifndef POWERSWEEP_AGENT_PLATFORM_TWIN_MODEL_COST_H_
 #define POWERSWEEP_AGENT_PLATFORM_TWIN_MODEL_COST_H_
 
-#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
 namespace powersweep {
 
+// The tensor one sample feeds the model: channels x size x size, and the
+// width of the classifier's output.
+struct ModelInput {
+  int channels = 0;
+  int size = 0;
+  int classes = 0;
+};
+
 struct ModelCost {
   std::string name;
-  double forward_macs = 0;        // per sample
+  ModelInput input;
+  double forward_macs = 0;        // per sample (conv + linear)
   double params = 0;              // trainable parameters
   double activations = 0;         // output values of every layer, per sample
-  double input_values = 0;        // per sample (28 x 28 = 784)
+  double input_values = 0;        // per sample (channels x size x size)
+  int forward_kernels = 0;        // kernels of one forward pass
+  int param_tensors = 0;          // weight and bias tensors
   int train_kernels = 0;          // kernels per training minibatch
   int infer_kernels = 0;          // kernels per inference minibatch
-  // Dataset files the workload loads at start (Fashion-MNIST, gzip IDX).
-  double train_file_bytes = 0;    // compressed, on storage
-  double infer_file_bytes = 0;
-  double train_samples = 0;       // samples per epoch
-  double infer_samples = 0;
 
   double ForwardFlops() const { return 2 * forward_macs; }
 };
 
-// The cost of `model` ("lenet5"), or NotFound naming it.
+// The models the twin can cost, sorted: lenet5, mobilenetv3, resnet18,
+// resnet50, vgg11.
+std::vector<std::string> TwinModelNames();
+
+// The study default input of `model` (see above); NotFound naming the model
+// and the known ones.
+absl::StatusOr<ModelInput> DefaultModelInput(const std::string& model);
+
+// The cost of `model` at its study default input.
 absl::StatusOr<ModelCost> ModelCostFor(const std::string& model);
+
+// The cost of `model` at `input`. NotFound naming an unknown model;
+// InvalidArgument naming the model and the shape when the network cannot
+// take it (lenet5 needs 1x28x28; the others 3 channels and at least 32x32;
+// classes >= 1).
+absl::StatusOr<ModelCost> ModelCostFor(const std::string& model,
+                                       const ModelInput& input);
 
 }  // namespace powersweep
 

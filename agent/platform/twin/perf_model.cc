@@ -15,11 +15,12 @@ PerfModel::PerfModel(const TwinClass* cls, InstanceVariation variation)
     : cls_(cls), variation_(variation) {}
 
 MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
-                                   const TwinWorkloadShape& w,
+                                   const TwinWorkloadShape& w, double cold,
                                    double compute_noise, double fetch_noise,
                                    bool first) const {
   const TwinPerfConstants& k = cls_->perf;
   const ModelCost& c = w.cost;
+  const DatasetCost& d = w.dataset;
   const double b = std::max(1, w.batch_size);
   const double pass = w.train ? 3 : 1;  // backward ~ 2x forward
   const double cpu_hz = op.cpu_khz * 1e3 * k.cpu_ipc;
@@ -29,7 +30,13 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
   const double kernels = w.train ? c.train_kernels : c.infer_kernels;
 
   const double flops = b * c.ForwardFlops() * pass;
-  const double eff = k.gpu_efficiency * b / (b + kGpuHalfBatch);
+  // Occupancy: the batch that half-fills the GPU shrinks with the work per
+  // kernel (LeNet-5: 64 samples). A cost without kernel counts keeps 64.
+  double half_batch = kGpuHalfBatch;
+  if (c.forward_kernels > 0 && c.forward_macs > 0) {
+    half_batch *= kOccupancyMacsPerKernel / (c.forward_macs / c.forward_kernels);
+  }
+  const double eff = k.gpu_efficiency * b / (b + half_batch);
   const double t_flops = flops / (gpu_hz * k.gpu_flops_per_cycle * eff);
   // Activations written once and read once (x2), in float32; training
   // touches them three times and the weights five times (forward,
@@ -45,57 +52,131 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
   t.launch_s =
       (kernels * kLaunchCycles + kSyncCycles) / cpu_hz / speed * compute_noise;
   t.compute_s = SoftMax(t.launch_s, t.gpu_s);
-  t.fetch_s = (b * kFetchCyclesPerSample + kFetchCyclesPerBatch) / cpu_hz /
-              speed * fetch_noise;
+  const double sample_cycles = kFetchCyclesPerSample +
+                               d.transform_cycles_per_value * c.input_values +
+                               d.decode_cycles_per_sample;
+  t.fetch_s = (b * sample_cycles + kFetchCyclesPerBatch) / cpu_hz / speed *
+              fetch_noise;
+  if (!d.LoadedAtStart()) {
+    const double file = d.FileBytesPerSample(w.train);
+    // Files in the page cache are copied by the loader; the others wait for
+    // the storage device, which the workers share.
+    t.fetch_s += b * (1 - cold) * file / kPageCacheBytesPerS / speed * fetch_noise;
+    t.io_s = b * cold * (file / k.storage_bytes_per_s + k.storage_file_latency_s) *
+             fetch_noise;
+  }
   t.record_s = kRecordCycles / cpu_hz / speed;
 
   const int free_cores = op.cores - 1;
   const int workers = std::max(0, w.loader_workers);
-  if (workers == 0 || free_cores <= 0) {
+  if (w.preload) {
+    // Built before timing: the loop only takes the next one.
+    t.fetch_s = 0;
+    t.io_s = 0;
+    t.stall_s = kHandoverCycles / cpu_hz / speed * fetch_noise;
+  } else if (workers == 0 || free_cores <= 0) {
     // Fetched on the compute thread (or workers share its only core).
-    t.stall_s = t.fetch_s * (1 + kOversubscription * workers);
+    t.stall_s = (t.fetch_s + t.io_s) * (1 + kOversubscription * workers);
   } else {
     const int parallel = std::min(workers, free_cores);
     const int extra = std::max(0, workers - free_cores);
-    const double per_batch =
-        t.fetch_s / parallel * (1 + kOversubscription * extra);
-    t.stall_s = first ? t.fetch_s : std::max(0.0, per_batch - t.compute_s);
+    const double per_batch = std::max(
+        t.fetch_s / parallel * (1 + kOversubscription * extra), t.io_s);
+    t.stall_s = first ? t.fetch_s + t.io_s
+                      : std::max(0.0, per_batch - t.compute_s);
   }
   t.e2e_s = t.stall_s + t.compute_s + t.record_s;
   return t;
 }
 
 MinibatchTiming PerfModel::Expected(const OperatingPoint& op,
-                                    const TwinWorkloadShape& w) const {
-  return Compose(op, w, 1.0, 1.0, false);
+                                    const TwinWorkloadShape& w, int64_t epoch,
+                                    double cached_at_start) const {
+  return Compose(op, w, ColdFraction(w, epoch, cached_at_start), 1.0, 1.0,
+                 false);
 }
 
 MinibatchTiming PerfModel::Draw(const OperatingPoint& op,
                                 const TwinWorkloadShape& w, int64_t index,
-                                TwinRng* rng) const {
+                                TwinRng* rng, double cached_at_start) const {
   const double compute_noise = rng->LogNormalUnitMean(kNoiseSigma);
   const double fetch_noise = rng->LogNormalUnitMean(kNoiseSigma);
-  return Compose(op, w, compute_noise, fetch_noise, index == 0);
+  const int64_t epoch = index / BatchesPerEpoch(w);
+  return Compose(op, w, ColdFraction(w, epoch, cached_at_start), compute_noise,
+                 fetch_noise, index == 0);
 }
 
 double PerfModel::StartupSeconds(const OperatingPoint& op,
                                  const TwinWorkloadShape& w,
-                                 bool page_cache_warm) const {
+                                 double cached_at_start) const {
   const TwinPerfConstants& k = cls_->perf;
-  const ModelCost& c = w.cost;
-  const double file = w.train ? c.train_file_bytes : c.infer_file_bytes;
-  const double samples = w.train ? c.train_samples : c.infer_samples;
-  const double read =
-      file / (page_cache_warm ? kPageCacheBytesPerS : k.storage_bytes_per_s);
-  const double gunzip = samples * (c.input_values + 1) * kGunzipCyclesPerByte /
-                        (op.cpu_khz * 1e3 * k.cpu_ipc);
-  return (read + gunzip + k.cuda_init_s) / variation_.speed;
+  const DatasetCost& d = w.dataset;
+  const DatasetSplit& split = d.Split(w.train);
+  const double samples = static_cast<double>(split.samples);
+  double read = 0;
+  double decode = 0;
+  double preload = 0;
+  if (w.preload) {
+    // The loader builds the minibatches as it would in epoch 0.
+    TwinWorkloadShape loading = w;
+    loading.preload = false;
+    const MinibatchTiming t = Compose(
+        op, loading, ColdFraction(loading, 0, cached_at_start), 1.0, 1.0, false);
+    const int free_cores = op.cores - 1;
+    const int workers = std::max(0, w.loader_workers);
+    double per_batch = t.fetch_s + t.io_s;
+    if (workers > 0 && free_cores > 0) {
+      const int parallel = std::min(workers, free_cores);
+      const int extra = std::max(0, workers - free_cores);
+      per_batch = std::max(t.fetch_s / parallel * (1 + kOversubscription * extra),
+                           t.io_s);
+    }
+    // Compose divided the fetch by the speed; the total is divided below.
+    preload = static_cast<double>(std::max<int64_t>(1, w.preload_minibatches)) *
+              per_batch * variation_.speed;
+  }
+  if (d.LoadedAtStart()) {
+    const double cached = std::min(1.0, std::max(0.0, cached_at_start));
+    read = split.storage_bytes * (1 - cached) / k.storage_bytes_per_s +
+           split.storage_bytes * cached / kPageCacheBytesPerS;
+    decode = samples * d.record_bytes * d.load_cycles_per_byte /
+             (op.cpu_khz * 1e3 * k.cpu_ipc);
+  } else {
+    decode = samples * kListCyclesPerFile / (op.cpu_khz * 1e3 * k.cpu_ipc);
+  }
+  return (read + decode + preload + k.cuda_init_s) / variation_.speed;
 }
 
 int64_t PerfModel::BatchesPerEpoch(const TwinWorkloadShape& w) const {
-  const double samples = w.train ? w.cost.train_samples : w.cost.infer_samples;
-  return std::max<int64_t>(
-      1, static_cast<int64_t>(samples) / std::max(1, w.batch_size));
+  const int64_t samples = w.dataset.Split(w.train).samples;
+  return std::max<int64_t>(1, samples / std::max(1, w.batch_size));
+}
+
+bool PerfModel::FitsInPageCache(const TwinWorkloadShape& w) const {
+  return w.dataset.Split(w.train).storage_bytes <=
+         kPageCacheShare * static_cast<double>(cls_->memory_bytes);
+}
+
+double PerfModel::ColdFraction(const TwinWorkloadShape& w, int64_t epoch,
+                               double cached_at_start) const {
+  if (w.dataset.LoadedAtStart()) return 0;
+  if (w.drop_page_cache) return 1;
+  if (epoch == 0) return 1 - std::min(1.0, std::max(0.0, cached_at_start));
+  return FitsInPageCache(w) ? 0 : 1;
+}
+
+double PerfModel::ResidentFraction(const TwinWorkloadShape& w, int64_t epoch,
+                                   double cached_at_start) const {
+  if (w.drop_page_cache) return 0;
+  if (w.dataset.LoadedAtStart()) return FitsInPageCache(w) ? 1 : 0;
+  if (w.preload && epoch == 0) {
+    if (!FitsInPageCache(w)) return 0;
+    const double split = std::max<int64_t>(1, w.dataset.Split(w.train).samples);
+    const double read = static_cast<double>(w.preload_minibatches) *
+                        std::max(1, w.batch_size) / split;
+    return std::min(1.0, std::max(0.0, cached_at_start) + read);
+  }
+  return 1 - ColdFraction(w, epoch, cached_at_start);
 }
 
 PhaseLoad PerfModel::LoadOf(const MinibatchTiming& t, const OperatingPoint& op,
@@ -106,8 +187,12 @@ PhaseLoad PerfModel::LoadOf(const MinibatchTiming& t, const OperatingPoint& op,
   const int free_cores = op.cores - 1;
   const int workers = std::max(0, w.loader_workers);
   const bool serial = workers == 0 || free_cores <= 0;
-  // The compute thread spins in cudaDeviceSynchronize: busy while computing.
-  const double main_busy = t.compute_s + t.record_s + (serial ? t.stall_s : 0);
+  // The compute thread spins in cudaDeviceSynchronize: busy while computing;
+  // while it fetches itself, busy except when waiting for storage.
+  const double cpu_share =
+      t.io_s > 0 ? t.fetch_s / (t.fetch_s + t.io_s) : 1.0;
+  const double main_busy =
+      t.compute_s + t.record_s + (serial ? t.stall_s * cpu_share : 0);
   load.core_util[0] = std::min(1.0, main_busy / e2e);
   if (!serial) {
     const int parallel = std::min(workers, free_cores);

@@ -30,7 +30,7 @@ TwinClass OrinAgx() {
   c.name = "orin-agx";
   c.model = "Jetson AGX Orin Developer Kit (twin)";
   c.memory_bytes = int64_t{32} << 30;
-  c.perf = {4096, 0.3, 5000, 64, 0.6, 1.0, 400e6, 1.5};
+  c.perf = {4096, 0.3, 5000, 64, 0.6, 1.0, 400e6, 1.5, 5.9e-3};
   c.power.static_mw = {0, 300, 150, 1200, 200, 2500};
   c.power.cpu_static_mw_per_core = 50;
   c.power.cpu_dyn_mw_per_ghz = 520;
@@ -50,7 +50,7 @@ TwinClass XavierAgx() {
   c.name = "xavier-agx";
   c.model = "Jetson-AGX (twin)";
   c.memory_bytes = int64_t{32} << 30;
-  c.perf = {1024, 0.3, 5000, 64, 0.6, 0.8, 300e6, 2.0};
+  c.perf = {1024, 0.3, 5000, 64, 0.6, 0.8, 300e6, 2.0, 5.9e-3};
   c.power.static_mw = {0, 300, 150, 1500, 150, 2300};
   c.power.cpu_static_mw_per_core = 60;
   c.power.cpu_dyn_mw_per_ghz = 700;
@@ -69,7 +69,7 @@ TwinClass XavierNx() {
   c.name = "xavier-nx";
   c.model = "NVIDIA Jetson Xavier NX Developer Kit (twin)";
   c.memory_bytes = int64_t{8} << 30;
-  c.perf = {768, 0.3, 5000, 32, 0.6, 0.8, 100e6, 2.5};
+  c.perf = {768, 0.3, 5000, 32, 0.6, 0.8, 100e6, 2.5, 11.7e-3};
   c.power.static_mw = {0, 150, 100, 700, 50, 1000};
   c.power.cpu_static_mw_per_core = 40;
   c.power.cpu_dyn_mw_per_ghz = 450;
@@ -88,7 +88,7 @@ TwinClass Nano() {
   c.name = "nano";
   c.model = "NVIDIA Jetson Nano Developer Kit (twin)";
   c.memory_bytes = int64_t{4} << 30;
-  c.perf = {256, 0.3, 5000, 16, 0.6, 0.5, 80e6, 3.0};
+  c.perf = {256, 0.3, 5000, 16, 0.6, 0.5, 80e6, 3.0, 11.7e-3};
   c.power.static_mw = {0, 100, 80, 400, 0, 700};
   c.power.cpu_static_mw_per_core = 40;
   c.power.cpu_dyn_mw_per_ghz = 500;

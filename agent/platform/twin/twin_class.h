@@ -45,6 +45,9 @@ struct TwinPerfConstants {
   double cpu_ipc = 0;               // work per cycle relative to Cortex-A78
   double storage_bytes_per_s = 0;   // cold reads (eMMC / microSD)
   double cuda_init_s = 0;           // CUDA context + model to GPU at start
+  // What one cold file read costs besides its transfer (open, metadata,
+  // seek, readahead misses), calibrated on the SIGMETRICS page-cache slide.
+  double storage_file_latency_s = 0;
 };
 
 struct TwinPowerConstants {

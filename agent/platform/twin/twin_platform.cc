@@ -3,10 +3,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "agent/platform/twin/dataset_cost.h"
+#include "agent/platform/twin/model_cost.h"
 #include "agent/platform/twin/twin_mode.h"
 #include "common/power/power_catalog.h"
 
@@ -65,8 +68,8 @@ v1::DeviceCapabilities TwinPlatform::Capabilities() const {
   for (int64_t f : cls_->mem_freqs_hz) caps.add_mem_freqs_hz(f);
   caps.set_memory_bytes(cls_->memory_bytes);
   caps.add_runtimes(v1::RUNTIME_NATIVE);
-  caps.add_models("lenet5");
-  caps.add_datasets("fashion-mnist");
+  for (const std::string& m : TwinModelNames()) caps.add_models(m);
+  for (const std::string& d : TwinDatasetNames()) caps.add_datasets(d);
   return caps;
 }
 
@@ -120,9 +123,15 @@ void TwinPlatform::SetLoad(const PhaseLoad& load) {
   load_ = load;
 }
 
-bool TwinPlatform::TouchFile(const std::string& file_key) {
+double TwinPlatform::CachedFraction(const std::string& key) const {
   absl::MutexLock lock(&mu_);
-  return !cached_files_.insert(file_key).second;
+  auto it = cached_splits_.find(key);
+  return it == cached_splits_.end() ? 0 : it->second;
+}
+
+void TwinPlatform::SetCachedFraction(const std::string& key, double fraction) {
+  absl::MutexLock lock(&mu_);
+  cached_splits_[key] = std::min(1.0, std::max(0.0, fraction));
 }
 
 int64_t TwinPlatform::NextRunIndex() {

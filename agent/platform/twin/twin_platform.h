@@ -5,7 +5,8 @@
 // - Identity: platform "twin", the class, device id "<class>-twin-<N>"
 //   unless given, serial "TWIN-<class>-<N>-<seed>".
 // - Capabilities: the class's cores and frequency tables, runtime native,
-//   model lenet5, dataset fashion-mnist.
+//   the models and data sets the twin can cost (TwinModelNames,
+//   TwinDatasetNames; TwinWorkloadPairs says which go together).
 // - Apply: ResolvePowerMode (class tables, presets and study modes of the
 //   shared catalog common/power; a 0 knob is the class maximum); reports
 //   actual = the resolved point, provenance SIMULATED. Nothing changes on
@@ -25,7 +26,7 @@
 
 #include <cstdint>
 #include <memory>
-#include <set>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -75,9 +76,11 @@ class TwinPlatform : public Platform {
   OperatingPoint Current() const;
   // The load Sample() reports until the next call.
   void SetLoad(const PhaseLoad& load);
-  // True when `file_key` was read before on this twin (page cache warm);
-  // marks it read.
-  bool TouchFile(const std::string& file_key);
+  // The fraction (0..1) of data set split `key` ("gld23k:train") in this
+  // twin's page cache: what earlier runs read and left there (0 when never
+  // read). The twin runtime sets it after each run.
+  double CachedFraction(const std::string& key) const;
+  void SetCachedFraction(const std::string& key, double fraction);
   // 0, 1, 2, ...: the index of the run about to start (noise stream).
   int64_t NextRunIndex();
 
@@ -94,7 +97,7 @@ class TwinPlatform : public Platform {
   mutable absl::Mutex mu_;
   OperatingPoint current_ ABSL_GUARDED_BY(mu_);
   PhaseLoad load_ ABSL_GUARDED_BY(mu_);
-  std::set<std::string> cached_files_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, double> cached_splits_ ABSL_GUARDED_BY(mu_);
   int64_t runs_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -3,6 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "agent/platform/twin/dataset_cost.h"
+#include "agent/platform/twin/model_cost.h"
 #include "agent/runtime/twin/twin_runtime.h"
 
 namespace powersweep {
@@ -31,8 +33,13 @@ absl::StatusOr<TwinAgent> MakeTwinAgent(const TwinAgentOptions& options,
   agent.runtimes = [twin, clock, ropts] {
     return std::make_unique<TwinRuntime>(twin, clock, ropts);
   };
-  agent.catalog.models = {"lenet5"};
-  agent.catalog.datasets = {{"fashion-mnist", "twin:fashion-mnist"}};
+  agent.catalog.models.clear();
+  for (const std::string& model : TwinModelNames()) {
+    agent.catalog.models.insert(model);
+  }
+  for (const std::string& dataset : TwinDatasetNames()) {
+    agent.catalog.datasets[dataset] = absl::StrCat("twin:", dataset);
+  }
   agent.workload_bin = "twin-model";
   return agent;
 }

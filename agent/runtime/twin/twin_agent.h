@@ -1,7 +1,8 @@
 // MakeTwinAgent: what powersweep-agent --platform=twin runs with: a
 // TwinPlatform of the given class and instance, a RuntimeFactory making
-// TwinRuntimes on it, and the catalog a twin serves (lenet5 on
-// fashion-mnist; no dataset directory is needed, nothing is read).
+// TwinRuntimes on it, and the catalog a twin serves: every model and data
+// set the twin can cost (TwinModelNames, TwinDatasetNames), each data set
+// NAME at the path "twin:NAME" (no directory is needed, nothing is read).
 //
 // The result owns the platform; the factory holds pointers to it and to
 // `clock`, so both must outlive every runtime it makes.

@@ -4,7 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "agent/platform/twin/model_cost.h"
+#include "agent/platform/twin/dataset_cost.h"
+#include "agent/platform/twin/twin_workload_cost.h"
 #include "agent/runtime/twin/twin_workload.h"
 
 namespace powersweep {
@@ -22,7 +23,11 @@ absl::Status TwinRuntime::Start(const RuntimeSpec& spec,
                                 RecordCallback callback) {
   absl::StatusOr<TwinWorkload> w = ParseTwinWorkload(spec.argv);
   if (!w.ok()) return w.status();
-  absl::StatusOr<ModelCost> cost = ModelCostFor(w->model);
+  TwinInputOverride input;
+  input.classes = w->classes;
+  input.input_size = w->input_size;
+  absl::StatusOr<TwinWorkloadCost> cost =
+      TwinWorkloadCostFor(w->model, w->dataset, input);
   if (!cost.ok()) return cost.status();
   spec_ = spec;
   callback_ = std::move(callback);
@@ -31,10 +36,21 @@ absl::Status TwinRuntime::Start(const RuntimeSpec& spec,
   TwinSimulationConfig cfg;
   cfg.perf = &platform_->perf();
   cfg.op = platform_->Current();
-  cfg.shape.cost = *cost;
+  cfg.shape.cost = cost->model;
+  cfg.shape.dataset = cost->dataset;
   cfg.shape.train = w->train;
   cfg.shape.batch_size = w->batch_size;
   cfg.shape.loader_workers = w->workers;
+  cfg.shape.drop_page_cache = w->drop_page_cache;
+  cfg.shape.preload = w->preload;
+  if (w->preload) {
+    // As the workload: --preload-limit, else --minibatches, else one epoch.
+    cfg.shape.preload_minibatches =
+        w->preload_limit > 0
+            ? w->preload_limit
+            : (w->minibatches > 0 ? w->minibatches
+                                  : platform_->perf().BatchesPerEpoch(cfg.shape));
+  }
   cfg.epochs = w->epochs;
   cfg.minibatches = w->minibatches;
   cfg.duration_s = w->duration_s;
@@ -46,11 +62,28 @@ absl::Status TwinRuntime::Start(const RuntimeSpec& spec,
                       static_cast<uint64_t>(platform_->instance())),
               w->seed),
       static_cast<uint64_t>(run_index));
-  cfg.page_cache_warm =
-      platform_->TouchFile(absl::StrCat(w->model, w->train ? ":train" : ":infer"));
+  // The page cache holds what earlier runs on this twin read of the split.
+  cache_key_ = absl::StrCat(w->dataset, w->train ? ":train" : ":infer");
+  cached_at_start_ = platform_->CachedFraction(cache_key_);
+  cfg.cached_at_start = cached_at_start_;
+  shape_ = cfg.shape;
+  dataset_path_ = absl::StrCat("twin:", w->dataset);
   sim_ = std::make_unique<TwinSimulation>(std::move(cfg));
   start_ns_ = clock_->MonotonicNanos();
   return absl::OkStatus();
+}
+
+double TwinRuntime::CachedAfterRun() const {
+  const PerfModel& perf = platform_->perf();
+  // Dropped before every epoch, or too big to stay: nothing remains.
+  if (shape_.drop_page_cache || !perf.FitsInPageCache(shape_)) return 0;
+  if (shape_.dataset.LoadedAtStart()) return 1;  // read whole at start-up
+  const double split =
+      static_cast<double>(std::max<int64_t>(1, shape_.dataset.Split(shape_.train).samples));
+  const int64_t batches =
+      shape_.preload ? shape_.preload_minibatches : sim_->minibatches_done();
+  return cached_at_start_ +
+         static_cast<double>(batches) * shape_.batch_size / split;
 }
 
 v1::BuildProvenance TwinRuntime::Provenance(int threads) const {
@@ -63,6 +96,28 @@ v1::BuildProvenance TwinRuntime::Provenance(int threads) const {
                                         platform_->instance()));
   p.set_threads(threads);
   p.set_device(absl::StrCat(id.device_class(), " GPU (simulated)"));
+  v1::WorkloadInfo* info = p.mutable_workload();
+  const ModelCost& m = shape_.cost;
+  const DatasetCost& d = shape_.dataset;
+  info->set_model(m.name);
+  info->set_params(static_cast<int64_t>(m.params));
+  info->set_forward_macs(static_cast<int64_t>(m.forward_macs));
+  info->add_input_shape(m.input.channels);
+  info->add_input_shape(m.input.size);
+  info->add_input_shape(m.input.size);
+  info->set_num_classes(m.input.classes);
+  info->set_dataset_format(DatasetFormatName(d.format));
+  info->set_dataset_path(dataset_path_);
+  info->set_dataset_samples(d.Split(shape_.train).samples);
+  info->set_dataset_bytes(static_cast<int64_t>(d.Split(shape_.train).storage_bytes));
+  info->set_reads_per_sample(!d.LoadedAtStart());
+  info->mutable_storage()->set_device("simulated");
+  info->mutable_storage()->set_fs_type("simulated");
+  info->mutable_storage()->set_kind("non-rotational");  // eMMC, microSD
+  info->set_preloaded(shape_.preload);
+  info->set_page_cache(shape_.drop_page_cache ? v1::PAGE_CACHE_DROP
+                                              : v1::PAGE_CACHE_KEEP);
+  info->set_compute_device(p.device());
   p.set_kernel(id.kernel());
   p.set_host(id.hostname());
   return p;
@@ -126,6 +181,7 @@ ExitStatus TwinRuntime::Wait() {
   exit.max_rss_bytes = kTwinWorkloadRssBytes;
   duration_s_ = sim_->now_s();
   energy_j_ = sim_->energy_j();
+  platform_->SetCachedFraction(cache_key_, CachedAfterRun());
   return exit;
 }
 

@@ -1,10 +1,20 @@
 // TwinRuntime: runs a workload on a twin (agent/platform/twin) without
-// starting a process. Start reads the run from the workload argv the
-// executor built (ParseTwinWorkload) and the operating point the platform
-// was last set to; Wait replays the run's TwinSimulation on the Clock and
-// hands its events to the callbacks in order: a `started` event (framework
-// "twin-model", framework_version kTwinModelVersion), one `minibatch` per
-// minibatch, telemetry samples (SimulatedRun::SetTelemetry), `finished`.
+// starting a process.
+//
+// Start reads the run from the workload argv the executor built
+// (ParseTwinWorkload; --page-cache, --preload and --preload-limit as the
+// workload reads them: a preloaded run builds --preload-limit, else
+// --minibatches, else one epoch of minibatches at start-up), costs the
+// model on the data set (TwinWorkloadCostFor: an unknown model or data set,
+// or a pair that does not fit, fails Start with an error naming it) and
+// takes the operating point the platform was last set to.
+//
+// Wait replays the run's TwinSimulation on the Clock and hands its events
+// to the callbacks in order: a `started` event (framework "twin-model",
+// framework_version kTwinModelVersion, a WorkloadInfo from the costs:
+// params, MACs, input, the data set split; storage "simulated"), one
+// `minibatch` per minibatch, telemetry samples (SimulatedRun::SetTelemetry),
+// `finished`.
 //
 // Time: an event at simulated time t is delivered at start + t * time_scale
 // on the Clock (time_scale 0.01: a 100 s run takes 1 s; 0: as fast as
@@ -12,6 +22,12 @@
 // simulated seconds. spec.timeout_s is enforced in simulated time (a twin
 // run times out where the real device would). Cancel stops the replay
 // within one sleep step (<= 20 ms of Clock time).
+//
+// Page cache: the platform keeps, per data set split, the fraction earlier
+// runs left in the page cache; a run starts with it and, when it ends,
+// leaves what it read (the whole split for sets loaded at start, the files
+// of its minibatches for image folders), or nothing when the split does not
+// fit the class's page cache or the run drops pages.
 //
 // Noise: the stream is seeded from (twin seed, instance, workload seed,
 // the run's index on this twin), so repetitions differ and a fleet started
@@ -36,7 +52,8 @@
 
 namespace powersweep {
 
-inline constexpr char kTwinModelVersion[] = "twin-model-1";
+// 2: the models and data sets of issue 5 (LeNet-5 figures unchanged).
+inline constexpr char kTwinModelVersion[] = "twin-model-2";
 
 struct TwinRuntimeOptions {
   double time_scale = 0.01;  // wall seconds per simulated second, >= 0
@@ -66,6 +83,12 @@ class TwinRuntime : public Runtime, public SimulatedRun {
   Clock* const clock_;
   const TwinRuntimeOptions options_;
   RuntimeSpec spec_;
+  double CachedAfterRun() const;
+
+  TwinWorkloadShape shape_;  // what Start costed (for the provenance)
+  std::string dataset_path_;
+  std::string cache_key_;    // the split in the platform's page cache
+  double cached_at_start_ = 0;
   RecordCallback callback_;
   SampleCallback on_sample_;
   double telemetry_hz_ = 0;

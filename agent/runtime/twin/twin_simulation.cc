@@ -22,12 +22,13 @@ TwinSimulation::TwinSimulation(TwinSimulationConfig config)
       batches_per_epoch_(config_.perf->BatchesPerEpoch(config_.shape)),
       rng_(config_.noise_seed) {
   startup_s_ = config_.perf->StartupSeconds(config_.op, config_.shape,
-                                            config_.page_cache_warm);
+                                            config_.cached_at_start);
   DrawMinibatch();
 }
 
 void TwinSimulation::DrawMinibatch() {
-  pending_ = config_.perf->Draw(config_.op, config_.shape, done_, &rng_);
+  pending_ = config_.perf->Draw(config_.op, config_.shape, done_, &rng_,
+                               config_.cached_at_start);
   pending_load_ = config_.perf->LoadOf(pending_, config_.op, config_.shape);
 }
 
@@ -134,6 +135,10 @@ bool TwinSimulation::Next(TwinEvent* event) {
     r.set_compute_s(pending_.compute_s);
     r.set_e2e_s(pending_.e2e_s);
     r.set_samples(config_.shape.batch_size);
+    if (done_ % batches_per_epoch_ == 0) {
+      r.set_page_cache_resident(perf.ResidentFraction(
+          config_.shape, done_ / batches_per_epoch_, config_.cached_at_start));
+    }
     if (config_.shape.train) {
       r.set_loss((0.35 + 1.95 * std::exp(-static_cast<double>(done_) / 200)) *
                  rng_.LogNormalUnitMean(kLossNoiseSigma));

@@ -1,6 +1,8 @@
 // TwinSimulation: the timeline of one simulated run, generated lazily in
-// simulated time (no clock, no threads): a start-up phase (dataset read,
-// gunzip, CUDA init), then minibatches from PerfModel::Draw until a stop
+// simulated time (no clock, no threads): a start-up phase (data set read
+// and decode, or folder listing; CUDA init), then minibatches from
+// PerfModel::Draw (image folders read the uncached part of the split from
+// storage in epoch 0, later as PerfModel::ColdFraction says) until a stop
 // condition holds (checked after each minibatch, as the real workload
 // does), then the finished event. Telemetry samples (when telemetry_hz > 0)
 // are taken at t = 0, k / telemetry_hz (k = 1, 2, ...) and at the end of
@@ -11,7 +13,9 @@
 // Records and samples carry simulated seconds on one clock, the run's:
 // t_s and t_start_s both count from the run start (a twin has no separate
 // workload process whose clock starts later), so a record's end
-// t_start_s + e2e_s lines up exactly with the samples. The first record
+// t_start_s + e2e_s lines up exactly with the samples. The first record of
+// each epoch carries page_cache_resident (PerfModel::ResidentFraction). The
+// first record
 // starts at startup_s(); WorkloadFinished.elapsed_s counts from there, as
 // the real workload's timing does.
 // energy_j() is the trapezoid integral of the samples' total power over
@@ -46,7 +50,7 @@ struct TwinSimulationConfig {
   double timeout_s = 0;             // simulated; <= 0: none
   double telemetry_hz = 10;         // <= 0: no samples emitted
   uint64_t noise_seed = 0;
-  bool page_cache_warm = false;
+  double cached_at_start = 0;       // fraction of the split in the page cache
 };
 
 struct TwinEvent {
@@ -71,6 +75,7 @@ class TwinSimulation {
   double now_s() const { return now_s_; }  // time of the last event
   bool timed_out() const { return timed_out_; }
   double cpu_s() const { return cpu_s_; }  // simulated process CPU time
+  int64_t minibatches_done() const { return done_; }
 
  private:
   enum class State { kRunning, kEnding, kDone };

@@ -2,16 +2,22 @@
 
 #include <map>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace powersweep {
 namespace {
+
+constexpr char kTwinDatasetPrefix[] = "twin:";
 
 absl::Status Bad(const std::string& flag, const std::string& value) {
   return absl::InvalidArgumentError(
       absl::StrCat("twin workload: bad value \"", value, "\" for ", flag));
 }
+
+bool IsFlag(const std::string& arg) { return absl::StartsWith(arg, "--"); }
 
 }  // namespace
 
@@ -22,12 +28,20 @@ absl::StatusOr<TwinWorkload> ParseTwinWorkload(
         "twin workload: expected \"BIN run --flag value ...\"");
   }
   std::map<std::string, std::string> flags;
-  for (size_t i = 2; i < argv.size(); i += 2) {
-    if (argv[i].rfind("--", 0) != 0 || i + 1 >= argv.size()) {
+  for (size_t i = 2; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    if (!IsFlag(arg)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "twin workload: expected \"--flag value\" at \"", argv[i], "\""));
+          "twin workload: expected \"--flag value\" at \"", arg, "\""));
     }
-    flags[argv[i]] = argv[i + 1];
+    const size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      flags[arg.substr(0, eq)] = arg.substr(eq + 1);
+    } else if (i + 1 < argv.size() && !IsFlag(argv[i + 1])) {
+      flags[arg] = argv[++i];
+    } else {
+      flags[arg] = "true";  // a boolean flag
+    }
   }
   TwinWorkload w;
   auto get = [&flags](const std::string& f) -> std::string {
@@ -46,7 +60,9 @@ absl::StatusOr<TwinWorkload> ParseTwinWorkload(
   for (IntFlag f : {IntFlag{"--batch-size", &w.batch_size},
                     IntFlag{"--workers", &w.workers},
                     IntFlag{"--epochs", &w.epochs},
-                    IntFlag{"--threads", &w.threads}}) {
+                    IntFlag{"--threads", &w.threads},
+                    IntFlag{"--classes", &w.classes},
+                    IntFlag{"--input-size", &w.input_size}}) {
     const std::string v = get(f.name);
     if (!v.empty() && (!absl::SimpleAtoi(v, f.out) || *f.out < 0)) {
       return Bad(f.name, v);
@@ -67,6 +83,24 @@ absl::StatusOr<TwinWorkload> ParseTwinWorkload(
     return absl::InvalidArgumentError(
         "twin workload: needs --epochs, --minibatches or --duration-s");
   }
+  v = get("--preload-limit");
+  if (!v.empty() &&
+      (!absl::SimpleAtoi(v, &w.preload_limit) || w.preload_limit < 0)) {
+    return Bad("--preload-limit", v);
+  }
+  v = get("--page-cache");
+  if (!v.empty() && v != "keep" && v != "drop") return Bad("--page-cache", v);
+  w.drop_page_cache = v == "drop";
+  v = get("--preload");
+  if (!v.empty() && v != "true" && v != "false") return Bad("--preload", v);
+  w.preload = v == "true";
+  if (w.preload && w.train) {
+    return absl::InvalidArgumentError(
+        "twin workload: --preload applies to --task infer only");
+  }
+  w.dataset = std::string(
+      absl::StripPrefix(get("--dataset-path"), kTwinDatasetPrefix));
+  if (w.dataset.empty()) return Bad("--dataset-path", get("--dataset-path"));
   return w;
 }
 

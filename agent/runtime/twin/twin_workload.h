@@ -1,6 +1,10 @@
 // TwinWorkload: the run a twin simulates, read from the workload command
 // line the run executor built (docs/ARCHITECTURE.md, "Workload command
-// line"), so the twin sees exactly what a real workload would.
+// line"), so the twin sees exactly what a real workload would. The data set
+// is the --dataset-path value without its "twin:" prefix (a twin agent's
+// catalog maps NAME to "twin:NAME"). Flags may be "--flag value" or
+// "--flag=value"; a flag followed by another flag (or last) is a boolean;
+// flags the twin does not model are ignored.
 //
 // Pure function; thread-safe.
 #ifndef POWERSWEEP_AGENT_RUNTIME_TWIN_TWIN_WORKLOAD_H_
@@ -16,6 +20,7 @@ namespace powersweep {
 
 struct TwinWorkload {
   std::string model;
+  std::string dataset;
   bool train = true;
   int batch_size = 0;
   int workers = 0;
@@ -24,10 +29,17 @@ struct TwinWorkload {
   double duration_s = 0;
   uint64_t seed = 0;
   int threads = 0;
+  int classes = 0;     // --classes; 0 = the data set's
+  int input_size = 0;  // --input-size; 0 = the data set's
+  bool drop_page_cache = false;  // --page-cache drop (default keep)
+  bool preload = false;          // --preload (infer only)
+  int64_t preload_limit = 0;     // --preload-limit; 0 = see twin_runtime.h
 };
 
 // InvalidArgument naming the flag when argv is not "BIN run --flag value
-// ..." with a known task, positive batch size and a stop condition.
+// ..." with a model, a known task, positive batch size, a stop condition
+// and a --dataset-path; --page-cache must be keep or drop, --preload is for
+// --task infer only.
 absl::StatusOr<TwinWorkload> ParseTwinWorkload(
     const std::vector<std::string>& argv);
 

@@ -1,5 +1,6 @@
 #include "agent/platform/twin/twin_platform.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace powersweep {
@@ -50,8 +51,12 @@ TEST(TwinPlatformTest, CapabilitiesCarryTheClassTables) {
   EXPECT_EQ(caps.cpu_freqs_khz_size(), 29);
   EXPECT_EQ(caps.gpu_freqs_hz_size(), 14);
   EXPECT_EQ(caps.mem_freqs_hz_size(), 9);  // 8 x 29 x 14 x 9 = 29,232 modes
-  EXPECT_EQ(caps.models(0), "lenet5");
-  EXPECT_EQ(caps.datasets(0), "fashion-mnist");
+  EXPECT_THAT(caps.models(), testing::ElementsAre("lenet5", "mobilenetv3",
+                                                  "resnet18", "resnet50",
+                                                  "vgg11"));
+  EXPECT_THAT(caps.datasets(),
+              testing::ElementsAre("cifar10", "fashion-mnist", "gld23k",
+                                   "imagenet", "mnist"));
   ASSERT_EQ(caps.runtimes_size(), 1);
   EXPECT_EQ(caps.runtimes(0), v1::RUNTIME_NATIVE);
 }

@@ -174,7 +174,7 @@ TEST(TwinRuntimeTest, StartFailsOnAnArgvItCannotSimulate) {
   auto twin = Twin();
   TwinRuntime rt(twin.get(), &clock);
   RuntimeSpec spec = Spec(10);
-  spec.argv[3] = "resnet50";  // --model value
+  spec.argv[3] = "alexnet";  // --model value
   EXPECT_FALSE(rt.Start(spec, [](const v1::WorkloadEvent&) {}).ok());
   spec = Spec(10);
   spec.argv.resize(4);

@@ -17,6 +17,7 @@ class TwinSimulationTest : public testing::Test {
     config_.perf = &perf_;
     config_.op = FindTwinClass("orin-agx")->Max();
     config_.shape.cost = *ModelCostFor("lenet5");
+    config_.shape.dataset = *DatasetCostFor("fashion-mnist");
     config_.shape.batch_size = 64;
     config_.shape.loader_workers = 2;
     config_.minibatches = 500;

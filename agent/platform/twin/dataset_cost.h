@@ -1,0 +1,78 @@
+// DatasetCost: what reading a data set costs a twin run, per split (train
+// runs read the training split, inference runs the test/validation split):
+// samples, bytes on storage, and how the workload reads it:
+//
+// - loaded at start (IDX, CIFAR-10 binary): the whole split is read and
+//   decoded before the first minibatch (start-up: bytes from storage or
+//   page cache, then record_bytes x load_cycles_per_byte per sample on one
+//   core); minibatches are then cut from memory.
+// - read per sample (image folders of JPEGs, one folder per class): in
+//   every epoch the loader reads each sample's file (FileBytesPerSample)
+//   and decodes it (JPEG decode, then resize/crop/flip/normalize) on a
+//   loader core; the file comes from storage or, once read and when the
+//   split fits the board's page cache, from RAM (perf_model.h). Start-up
+//   only lists the folders.
+//
+// Also the tensor a sample gives the model (channels x size x size) and the
+// number of classes, so a model can be costed on the data set
+// (twin_workload_cost.h). docs/twin-model.md gives the source of every
+// figure.
+//
+// Pure functions; thread-safe.
+#ifndef POWERSWEEP_AGENT_PLATFORM_TWIN_DATASET_COST_H_
+#define POWERSWEEP_AGENT_PLATFORM_TWIN_DATASET_COST_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "agent/platform/twin/model_cost.h"
+
+namespace powersweep {
+
+enum class DatasetFormat { kIdxGzip, kCifarBinary, kImageFolder };
+
+// "idx", "cifar10", "image-folder" (WorkloadInfo.dataset_format).
+const char* DatasetFormatName(DatasetFormat format);
+
+struct DatasetSplit {
+  int64_t samples = 0;
+  double storage_bytes = 0;  // files of the split as stored
+};
+
+struct DatasetCost {
+  std::string name;
+  DatasetFormat format = DatasetFormat::kIdxGzip;
+  DatasetSplit train;  // read by training runs
+  DatasetSplit infer;  // read by inference runs (test / validation split)
+  ModelInput input;    // one sample as the model receives it
+  // Loaded at start (IDX, CIFAR): decoded bytes per sample (label included)
+  // and the cycles to decode one of them (gunzip + parse, or parse only).
+  double record_bytes = 0;
+  double load_cycles_per_byte = 0;
+  // Per sample on the loader (every format): cycles per value of the
+  // tensor handed to the model (copy and normalize; for image folders also
+  // resize, crop and flip), and for image folders the JPEG decode of one
+  // file.
+  double transform_cycles_per_value = 0;
+  double decode_cycles_per_sample = 0;
+
+  bool LoadedAtStart() const { return format != DatasetFormat::kImageFolder; }
+  const DatasetSplit& Split(bool train_split) const {
+    return train_split ? train : infer;
+  }
+  // Mean bytes of one sample's file (image folders).
+  double FileBytesPerSample(bool train_split) const;
+};
+
+// The data sets the twin can cost, sorted: cifar10, fashion-mnist, gld23k,
+// imagenet, mnist.
+std::vector<std::string> TwinDatasetNames();
+
+// NotFound naming `dataset` and the known ones.
+absl::StatusOr<DatasetCost> DatasetCostFor(const std::string& dataset);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_AGENT_PLATFORM_TWIN_DATASET_COST_H_

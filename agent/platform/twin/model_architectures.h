@@ -1,0 +1,29 @@
+// The networks the twin knows, walked layer by layer with ModelWalker as
+// torchvision 0.14 (and workloads/models/) builds them. Internal to
+// model_cost.cc, which checks the input before calling these.
+//
+// Pure functions; thread-safe.
+#ifndef POWERSWEEP_AGENT_PLATFORM_TWIN_MODEL_ARCHITECTURES_H_
+#define POWERSWEEP_AGENT_PLATFORM_TWIN_MODEL_ARCHITECTURES_H_
+
+#include "agent/platform/twin/model_cost.h"
+
+namespace powersweep {
+
+// LeNet-5 (workloads/models/lenet5.cc) on 1x28x28: conv 1->6 5x5 pad 2,
+// relu, max pool 2; conv 6->16 5x5, relu, max pool 2; linear 400->120, relu,
+// 120->84, relu, 84->classes. Convolutions have biases.
+ModelCost LeNet5Cost(const ModelInput& input);
+
+// torchvision resnet18 (BasicBlock, [2, 2, 2, 2]).
+ModelCost ResNet18Cost(const ModelInput& input);
+// torchvision resnet50 (Bottleneck, [3, 4, 6, 3], expansion 4).
+ModelCost ResNet50Cost(const ModelInput& input);
+// torchvision vgg11 (configuration "A", no batch norm).
+ModelCost Vgg11Cost(const ModelInput& input);
+// torchvision mobilenet_v3_large (width 1.0).
+ModelCost MobileNetV3LargeCost(const ModelInput& input);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_AGENT_PLATFORM_TWIN_MODEL_ARCHITECTURES_H_

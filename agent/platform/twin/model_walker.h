@@ -1,0 +1,66 @@
+// ModelWalker: walks a convolutional network layer by layer, tracking the
+// shape of the tensor between layers (channels x height x width of one
+// sample) and adding up what each layer costs: multiply-accumulates (conv
+// and linear layers only), trainable parameters and their tensors,
+// activation values written (every layer's output, including in-place
+// activations and residual adds, since each is read and written once) and
+// forward GPU kernels (one per layer; flatten is a view and costs none).
+// Finish() turns the totals into a ModelCost (model_cost.h).
+//
+// Output sizes follow PyTorch: conv and max pool (floor((h + 2p - k) / s)
+// + 1), adaptive average pool to a fixed size (a 1x1 input to a 7x7 pool is
+// replicated, as VGG at 32x32 does).
+//
+// A plain value used from one thread.
+#ifndef POWERSWEEP_AGENT_PLATFORM_TWIN_MODEL_WALKER_H_
+#define POWERSWEEP_AGENT_PLATFORM_TWIN_MODEL_WALKER_H_
+
+#include <string>
+
+#include "agent/platform/twin/model_cost.h"
+
+namespace powersweep {
+
+struct TensorShape {
+  int channels = 0;
+  int height = 0;
+  int width = 0;
+  double Values() const {
+    return static_cast<double>(channels) * height * width;
+  }
+};
+
+class ModelWalker {
+ public:
+  ModelWalker(std::string name, const ModelInput& input);
+
+  // Conv2d(channels -> out_channels, kernel x kernel, stride, padding,
+  // groups); bias only when `bias`.
+  void Conv(int out_channels, int kernel, int stride, int padding,
+            int groups = 1, bool bias = false);
+  void BatchNorm();   // weight and bias per channel; same shape
+  void Activation();  // ReLU, Hardswish, Hardsigmoid: same shape
+  void MaxPool(int kernel, int stride, int padding = 0);
+  void AdaptiveAvgPool(int out_size);
+  // Linear on the flattened tensor (with bias); the shape becomes out x 1 x 1.
+  void Linear(int out_features);
+  // Elementwise op of two tensors of the current shape (residual add,
+  // squeeze-excitation scale).
+  void Elementwise();
+
+  const TensorShape& shape() const { return shape_; }
+  // Branches (residual paths) rewind to the shape they started from.
+  void set_shape(const TensorShape& shape) { shape_ = shape; }
+
+  ModelCost Finish() const;
+
+ private:
+  void Wrote(double values);
+
+  ModelCost cost_;
+  TensorShape shape_;
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_AGENT_PLATFORM_TWIN_MODEL_WALKER_H_

@@ -1,0 +1,40 @@
+#include "agent/platform/twin/twin_workload_cost.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace powersweep {
+
+absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
+    const std::string& model, const std::string& dataset,
+    const TwinInputOverride& override_input) {
+  absl::StatusOr<ModelInput> known = DefaultModelInput(model);
+  if (!known.ok()) return known.status();
+  absl::StatusOr<DatasetCost> data = DatasetCostFor(dataset);
+  if (!data.ok()) return data.status();
+  ModelInput input = data->input;
+  if (override_input.classes > 0) input.classes = override_input.classes;
+  if (override_input.input_size > 0 && !data->LoadedAtStart()) {
+    input.size = override_input.input_size;  // image folders only
+  }
+  absl::StatusOr<ModelCost> cost = ModelCostFor(model, input);
+  if (!cost.ok()) {
+    return absl::Status(cost.status().code(),
+                        absl::StrCat("model ", model, " cannot run on dataset ",
+                                     dataset, ": ", cost.status().message()));
+  }
+  return TwinWorkloadCost{*std::move(cost), *std::move(data)};
+}
+
+std::vector<TwinWorkloadPair> TwinWorkloadPairs() {
+  std::vector<TwinWorkloadPair> pairs;
+  for (const std::string& model : TwinModelNames()) {
+    for (const std::string& dataset : TwinDatasetNames()) {
+      if (TwinWorkloadCostFor(model, dataset).ok()) {
+        pairs.push_back({model, dataset});
+      }
+    }
+  }
+  return pairs;
+}
+
+}  // namespace powersweep

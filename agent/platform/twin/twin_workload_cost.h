@@ -1,0 +1,51 @@
+// TwinWorkloadCost: a model costed on a data set: the model is walked at
+// the input the data set gives it (channels, size, classes; cifar10 3x32x32
+// with 10 classes, gld23k 3x224x224 with 2,000, ...), so resnet18 on
+// cifar10 and resnet18 on imagenet are different workloads, as they are on
+// a device. A run may override the classes and, for image folders (the
+// others keep their native size, as the workload does), the input size
+// (the workload's --input-size).
+//
+// Pure functions; thread-safe.
+#ifndef POWERSWEEP_AGENT_PLATFORM_TWIN_TWIN_WORKLOAD_COST_H_
+#define POWERSWEEP_AGENT_PLATFORM_TWIN_TWIN_WORKLOAD_COST_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "agent/platform/twin/dataset_cost.h"
+#include "agent/platform/twin/model_cost.h"
+
+namespace powersweep {
+
+struct TwinWorkloadCost {
+  ModelCost model;
+  DatasetCost dataset;
+};
+
+struct TwinInputOverride {
+  int classes = 0;     // 0: the data set's
+  int input_size = 0;  // 0: the data set's; ignored unless an image folder
+};
+
+// NotFound naming an unknown model or data set (model checked first);
+// InvalidArgument naming both when the model cannot take the data set's
+// samples (lenet5 on an RGB set, an RGB model on 28x28 grey images).
+absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
+    const std::string& model, const std::string& dataset,
+    const TwinInputOverride& override_input = {});
+
+struct TwinWorkloadPair {
+  std::string model;
+  std::string dataset;
+};
+
+// Every (model, data set) pair TwinWorkloadCostFor accepts without
+// overrides, by model then data set: lenet5 on fashion-mnist and mnist; the
+// RGB models on cifar10, gld23k and imagenet.
+std::vector<TwinWorkloadPair> TwinWorkloadPairs();
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_AGENT_PLATFORM_TWIN_TWIN_WORKLOAD_COST_H_

@@ -1,0 +1,108 @@
+// Data set costs against the figures of the studies and the files as
+// distributed, and the (model, data set) pairs the twin can cost.
+#include "agent/platform/twin/dataset_cost.h"
+
+#include <set>
+#include <string>
+
+#include "agent/platform/twin/twin_workload_cost.h"
+#include "gtest/gtest.h"
+
+namespace powersweep {
+namespace {
+
+TEST(DatasetCostTest, SplitsAndBytesAreThoseOfTheStudiesAndTheFiles) {
+  DatasetCost f = *DatasetCostFor("fashion-mnist");
+  EXPECT_EQ(f.train.samples, 60000);
+  EXPECT_EQ(f.infer.samples, 10000);
+  EXPECT_DOUBLE_EQ(f.train.storage_bytes, 26421856.0 + 29491.0);
+  EXPECT_TRUE(f.LoadedAtStart());
+  EXPECT_EQ(f.input.channels, 1);
+  EXPECT_EQ(f.input.size, 28);
+
+  DatasetCost m = *DatasetCostFor("mnist");
+  EXPECT_EQ(m.train.samples, 60000);
+  EXPECT_EQ(m.infer.samples, 10000);
+  EXPECT_TRUE(m.LoadedAtStart());
+
+  // SIGMETRICS table: CIFAR-10, 50,000 training samples, 150 MB.
+  DatasetCost c = *DatasetCostFor("cifar10");
+  EXPECT_EQ(c.train.samples, 50000);
+  EXPECT_EQ(c.infer.samples, 10000);
+  EXPECT_NEAR(c.train.storage_bytes, 150e6, 0.05 * 150e6);
+  EXPECT_DOUBLE_EQ(c.train.storage_bytes / c.train.samples, c.record_bytes);
+  EXPECT_TRUE(c.LoadedAtStart());
+  EXPECT_EQ(c.input.size, 32);
+  EXPECT_EQ(c.input.classes, 10);
+
+  // SIGMETRICS table: GLD23k, 23,080 training samples, 2827 MB, read per
+  // sample from a JPEG folder.
+  DatasetCost g = *DatasetCostFor("gld23k");
+  EXPECT_EQ(g.train.samples, 23080);
+  EXPECT_DOUBLE_EQ(g.train.storage_bytes, 2827e6);
+  EXPECT_FALSE(g.LoadedAtStart());
+  EXPECT_GT(g.infer.samples, 0);
+  EXPECT_NEAR(g.FileBytesPerSample(false), g.FileBytesPerSample(true), 1);
+  EXPECT_GT(g.decode_cycles_per_sample, 0);
+  EXPECT_EQ(g.input.size, 224);
+  EXPECT_EQ(g.input.classes, 2000);
+
+  DatasetCost i = *DatasetCostFor("imagenet");
+  EXPECT_EQ(i.train.samples, 50000);
+  EXPECT_EQ(i.input.classes, 1000);
+  EXPECT_FALSE(i.LoadedAtStart());
+}
+
+TEST(DatasetCostTest, UnknownDataSetIsNamed) {
+  absl::StatusOr<DatasetCost> d = DatasetCostFor("coco");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(d.status().message().find("\"coco\""), std::string::npos);
+  EXPECT_NE(d.status().message().find("gld23k"), std::string::npos);
+}
+
+TEST(TwinWorkloadCostTest, ModelsAreCostedAtTheirDataSetsInput) {
+  TwinWorkloadCost cifar = *TwinWorkloadCostFor("resnet18", "cifar10");
+  TwinWorkloadCost imagenet = *TwinWorkloadCostFor("resnet18", "imagenet");
+  EXPECT_EQ(cifar.model.input.size, 32);
+  EXPECT_EQ(cifar.model.params, 11181642);
+  EXPECT_EQ(imagenet.model.params, 11689512);
+  EXPECT_GT(imagenet.model.forward_macs, 40 * cifar.model.forward_macs);
+  EXPECT_EQ(TwinWorkloadCostFor("mobilenetv3", "gld23k")->model.params,
+            6764032);
+  TwinInputOverride o;
+  o.classes = 203;
+  EXPECT_EQ(TwinWorkloadCostFor("mobilenetv3", "gld23k", o)->model.input.classes,
+            203);
+}
+
+TEST(TwinWorkloadCostTest, PairsAreTheModelsOnTheSetsTheyCanRead) {
+  std::set<std::string> pairs;
+  for (const TwinWorkloadPair& p : TwinWorkloadPairs()) {
+    pairs.insert(p.model + "/" + p.dataset);
+  }
+  const std::set<std::string> expected = {
+      "lenet5/fashion-mnist",  "lenet5/mnist",          "mobilenetv3/cifar10",
+      "mobilenetv3/gld23k",    "mobilenetv3/imagenet",  "resnet18/cifar10",
+      "resnet18/gld23k",       "resnet18/imagenet",     "resnet50/cifar10",
+      "resnet50/gld23k",       "resnet50/imagenet",     "vgg11/cifar10",
+      "vgg11/gld23k",          "vgg11/imagenet"};
+  EXPECT_EQ(pairs, expected);
+}
+
+TEST(TwinWorkloadCostTest, ErrorsNameTheModelAndTheDataSet) {
+  absl::StatusOr<TwinWorkloadCost> w = TwinWorkloadCostFor("alexnet", "mnist");
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("\"alexnet\""), std::string::npos);
+  w = TwinWorkloadCostFor("lenet5", "coco");
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("\"coco\""), std::string::npos);
+  w = TwinWorkloadCostFor("lenet5", "cifar10");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(w.status().message().find("lenet5"), std::string::npos);
+  EXPECT_NE(w.status().message().find("cifar10"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace powersweep

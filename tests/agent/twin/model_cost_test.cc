@@ -1,0 +1,119 @@
+// The layer walkers against torchvision's own figures.
+//
+// Facts: torchvision's parameter counts and its published forward GMACs
+// ("GFLOPS" in its model tables and weights metadata, which count one
+// multiply-add as one operation) at 3x224x224 with 1,000 classes; and exact
+// conv + linear multiply-adds and parameter tensor counts measured with
+// forward hooks on torchvision 0.14 (/usr/bin/python3) at the inputs below.
+#include "agent/platform/twin/model_cost.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+
+namespace powersweep {
+namespace {
+
+struct Fact {
+  const char* model;
+  ModelInput input;
+  double params;
+  double published_gmacs;  // 0: none published for this input
+  double hook_macs;
+  int param_tensors;
+};
+
+constexpr Fact kFacts[] = {
+    {"resnet18", {3, 224, 1000}, 11689512, 1.814, 1814073344, 62},
+    {"resnet50", {3, 224, 1000}, 25557032, 4.089, 4089184256, 161},
+    {"vgg11", {3, 224, 1000}, 132863336, 7.609, 7609090048, 22},
+    {"mobilenetv3", {3, 224, 1000}, 5483032, 0.217, 216589760, 174},
+    // The study inputs (CIFAR-10 32x32, GLD23k with 2,000 classes).
+    {"resnet18", {3, 32, 10}, 11181642, 0, 37016576, 62},
+    {"vgg11", {3, 32, 10}, 128807306, 0, 272343040, 22},
+    {"mobilenetv3", {3, 224, 2000}, 6764032, 0, 217869760, 174},
+    {"resnet50", {3, 224, 2000}, 27606032, 0, 4091232256, 161},
+};
+
+TEST(ModelCostTest, WalkersMatchTorchvisionParametersAndMacs) {
+  for (const Fact& f : kFacts) {
+    SCOPED_TRACE(testing::Message() << f.model << " " << f.input.size << "px "
+                                    << f.input.classes << " classes");
+    absl::StatusOr<ModelCost> c = ModelCostFor(f.model, f.input);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->params, f.params);
+    EXPECT_EQ(c->forward_macs, f.hook_macs);
+    if (f.published_gmacs > 0) {
+      EXPECT_NEAR(c->forward_macs / 1e9, f.published_gmacs,
+                  0.01 * f.published_gmacs);
+    }
+    EXPECT_EQ(c->param_tensors, f.param_tensors);
+    EXPECT_EQ(c->input_values, 3.0 * f.input.size * f.input.size);
+  }
+}
+
+TEST(ModelCostTest, StudyDefaultsAreTheInputsTheStudiesUsed) {
+  struct Default {
+    const char* model;
+    int channels, size, classes;
+  };
+  for (const Default& d : {Default{"lenet5", 1, 28, 10},
+                           Default{"resnet18", 3, 32, 10},
+                           Default{"vgg11", 3, 32, 10},
+                           Default{"mobilenetv3", 3, 224, 2000},
+                           Default{"resnet50", 3, 224, 1000}}) {
+    ModelCost c = *ModelCostFor(d.model);
+    EXPECT_EQ(c.name, d.model);
+    EXPECT_EQ(c.input.channels, d.channels) << d.model;
+    EXPECT_EQ(c.input.size, d.size) << d.model;
+    EXPECT_EQ(c.input.classes, d.classes) << d.model;
+  }
+  // resnet18 at 32x32 keeps torchvision's ImageNet stem (7x7/2 conv and
+  // 3x3/2 pool): 37 M multiply-adds, not the 0.56 G of the CIFAR variant.
+  EXPECT_NEAR(ModelCostFor("resnet18")->forward_macs, 37.0e6, 0.1e6);
+}
+
+TEST(ModelCostTest, LeNet5KeepsItsActivationsAndKernelCounts) {
+  ModelCost c = *ModelCostFor("lenet5");
+  EXPECT_EQ(c.activations, 14602);  // docs/twin-model.md
+  EXPECT_EQ(c.forward_kernels, 11);
+  EXPECT_EQ(c.param_tensors, 10);
+  EXPECT_EQ(c.infer_kernels, 12);
+  EXPECT_EQ(c.train_kernels, 65);
+}
+
+TEST(ModelCostTest, KernelCountsFollowTheLayers) {
+  // resnet18: 20 conv + 20 batch norm + 17 ReLU + 8 adds + max pool +
+  // average pool + fc = 68 forward kernels.
+  ModelCost r = *ModelCostFor("resnet18");
+  EXPECT_EQ(r.forward_kernels, 68);
+  EXPECT_EQ(r.infer_kernels, 69);
+  EXPECT_EQ(r.train_kernels, 68 + 2 + 2 * 68 + 3 * 62);
+  // vgg11: 8 conv + 8 ReLU + 5 pools + adaptive pool + 3 linear + 2 ReLU.
+  EXPECT_EQ(ModelCostFor("vgg11")->forward_kernels, 27);
+  // Bigger networks write more activations per sample.
+  EXPECT_GT(ModelCostFor("resnet50")->activations,
+            ModelCostFor("mobilenetv3")->activations);
+  EXPECT_GT(ModelCostFor("mobilenetv3")->activations,
+            ModelCostFor("lenet5")->activations);
+}
+
+TEST(ModelCostTest, UnknownModelsAndImpossibleInputsAreNamed) {
+  absl::StatusOr<ModelCost> c = ModelCostFor("alexnet");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(c.status().message().find("\"alexnet\""), std::string::npos);
+  EXPECT_NE(c.status().message().find("resnet18"), std::string::npos);
+
+  c = ModelCostFor("lenet5", {3, 32, 10});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("lenet5"), std::string::npos);
+  EXPECT_NE(c.status().message().find("3x32x32"), std::string::npos);
+  EXPECT_FALSE(ModelCostFor("vgg11", {3, 16, 10}).ok());
+  EXPECT_FALSE(ModelCostFor("resnet18", {1, 28, 10}).ok());
+  EXPECT_FALSE(ModelCostFor("resnet18", {3, 32, 0}).ok());
+}
+
+}  // namespace
+}  // namespace powersweep
