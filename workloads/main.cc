@@ -1,7 +1,8 @@
-// powersweep-workload: one instrumented LibTorch training or inference run.
-// See docs/ARCHITECTURE.md "Workload command line and records". This file
-// only defines the flags, turns them into a RunConfig and maps the result
-// to an exit code (0 ok, 2 bad arguments, 1 run failed).
+// powersweep-workload: instrumented LibTorch training and inference runs,
+// model descriptions and synthetic data sets. See docs/ARCHITECTURE.md
+// "Workload command line and records". This file only defines the flags,
+// dispatches the command (run, describe, gen-dataset, idle) and maps the
+// result to an exit code (0 ok, 2 bad arguments, 1 failed).
 #include <signal.h>
 
 #include <cstdint>
@@ -16,63 +17,119 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "workloads/cli/flag_args.h"
+#include "workloads/commands/commands.h"
 #include "workloads/runner/idle.h"
 #include "workloads/runner/record_sink.h"
 #include "workloads/runner/run_config.h"
 #include "workloads/runner/runner.h"
 
-ABSL_FLAG(std::string, model, "lenet5", "Model to run (known: lenet5).");
+ABSL_FLAG(std::string, model, "lenet5",
+          "run, describe: the model (lenet5, mobilenetv3, resnet18, resnet50, "
+          "vgg11).");
 ABSL_FLAG(std::string, dataset_path, "",
-          "Directory holding the IDX files {train,t10k}-{images-idx3,"
-          "labels-idx1}-ubyte[.gz], e.g. /usr/share/datasets/fashion-mnist.");
+          "run: the data set directory: IDX files {train,t10k}-{images-idx3,"
+          "labels-idx1}-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist), "
+          "CIFAR-10 binary batches (data_batch_1..5.bin, test_batch.bin) or "
+          "JPEG image folders (train/<class>/*.jpg, val/<class>/*.jpg). The "
+          "format is detected from the contents.");
 ABSL_FLAG(std::string, task, "train",
-          "train (train split, SGD) or infer (t10k split, no gradients).");
-ABSL_FLAG(int64_t, batch_size, 64, "Samples per minibatch (>= 1).");
+          "run: train (train split, SGD) or infer (test split, no "
+          "gradients).");
+ABSL_FLAG(int64_t, batch_size, 64, "run: samples per minibatch (>= 1).");
 ABSL_FLAG(int32_t, workers, 0,
-          "Loader threads building minibatches ahead; 0 = the compute thread "
-          "builds each minibatch when it needs it.");
-ABSL_FLAG(int64_t, epochs, 0, "Stop after this many epochs (0 = no limit).");
+          "run: loader threads building minibatches ahead; 0 = the compute "
+          "thread builds each minibatch when it needs it.");
+ABSL_FLAG(int32_t, prefetch_depth, 0,
+          "run: at most this many minibatches built or being built ahead of "
+          "the compute thread; 0 = two per worker (at least 1).");
+ABSL_FLAG(std::string, page_cache, "keep",
+          "run: keep, or drop the data set's files from the OS page cache "
+          "(posix_fadvise DONTNEED) before every epoch.");
+ABSL_FLAG(bool, preload, false,
+          "run (infer only): build the minibatches in memory before timing "
+          "starts, then time the forward passes over them.");
+ABSL_FLAG(int64_t, preload_limit, 0,
+          "run: with --preload, build at most this many minibatches (0 = "
+          "--minibatches, else one epoch); the timed loop cycles over them.");
+ABSL_FLAG(int64_t, input_size, 0,
+          "run: side of the model input for image folders (0 = 224); "
+          "describe: input side (0 = the model's study default).");
+ABSL_FLAG(int64_t, epochs, 0,
+          "run: stop after this many epochs (0 = no limit).");
 ABSL_FLAG(int64_t, minibatches, 0,
-          "Stop after this many minibatches (0 = no limit).");
+          "run: stop after this many minibatches (0 = no limit).");
 ABSL_FLAG(double, duration_s, 0,
-          "Stop at the first minibatch end after this many seconds (0 = no "
-          "limit).");
+          "run, idle: stop at the first minibatch end after this many seconds "
+          "(0 = no limit); idle: how long to stay idle.");
 ABSL_FLAG(uint64_t, seed, 0,
-          "Seed of the weights and of the per-epoch shuffle (seed + epoch).");
+          "run: seed of the weights, the per-epoch shuffle (seed + epoch) and "
+          "the augmentation; gen-dataset: seed of the images.");
 ABSL_FLAG(int32_t, threads, 0,
-          "Intra-op threads; 0 = CPUs in the process's affinity mask.");
+          "run: intra-op threads; 0 = CPUs in the process's affinity mask.");
 ABSL_FLAG(int32_t, records_fd, 1,
-          "File descriptor receiving the JSON-line records.");
+          "run, idle: file descriptor receiving the JSON-line records.");
+ABSL_FLAG(int64_t, classes, 0,
+          "describe: class count (0 = the model's study default); "
+          "gen-dataset: classes of the set (0 = 10).");
+ABSL_FLAG(bool, json, false, "describe: print one JSON object.");
+ABSL_FLAG(std::string, format, "",
+          "gen-dataset: idx, cifar10 or image-folder.");
+ABSL_FLAG(std::string, out, "", "gen-dataset: the directory to write.");
+ABSL_FLAG(int64_t, train_count, 1000, "gen-dataset: training samples.");
+ABSL_FLAG(int64_t, test_count, 200, "gen-dataset: test samples.");
+ABSL_FLAG(int64_t, image_size, 0,
+          "gen-dataset: image side (0 = the format's: idx 28, cifar10 32, "
+          "image-folder around 256 with varied aspect ratios).");
 
 namespace {
 
 constexpr char kUsage[] =
-    R"(one instrumented training or inference run of a LibTorch model.
+    R"(instrumented LibTorch training and inference runs, model
+descriptions and synthetic data sets.
 
 Usage:
-  powersweep-workload run --model lenet5 --dataset-path DIR --task train|infer
-      --batch-size N --workers N [--epochs N] [--minibatches N] [--duration-s X]
-      --seed S --threads T --records-fd FD
+  powersweep-workload run --model M --dataset-path DIR --task train|infer
+      --batch-size N --workers N [--prefetch-depth N] [--page-cache keep|drop]
+      [--preload] [--input-size S] [--epochs N] [--minibatches N]
+      [--duration-s X] --seed S --threads T --records-fd FD
+  powersweep-workload describe --model M [--classes N] [--input-size S] [--json]
+  powersweep-workload gen-dataset --format idx|cifar10|image-folder --out DIR
+      [--train-count N] [--test-count N] [--classes K] [--image-size S]
+      [--seed S]
+  powersweep-workload idle --duration-s S [--records-fd FD]
   powersweep-workload --help
 
-At least one of --epochs, --minibatches, --duration-s is needed; the first
-limit reached ends the run. The last partial minibatch of an epoch is dropped.
+run: at least one of --epochs, --minibatches, --duration-s is needed; the
+first limit reached ends the run. The last partial minibatch of an epoch is
+dropped. Models: lenet5 (1x28x28), resnet18 and vgg11 (3x32x32 on CIFAR-10),
+mobilenetv3 (MobileNetV3-large) and resnet50 (3x224x224 on image folders);
+the class count comes from the data set.
 
 Records: one JSON object per line on --records-fd, the protobuf JSON form of
-powersweep.v1.WorkloadEvent: a "started" event (build provenance), one
-"minibatch" event per minibatch (stall_s, compute_s, e2e_s, loss, ...), then
+powersweep.v1.WorkloadEvent: a "started" event (build provenance and the
+workload: parameters, forward MACs, data set format and size, storage
+medium), one "minibatch" event per minibatch (stall_s, compute_s, e2e_s,
+loss, and on each epoch's first minibatch page_cache_resident), then
 "finished" (stop_reason: minibatches, epochs or duration). Logs go to stderr.
+
+describe: parameters and multiply-accumulates of one forward pass at batch
+size 1, counted on the network (torchvision's "GFLOPS" convention).
+
+gen-dataset: writes a synthetic, learnable data set in the real file format
+(IDX, CIFAR-10 binary, JPEG folders), so the loading code runs on real and
+generated data alike; e.g. a GLD23k-shaped set is --format image-folder
+--train-count 23080 --classes 2000.
+
+idle: writes the "started" record, stays idle for --duration-s and writes
+"finished": the idle process of a baseload run in a container.
 
 Exit codes: 0 success; 2 bad arguments (the message names the flag);
 1 the run failed (e.g. a corrupt data file, named in the message).
 
-powersweep-workload idle --duration-s S [--records-fd FD] writes the
-"started" record, stays idle for S seconds and writes "finished": the idle
-process of a baseload run in a container.
-
 Example:
   powersweep-workload run --dataset-path /usr/share/datasets/fashion-mnist \
       --task train --batch-size 64 --workers 2 --minibatches 200 --seed 1
+  powersweep-workload describe --model resnet18
 )";
 
 int Fail(int code, const std::string& message) {
@@ -97,15 +154,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> positional;
   absl::Status st = powersweep::CheckFlagArgs(args, &positional);
   if (!st.ok()) return Fail(2, std::string(st.message()));
-  const bool idle = positional == std::vector<std::string>{"idle"};
-  if (positional != std::vector<std::string>{"run"} && !idle) {
-    return Fail(2, "expected the command 'run' or 'idle', got '" +
-                       absl::StrJoin(positional, " ") + "' (see --help)");
+  const std::string command = positional.size() == 1 ? positional[0] : "";
+  if (command != "run" && command != "idle" && command != "describe" &&
+      command != "gen-dataset") {
+    return Fail(2, "expected one command: run, describe, gen-dataset or idle; "
+                   "got '" + absl::StrJoin(positional, " ") + "' (see --help)");
   }
   std::vector<char*> cargs;
   for (std::string& a : args) cargs.push_back(a.data());
   absl::ParseCommandLine(static_cast<int>(cargs.size()), cargs.data());
-  if (idle) {
+  if (command == "idle") {
     signal(SIGPIPE, SIG_IGN);
     powersweep::RealClock clock;
     powersweep::FdRecordSink sink(absl::GetFlag(FLAGS_records_fd));
@@ -115,6 +173,26 @@ int main(int argc, char** argv) {
                   std::string(st.message()));
     }
     return 0;
+  }
+  if (command == "describe") {
+    powersweep::DescribeArgs d;
+    d.model = absl::GetFlag(FLAGS_model);
+    d.classes = absl::GetFlag(FLAGS_classes);
+    d.input_size = absl::GetFlag(FLAGS_input_size);
+    d.json = absl::GetFlag(FLAGS_json);
+    return powersweep::RunDescribeCommand(d, std::cout);
+  }
+  if (command == "gen-dataset") {
+    powersweep::GenDatasetArgs g;
+    g.format = absl::GetFlag(FLAGS_format);
+    g.out_dir = absl::GetFlag(FLAGS_out);
+    g.train_count = absl::GetFlag(FLAGS_train_count);
+    g.test_count = absl::GetFlag(FLAGS_test_count);
+    g.classes = static_cast<int>(absl::GetFlag(FLAGS_classes));
+    if (g.classes == 0) g.classes = 10;
+    g.image_size = absl::GetFlag(FLAGS_image_size);
+    g.seed = absl::GetFlag(FLAGS_seed);
+    return powersweep::RunGenDatasetCommand(g, std::cout);
   }
 
   powersweep::RunConfig config;
@@ -132,6 +210,14 @@ int main(int argc, char** argv) {
   config.seed = absl::GetFlag(FLAGS_seed);
   config.threads = absl::GetFlag(FLAGS_threads);
   config.records_fd = absl::GetFlag(FLAGS_records_fd);
+  config.prefetch_depth = absl::GetFlag(FLAGS_prefetch_depth);
+  absl::StatusOr<powersweep::v1::PageCache> cache =
+      powersweep::ParsePageCache(absl::GetFlag(FLAGS_page_cache));
+  if (!cache.ok()) return Fail(2, std::string(cache.status().message()));
+  config.page_cache = *cache;
+  config.preload = absl::GetFlag(FLAGS_preload);
+  config.preload_limit = absl::GetFlag(FLAGS_preload_limit);
+  config.input_size = absl::GetFlag(FLAGS_input_size);
   st = powersweep::ValidateRunConfig(config);
   if (!st.ok()) return Fail(2, std::string(st.message()));
 

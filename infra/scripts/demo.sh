@@ -26,6 +26,7 @@ TWIN_SWEEP_FILE=examples/sweeps/twin-quickstart.yaml
 TWINS_ON=${DEMO_TWINS:-1}
 CONTAINERS_ON=${DEMO_CONTAINERS:-1}
 CONTAINER_SWEEP_FILE=examples/sweeps/container-quickstart.yaml
+SUITE_SWEEP_FILE=examples/sweeps/suite-quickstart.yaml
 # class:instance of each twin agent.
 TWINS=(orin-agx:0 orin-agx:1 xavier-nx:0)
 [ "$TWINS_ON" = 1 ] || TWINS=()
@@ -66,6 +67,22 @@ if [ "$CONTAINERS_ON" = 1 ]; then
   fi
 fi
 
+# The workload suite's data sets, generated in their real formats (kept
+# between demos: generating again is skipped while the marker says done).
+DATA=var/data
+if ! grep -qs "complete: yes" "$DATA/cifar10-mini/.powersweep-dataset"; then
+  rm -rf "$DATA/cifar10-mini"
+  "$BIN_WORKLOAD" gen-dataset --format=cifar10 --out="$DATA/cifar10-mini" \
+    --train-count=320 --test-count=64 --seed=1 >"$OUT/logs/gen-cifar10-mini.log" 2>&1
+fi
+if ! grep -qs "complete: yes" "$DATA/gld-mini/.powersweep-dataset"; then
+  rm -rf "$DATA/gld-mini"
+  "$BIN_WORKLOAD" gen-dataset --format=image-folder --out="$DATA/gld-mini" \
+    --train-count=160 --test-count=48 --classes=10 --seed=1 >"$OUT/logs/gen-gld-mini.log" 2>&1
+fi
+echo "demo: data sets $DATA/cifar10-mini (CIFAR-10 binary) and $DATA/gld-mini (JPEG folders) ready"
+DATASETS="fashion-mnist=/usr/share/datasets/fashion-mnist,cifar10-mini=$DATA/cifar10-mini,gld-mini=$DATA/gld-mini"
+
 # Each agent gets its own CPUs when there are enough (2 per agent, as the
 # quickstart's largest power mode uses 2 cores); otherwise they share all.
 for i in $(seq 0 $((AGENTS - 1))); do
@@ -73,6 +90,7 @@ for i in $(seq 0 $((AGENTS - 1))); do
   if [ $((AGENTS * 2)) -le "$CORES" ]; then cpus="--cpus=$((2 * i))-$((2 * i + 1))"; fi
   "$BIN_AGENT" --controller="$ADDR" --device_id="host-$i" $cpus \
     --workload_bin="$BIN_WORKLOAD" --work_dir="$OUT/agent-host-$i" \
+    --dataset="$DATASETS" \
     "${AGENT_CONTAINER_FLAGS[@]}" >"$OUT/logs/agent-host-$i.log" 2>&1 &
   pids+=($!)
 done
@@ -113,6 +131,32 @@ echo "Summary over repetitions (mean ± sd):"
 "${CLI[@]}" summary --sweep="$SWEEP"
 echo
 "${CLI[@]}" export --sweep="$SWEEP" --out="$OUT/export"
+echo
+
+SUITE_SWEEP=$("${CLI[@]}" submit --quiet "$SUITE_SWEEP_FILE")
+echo "demo: submitted $SUITE_SWEEP_FILE as sweep $SUITE_SWEEP (ResNet-18 and MobileNetV3 on generated CIFAR-10 and JPEG sets)"
+"${CLI[@]}" watch "$SUITE_SWEEP" || status=$?
+echo
+echo "Workload suite, per run (workers: loader workers, then 'drop' when the page cache was dropped per epoch):"
+"${CLI[@]}" runs --sweep="$SUITE_SWEEP"
+echo
+"${CLI[@]}" export --sweep="$SUITE_SWEEP" --out="$OUT/export-suite"
+echo "Per epoch (from $OUT/export-suite/minibatches.csv): stall, compute and the data set's page-cache residency at the epoch's start:"
+python3 - "$OUT/export-suite" <<'PY'
+import csv, os, sys
+d = sys.argv[1]
+runs = {r["run_id"]: r for r in csv.DictReader(open(os.path.join(d, "runs.csv")))}
+cells = {}
+for m in csv.DictReader(open(os.path.join(d, "minibatches.csv"))):
+    c = cells.setdefault((m["run_id"], m["epoch"]), [0, 0.0, 0.0, ""])
+    c[0] += 1; c[1] += float(m["stall_s"]); c[2] += float(m["compute_s"])
+    if m["page_cache_resident"]:
+        c[3] = "%.0f%%" % (100 * float(m["page_cache_resident"]))
+print("%4s %-12s %-6s %-5s %5s %4s %9s %11s %9s" % ("run", "model", "task", "cache", "epoch", "mbs", "stall_s", "compute_s", "resident"))
+for (run, epoch), (n, stall, comp, res) in sorted(cells.items(), key=lambda kv: (int(kv[0][0]), int(kv[0][1]))):
+    r = runs[run]
+    print("%4s %-12s %-6s %-5s %5s %4d %9.3f %11.3f %9s" % (run, r["model"], r["task"], r["page_cache"], epoch, n, stall, comp, res or "-"))
+PY
 echo
 
 if [ "$CONTAINERS_ON" = 1 ]; then

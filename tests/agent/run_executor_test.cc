@@ -98,6 +98,35 @@ TEST(WorkloadArgv, BuiltFromValidatedFieldsOnly) {
                        "3"}));
 }
 
+TEST(WorkloadArgv, PipelineKnobsBecomeFlagsOnlyWhenSet) {
+  Catalog catalog;
+  catalog.datasets = {{"imagenet", "/data/imagenet-val"}};
+  v1::RunSpec spec = Spec(100);
+  v1::WorkloadSpec* w = spec.mutable_workload();
+  w->set_model("resnet50");
+  w->set_dataset("imagenet");
+  w->set_task(v1::TASK_INFER);
+  w->set_prefetch_depth(8);
+  w->set_page_cache(v1::PAGE_CACHE_DROP);
+  w->set_preload(true);
+  w->set_input_size(160);
+  auto argv = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  EXPECT_EQ(*argv, (std::vector<std::string>{
+                       "w", "run", "--model", "resnet50", "--dataset-path",
+                       "/data/imagenet-val", "--task", "infer",
+                       "--batch-size", "32", "--workers", "2",
+                       "--minibatches", "100", "--prefetch-depth", "8",
+                       "--page-cache", "drop", "--preload", "--input-size",
+                       "160", "--seed", "7", "--threads", "2",
+                       "--records-fd", "3"}));
+  w->set_prefetch_depth(-1);
+  auto bad = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("workload.prefetch_depth"),
+            std::string::npos);
+}
+
 TEST(WorkloadArgv, RejectsWhatTheCatalogDoesNotHave) {
   Catalog catalog;
   catalog.datasets = {{"fashion-mnist", "/data/fm"}};
@@ -107,7 +136,7 @@ TEST(WorkloadArgv, RejectsWhatTheCatalogDoesNotHave) {
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.status().message().find("workload.model"), std::string::npos);
   spec = Spec(1);
-  spec.mutable_workload()->set_dataset("imagenet");
+  spec.mutable_workload()->set_dataset("imagenet");  // not on this agent
   auto b = BuildWorkloadArgv("w", catalog, spec, 1);
   EXPECT_NE(b.status().message().find("workload.dataset"), std::string::npos);
   spec = Spec(0);

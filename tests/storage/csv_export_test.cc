@@ -78,6 +78,12 @@ TEST_F(CsvExportTest, RunsTableCarriesResultColumns) {
   result.set_ok(true);
   result.set_energy_j(42.5);
   result.set_energy_provenance(v1::PROVENANCE_MODELED);
+  v1::WorkloadInfo* w = result.mutable_provenance()->mutable_workload();
+  w->set_params(11181642);
+  w->set_forward_macs(37016576);
+  w->set_dataset_format("cifar10");
+  w->mutable_storage()->set_device("mmcblk0p1");
+  w->mutable_storage()->set_kind("non-rotational");
   ASSERT_TRUE(store_->FinishRun(result, v1::RUN_STATE_DONE, "", clock_.Now()).ok());
   absl::Status st;
   std::vector<std::string> lines = Lines(Export(sweep_id_, "runs", &st));
@@ -95,6 +101,15 @@ TEST_F(CsvExportTest, RunsTableCarriesResultColumns) {
   EXPECT_EQ(column("ok"), "1");
   EXPECT_EQ(column("energy_j"), "42.5");
   EXPECT_EQ(column("energy_provenance"), "modeled");
+  EXPECT_EQ(column("model_params"), "11181642");
+  EXPECT_EQ(column("model_forward_macs"), "37016576");
+  EXPECT_EQ(column("dataset_format"), "cifar10");
+  EXPECT_EQ(column("storage_device"), "mmcblk0p1");
+  EXPECT_EQ(column("storage_kind"), "non-rotational");
+  // The run's pipeline settings, defaults when the spec leaves them out.
+  EXPECT_EQ(column("page_cache"), "keep");
+  EXPECT_EQ(column("prefetch_depth"), "0");
+  EXPECT_EQ(column("preload"), "0");
 }
 
 TEST_F(CsvExportTest, MinibatchesComeInChunksOfWholeLinesForThisSweepOnly) {

@@ -1,68 +1,95 @@
 #include "workloads/pipeline/loader.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <numeric>
 #include <set>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "workloads/data/dataset_generator.h"
 
 namespace powersweep {
 namespace {
 
-// `count` 2x2 images; every pixel of image i is i (count <= 256), label i%10.
-ImageDataset NumberedImages(int count) {
-  ImageDataset d;
-  d.count = count;
-  d.rows = 2;
-  d.cols = 2;
-  for (int i = 0; i < count; ++i) {
-    d.pixels.insert(d.pixels.end(), 4, static_cast<uint8_t>(i));
-    d.labels.push_back(static_cast<uint8_t>(i % 10));
-  }
-  d.images_path = "numbered-images";
-  return d;
-}
+using ::testing::HasSubstr;
 
-// Recovers the sample numbers of a minibatch from its normalized pixels.
-std::vector<int> SampleIds(const Minibatch& mb) {
-  const Normalization n = kFashionMnistNormalization;
-  std::vector<int> ids;
-  auto images = mb.images.accessor<float, 4>();
-  auto labels = mb.labels.accessor<int64_t, 1>();
-  for (int64_t b = 0; b < mb.samples; ++b) {
-    int id = static_cast<int>(
-        std::lround((images[b][0][1][1] * n.std + n.mean) * 255));
-    EXPECT_EQ(labels[b], id % 10) << "label travels with its image";
-    ids.push_back(id);
+// `count` samples of 1x2x2. Load writes the sample number into pixel 0 and
+// the low and high 20 bits of the augmentation seed into pixels 1 and 2
+// (exact in float); label i % 10. Sample `fail_at` (if >= 0) is corrupt.
+class NumberedDataset : public Dataset {
+ public:
+  explicit NumberedDataset(int count, int fail_at = -1)
+      : count_(count), fail_at_(fail_at) {}
+  std::string format() const override { return "numbered"; }
+  std::string path() const override { return "/data/numbered"; }
+  Split split() const override { return Split::kTrain; }
+  int64_t size() const override { return count_; }
+  int num_classes() const override { return 10; }
+  SampleShape shape() const override { return {1, 2, 2}; }
+  int label(int64_t i) const override { return static_cast<int>(i % 10); }
+  absl::Status Load(int64_t i, uint64_t seed, float* out) const override {
+    if (i == fail_at_) {
+      return absl::DataLossError(
+          absl::StrCat("/data/numbered/sample-", i, ".jpg: corrupt JPEG"));
+    }
+    out[0] = static_cast<float>(i);
+    out[1] = static_cast<float>(seed & 0xfffff);
+    out[2] = static_cast<float>(seed >> 44);
+    out[3] = 0;
+    return absl::OkStatus();
   }
-  return ids;
-}
+  const std::vector<std::string>& files() const override { return files_; }
+  bool reads_files_per_sample() const override { return false; }
+  int64_t bytes_on_disk() const override { return 0; }
 
-// The sample numbers of the first `batches` minibatches, in delivery order.
-std::vector<int> Drain(Loader& loader, int batches) {
-  std::vector<int> ids;
+ private:
+  const int count_;
+  const int fail_at_;
+  const std::vector<std::string> files_;
+};
+
+struct Delivered {
+  std::vector<int> ids;            // sample numbers in delivery order
+  std::vector<int64_t> aug_seeds;  // their augmentation seeds (40 bits)
+};
+
+// The samples of the first `batches` minibatches, in delivery order.
+Delivered Drain(Loader& loader, int batches) {
+  Delivered d;
   for (int k = 0; k < batches; ++k) {
     absl::StatusOr<Minibatch> mb = loader.Next();
     EXPECT_TRUE(mb.ok()) << mb.status();
     if (!mb.ok()) break;
     EXPECT_EQ(mb->index, k);
     EXPECT_EQ(mb->epoch, k / loader.batches_per_epoch());
-    std::vector<int> part = SampleIds(*mb);
-    ids.insert(ids.end(), part.begin(), part.end());
+    auto images = mb->images.accessor<float, 4>();
+    auto labels = mb->labels.accessor<int64_t, 1>();
+    for (int64_t b = 0; b < mb->samples; ++b) {
+      const int id = static_cast<int>(images[b][0][0][0]);
+      EXPECT_EQ(labels[b], id % 10) << "label travels with its image";
+      d.ids.push_back(id);
+      d.aug_seeds.push_back(static_cast<int64_t>(images[b][0][0][1]) |
+                            (static_cast<int64_t>(images[b][0][1][0]) << 20));
+    }
   }
-  return ids;
+  return d;
 }
 
-std::unique_ptr<Loader> MakeLoader(const ImageDataset& d, int workers,
-                                   uint64_t seed, bool shuffle, int batch) {
+std::unique_ptr<Loader> MakeLoader(const Dataset& d, int workers, uint64_t seed,
+                                   bool shuffle, int batch, int depth = 0) {
   LoaderOptions o;
   o.batch_size = batch;
   o.workers = workers;
   o.seed = seed;
   o.shuffle = shuffle;
+  o.prefetch_depth = depth;
   absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Create(&d, o);
   EXPECT_TRUE(loader.ok()) << loader.status();
   return loader.ok() ? *std::move(loader) : nullptr;
@@ -72,14 +99,14 @@ std::unique_ptr<Loader> MakeLoader(const ImageDataset& d, int workers,
 constexpr int kWorkerCounts[] = {0, 2};
 
 TEST(LoaderTest, EveryTrainingSampleArrivesOncePerEpoch) {
-  ImageDataset d = NumberedImages(96);
+  NumberedDataset d(96);
   std::vector<int> all(96);
   std::iota(all.begin(), all.end(), 0);
   for (int workers : kWorkerCounts) {
     SCOPED_TRACE(::testing::Message() << workers << " workers");
     auto loader = MakeLoader(d, workers, /*seed=*/7, /*shuffle=*/true, 8);
     ASSERT_EQ(loader->batches_per_epoch(), 12);
-    std::vector<int> ids = Drain(*loader, 36);  // three epochs
+    std::vector<int> ids = Drain(*loader, 36).ids;  // three epochs
     ASSERT_EQ(ids.size(), 3u * 96);
     for (int e = 0; e < 3; ++e) {
       std::vector<int> epoch(ids.begin() + e * 96, ids.begin() + (e + 1) * 96);
@@ -93,50 +120,68 @@ TEST(LoaderTest, EveryTrainingSampleArrivesOncePerEpoch) {
   }
 }
 
-TEST(LoaderTest, SameSeedGivesTheSameOrderWithAnyWorkerCount) {
-  ImageDataset d = NumberedImages(96);
+TEST(LoaderTest, SameSeedGivesTheSameSamplesAndAugmentationWithAnyWorkers) {
+  NumberedDataset d(96);
   auto first = MakeLoader(d, 0, 11, true, 8);
-  std::vector<int> reference = Drain(*first, 30);
-  for (int workers : {0, 2, 3}) {
-    auto loader = MakeLoader(d, workers, 11, true, 8);
-    EXPECT_EQ(Drain(*loader, 30), reference) << workers << " workers";
+  Delivered reference = Drain(*first, 30);
+  for (int workers : {0, 1, 2, 3}) {
+    for (int depth : {0, 1, 5}) {
+      auto loader = MakeLoader(d, workers, 11, true, 8, depth);
+      Delivered got = Drain(*loader, 30);
+      EXPECT_EQ(got.ids, reference.ids)
+          << workers << " workers, depth " << depth;
+      EXPECT_EQ(got.aug_seeds, reference.aug_seeds)
+          << workers << " workers, depth " << depth;
+    }
   }
 }
 
+TEST(LoaderTest, AugmentationSeedsDifferBetweenSamplesEpochsAndRunSeeds) {
+  NumberedDataset d(16);
+  Delivered a = Drain(*MakeLoader(d, 2, 1, true, 4), 8);  // two epochs
+  std::set<int64_t> distinct(a.aug_seeds.begin(), a.aug_seeds.end());
+  EXPECT_EQ(distinct.size(), a.aug_seeds.size())
+      << "every sample of every epoch gets its own seed";
+  Delivered b = Drain(*MakeLoader(d, 2, 2, true, 4), 8);
+  EXPECT_NE(a.aug_seeds, b.aug_seeds);
+}
+
 TEST(LoaderTest, InferenceVisitsSamplesInFileOrderDroppingThePartialLast) {
-  ImageDataset d = NumberedImages(100);
+  NumberedDataset d(100);
   std::vector<int> expected(96);  // 3 minibatches of 32; 96..99 dropped
   std::iota(expected.begin(), expected.end(), 0);
   expected.insert(expected.end(), expected.begin(), expected.begin() + 32);
   for (int workers : kWorkerCounts) {
     auto loader = MakeLoader(d, workers, 3, /*shuffle=*/false, 32);
     EXPECT_EQ(loader->batches_per_epoch(), 3);
-    EXPECT_EQ(Drain(*loader, 4), expected) << workers << " workers";
+    EXPECT_EQ(Drain(*loader, 4).ids, expected) << workers << " workers";
   }
 }
 
 TEST(LoaderTest, DifferentSeedsGiveDifferentOrders) {
-  ImageDataset d = NumberedImages(96);
+  NumberedDataset d(96);
   auto a = MakeLoader(d, 2, 1, true, 8);
   auto b = MakeLoader(d, 2, 2, true, 8);
-  EXPECT_NE(Drain(*a, 12), Drain(*b, 12));
+  EXPECT_NE(Drain(*a, 12).ids, Drain(*b, 12).ids);
 }
 
-TEST(LoaderTest, NormalizesPixelsWithFashionMnistStatistics) {
-  ImageDataset d = NumberedImages(1);
-  d.pixels = {0, 255, 51, 128};
-  auto loader = MakeLoader(d, 0, 0, false, 1);
-  absl::StatusOr<Minibatch> mb = loader->Next();
-  ASSERT_TRUE(mb.ok());
-  EXPECT_EQ(mb->images.sizes(), (std::vector<int64_t>{1, 1, 2, 2}));
-  auto x = mb->images.accessor<float, 4>();
-  EXPECT_NEAR(x[0][0][0][0], (0.0 - 0.2860) / 0.3530, 1e-5);
-  EXPECT_NEAR(x[0][0][0][1], (1.0 - 0.2860) / 0.3530, 1e-5);
-  EXPECT_NEAR(x[0][0][1][0], (0.2 - 0.2860) / 0.3530, 1e-5);
+TEST(LoaderTest, ACorruptSampleFailsItsMinibatchNamingTheFile) {
+  NumberedDataset d(40, /*fail_at=*/13);
+  for (int workers : kWorkerCounts) {
+    SCOPED_TRACE(::testing::Message() << workers << " workers");
+    auto loader = MakeLoader(d, workers, 0, /*shuffle=*/false, 4);
+    for (int k = 0; k < 3; ++k) ASSERT_TRUE(loader->Next().ok());
+    absl::StatusOr<Minibatch> mb = loader->Next();  // samples 12..15
+    ASSERT_FALSE(mb.ok());
+    EXPECT_EQ(mb.status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_THAT(mb.status().message(),
+                HasSubstr("/data/numbered/sample-13.jpg: corrupt JPEG"));
+    EXPECT_THAT(mb.status().message(), HasSubstr("minibatch 3"));
+  }
 }
 
 TEST(LoaderTest, StopsPromptlyWithMinibatchesStillQueued) {
-  ImageDataset d = NumberedImages(256);
+  NumberedDataset d(256);
   LoaderOptions o;
   o.batch_size = 4;
   o.workers = 4;
@@ -149,14 +194,71 @@ TEST(LoaderTest, StopsPromptlyWithMinibatchesStillQueued) {
 }
 
 TEST(LoaderTest, BatchLargerThanDatasetIsRejected) {
-  ImageDataset d = NumberedImages(10);
+  NumberedDataset d(10);
   LoaderOptions o;
   o.batch_size = 11;
   auto loader = Loader::Create(&d, o);
   ASSERT_FALSE(loader.ok());
   EXPECT_EQ(loader.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(loader.status().message(),
-              ::testing::HasSubstr("numbered-images"));
+  EXPECT_THAT(loader.status().message(), HasSubstr("/data/numbered"));
+}
+
+// A generated JPEG image folder, removed afterwards.
+class GeneratedFolder {
+ public:
+  GeneratedFolder() {
+    const char* base = getenv("TMPDIR");
+    std::string templ = std::string(base != nullptr ? base : "/tmp") +
+                        "/powersweep-loader-XXXXXX";
+    if (mkdtemp(templ.data()) != nullptr) dir_ = templ;
+  }
+  ~GeneratedFolder() {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+TEST(LoaderTest, RealJpegMinibatchesAreTheSameWithZeroOneOrThreeWorkers) {
+  GeneratedFolder tmp;
+  ASSERT_FALSE(tmp.dir().empty());
+  GenerateOptions g;
+  g.format = "image-folder";
+  g.out_dir = tmp.dir() + "/set";
+  g.train_count = 24;
+  g.test_count = 4;
+  g.classes = 3;
+  g.image_size = 40;
+  g.seed = 5;
+  ASSERT_TRUE(GenerateDataset(g, nullptr).ok());
+  DatasetOptions dopt;
+  dopt.image_size = 32;
+  absl::StatusOr<std::unique_ptr<Dataset>> data = OpenDataset(g.out_dir, dopt);
+  ASSERT_TRUE(data.ok()) << data.status();
+
+  std::vector<Minibatch> reference;
+  for (int workers : {0, 1, 3}) {
+    SCOPED_TRACE(::testing::Message() << workers << " workers");
+    auto loader = MakeLoader(**data, workers, /*seed=*/9, true, 5);
+    for (int k = 0; k < 9; ++k) {  // two epochs (4 minibatches each) and one
+      absl::StatusOr<Minibatch> mb = loader->Next();
+      ASSERT_TRUE(mb.ok()) << mb.status();
+      EXPECT_EQ(mb->images.sizes(), (std::vector<int64_t>{5, 3, 32, 32}));
+      if (workers == 0) {
+        reference.push_back(*mb);
+        continue;
+      }
+      EXPECT_TRUE(torch::equal(mb->images, reference[k].images))
+          << "batch " << k;
+      EXPECT_TRUE(torch::equal(mb->labels, reference[k].labels))
+          << "batch " << k;
+    }
+  }
+  // Epoch 1 revisits the samples with new crops: not a copy of epoch 0.
+  EXPECT_FALSE(torch::equal(reference[0].images, reference[4].images));
 }
 
 }  // namespace

@@ -29,7 +29,28 @@ TEST(RunConfigTest, AcceptsACompleteConfig) {
 TEST(RunConfigTest, UnknownModelNamesFlagAndKnownModels) {
   RunConfig c = Valid();
   c.model = "resnet9";
-  EXPECT_EQ(ErrorOf(c), "--model: unknown model 'resnet9' (known: lenet5)");
+  EXPECT_EQ(ErrorOf(c),
+            "--model: unknown model 'resnet9' (known: lenet5, mobilenetv3, "
+            "resnet18, resnet50, vgg11)");
+  c.model = "mobilenet_v3_large";  // torchvision's name is an alias
+  EXPECT_EQ(ErrorOf(c), "");
+}
+
+TEST(RunConfigTest, PipelineKnobsAreChecked) {
+  RunConfig c = Valid();
+  c.prefetch_depth = -1;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--prefetch-depth: must be within"));
+  c = Valid();
+  c.input_size = 8;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--input-size: must be 0"));
+  c = Valid();
+  c.preload = true;  // Valid() trains
+  EXPECT_EQ(ErrorOf(c), "--preload: applies to --task infer only");
+  c.task = v1::TASK_INFER;
+  EXPECT_EQ(ErrorOf(c), "");
+  EXPECT_EQ(ParsePageCache("drop").value(), v1::PAGE_CACHE_DROP);
+  EXPECT_THAT(std::string(ParsePageCache("flush").status().message()),
+              HasSubstr("--page-cache: 'flush' is not keep or drop"));
 }
 
 TEST(RunConfigTest, MissingStopConditionIsRejected) {

@@ -1,11 +1,10 @@
 #include "workloads/data/idx_reader.h"
 
-#include <sys/stat.h>
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "workloads/data/file_bytes.h"
+#include "workloads/data/file_util.h"
 
 namespace powersweep {
 namespace {
@@ -52,27 +51,22 @@ absl::Status SizeMismatch(const std::string& path, const std::string& what,
                             kind, what, expected, held));
 }
 
-bool FileExists(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
+}  // namespace
+
+const char* IdxSplitPrefix(Split split) {
+  return split == Split::kTrain ? "train" : "t10k";
 }
 
-// `dir`/`name`.gz if it exists, else `dir`/`name` if it exists, else an
-// error naming both.
 absl::StatusOr<std::string> FindIdxFile(const std::string& dir,
                                         const std::string& name) {
-  std::string base = dir.empty() || dir.back() == '/'
-                         ? absl::StrCat(dir, name)
-                         : absl::StrCat(dir, "/", name);
+  std::string base = JoinPath(dir, name);
   std::string gz = absl::StrCat(base, ".gz");
-  if (FileExists(gz)) return gz;
-  if (FileExists(base)) return base;
+  if (IsRegularFile(gz)) return gz;
+  if (IsRegularFile(base)) return base;
   return absl::NotFoundError(absl::StrCat(gz, ": not found (nor ", base, ")"));
 }
 
-}  // namespace
-
-absl::StatusOr<ImageDataset> ReadIdxImages(const std::string& path) {
+absl::StatusOr<IdxImages> ReadIdxImages(const std::string& path) {
   absl::StatusOr<std::string> bytes = ReadFileBytes(path);
   if (!bytes.ok()) return bytes.status();
   constexpr size_t kHeader = 16;
@@ -96,7 +90,7 @@ absl::StatusOr<ImageDataset> ReadIdxImages(const std::string& path) {
         path, absl::StrFormat("%d images of %dx%d", count, rows, cols),
         expected, held);
   }
-  ImageDataset data;
+  IdxImages data;
   data.count = count;
   data.rows = static_cast<int>(rows);
   data.cols = static_cast<int>(cols);
@@ -130,17 +124,8 @@ absl::StatusOr<std::vector<uint8_t>> ReadIdxLabels(const std::string& path,
   return labels;
 }
 
-absl::StatusOr<ImageDataset> LoadIdxDataset(const std::string& dir,
-                                            const std::string& split) {
-  std::string prefix;
-  if (split == "train") {
-    prefix = "train";
-  } else if (split == "test") {
-    prefix = "t10k";
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dataset split '", split, "' is unknown (expected train or test)"));
-  }
+absl::StatusOr<IdxImages> LoadIdxSplit(const std::string& dir, Split split) {
+  const std::string prefix = IdxSplitPrefix(split);
   absl::StatusOr<std::string> images_path =
       FindIdxFile(dir, absl::StrCat(prefix, "-images-idx3-ubyte"));
   if (!images_path.ok()) return images_path.status();
@@ -148,7 +133,7 @@ absl::StatusOr<ImageDataset> LoadIdxDataset(const std::string& dir,
       FindIdxFile(dir, absl::StrCat(prefix, "-labels-idx1-ubyte"));
   if (!labels_path.ok()) return labels_path.status();
 
-  absl::StatusOr<ImageDataset> data = ReadIdxImages(*images_path);
+  absl::StatusOr<IdxImages> data = ReadIdxImages(*images_path);
   if (!data.ok()) return data.status();
   absl::StatusOr<std::vector<uint8_t>> labels =
       ReadIdxLabels(*labels_path, data->num_classes);

@@ -1,16 +1,54 @@
-// The names of the models this workload binary can build (MakeModel in
-// model.h accepts exactly these). Kept free of LibTorch so argument
-// validation does not need it. Stateless and thread-safe.
+// The models this workload binary can build, their study defaults, and the
+// check of a model's options. Kept free of LibTorch so argument validation
+// (run configs, sweep files) does not need it. Stateless and thread-safe.
+//
+// Names: lenet5, mobilenetv3 (MobileNetV3-large; "mobilenet_v3_large" is an
+// alias), resnet18, resnet50, vgg11. Study defaults (an option left 0):
+//   lenet5       1x28x28,   10 classes (MNIST / Fashion-MNIST)
+//   resnet18     3x32x32,   10 classes (CIFAR-10)
+//   vgg11        3x32x32,   10 classes (CIFAR-10)
+//   mobilenetv3  3x224x224, 2000 classes (GLD23k)
+//   resnet50     3x224x224, 1000 classes (ImageNet)
+//
+// ResolveModelOptions errors are kInvalidArgument naming the option as the
+// workload binary spells it: "--model" (unknown name, lists the known ones),
+// "--classes" (fewer than 2), "--input-size" (negative, below the network's
+// minimum of 32, or anything but 28 for lenet5).
 #ifndef POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 #define POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
 namespace powersweep {
 
-// Names MakeModel accepts, sorted.
+// What a caller may choose about a model; 0 means the model's study default.
+struct ModelOptions {
+  int64_t num_classes = 0;
+  int64_t input_size = 0;  // height = width of the square input image
+};
+
+// A model with every option decided.
+struct ResolvedModel {
+  std::string name;  // canonical (an alias resolved)
+  std::array<int64_t, 3> input_shape{};  // (channels, height, width)
+  int64_t num_classes = 0;
+};
+
+// Canonical names MakeModel accepts, sorted (aliases not included).
 std::vector<std::string> KnownModels();
+
+// The canonical name of `name` (itself, or the model an alias stands for);
+// empty if it names no model.
+std::string CanonicalModelName(absl::string_view name);
+
+absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
+                                                  const ModelOptions& options);
 
 }  // namespace powersweep
 

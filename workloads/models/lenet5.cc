@@ -2,14 +2,14 @@
 
 namespace powersweep {
 
-LeNet5::LeNet5() {
+LeNet5::LeNet5(const ResolvedModel& shape) : Model(shape) {
   namespace nn = torch::nn;
   conv1_ = register_module("conv1",
-                           nn::Conv2d(nn::Conv2dOptions(1, 6, 5).padding(2)));
-  conv2_ = register_module("conv2", nn::Conv2d(nn::Conv2dOptions(6, 16, 5)));
-  fc1_ = register_module("fc1", nn::Linear(16 * 5 * 5, 120));
-  fc2_ = register_module("fc2", nn::Linear(120, 84));
-  fc3_ = register_module("fc3", nn::Linear(84, 10));
+                           MacConv2d(nn::Conv2dOptions(1, 6, 5).padding(2)));
+  conv2_ = register_module("conv2", MacConv2d(nn::Conv2dOptions(6, 16, 5)));
+  fc1_ = register_module("fc1", MacLinear(16 * 5 * 5, 120));
+  fc2_ = register_module("fc2", MacLinear(120, 84));
+  fc3_ = register_module("fc3", MacLinear(84, shape.num_classes));
 }
 
 torch::Tensor LeNet5::forward(torch::Tensor x) {

@@ -2,17 +2,41 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "workloads/models/lenet5.h"
+#include "workloads/models/mobilenet_v3.h"
+#include "workloads/models/resnet.h"
+#include "workloads/models/vgg.h"
+#include "workloads/torch_status.h"
 
 namespace powersweep {
 
-absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name) {
-  if (name == "lenet5")
-    return std::shared_ptr<Model>(std::make_shared<LeNet5>());
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown model '", name,
-                   "' (known: ", absl::StrJoin(KnownModels(), ", "), ")"));
+absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
+                                                 const ModelOptions& options) {
+  absl::StatusOr<ResolvedModel> resolved = ResolveModelOptions(name, options);
+  if (!resolved.ok()) return resolved.status();
+  std::shared_ptr<Model> model;
+  absl::Status st = CatchTorchErrors(
+      absl::StrCat("building ", resolved->name), [&]() -> absl::Status {
+        const ResolvedModel& r = *resolved;
+        if (r.name == "lenet5") {
+          model = std::make_shared<LeNet5>(r);
+        } else if (r.name == "mobilenetv3") {
+          model = std::make_shared<MobileNetV3Large>(r);
+        } else if (r.name == "resnet18") {
+          model = std::make_shared<ResNet>(r, ResNet::Depth::k18);
+        } else if (r.name == "resnet50") {
+          model = std::make_shared<ResNet>(r, ResNet::Depth::k50);
+        } else if (r.name == "vgg11") {
+          model = std::make_shared<Vgg11>(r);
+        } else {
+          return absl::InternalError(
+              absl::StrCat("model '", r.name, "' is in the catalog but ",
+                           "MakeModel cannot build it"));
+        }
+        return absl::OkStatus();
+      });
+  if (!st.ok()) return st;
+  return model;
 }
 
 }  // namespace powersweep

@@ -6,9 +6,17 @@
 // data must have. Like any torch module, one instance must not be used from
 // several threads at once.
 //
-// MakeModel(name) returns a freshly initialised model (weights drawn from
-// torch's generator, so call torch::manual_seed first for reproducibility);
-// an unknown name is kInvalidArgument listing the known ones.
+// The networks are torchvision 0.14's reference architectures (LeNet-5 is
+// the studies' own), and their named_parameters()/named_buffers() keys are
+// torchvision's state_dict keys ("layer1.0.conv1.weight", ...), so weights
+// move between the two by name (see state_export.h).
+//
+// MakeModel(name, options) returns a freshly initialised model in training
+// mode (torchvision's init, weights drawn from torch's generator, so call
+// torch::manual_seed first for reproducibility). Bad names or options are
+// kInvalidArgument as ResolveModelOptions (catalog.h) reports them; a
+// failure inside LibTorch (e.g. out of memory) is kInternal or
+// kResourceExhausted.
 #ifndef POWERSWEEP_WORKLOADS_MODELS_MODEL_H_
 #define POWERSWEEP_WORKLOADS_MODELS_MODEL_H_
 
@@ -17,23 +25,31 @@
 #include <array>
 #include <memory>
 #include <string>
-#include <vector>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "workloads/models/catalog.h"
+#include "workloads/models/describe.h"  // DescribeModel, for convenience
 
 namespace powersweep {
 
 class Model : public torch::nn::Module {
  public:
+  explicit Model(ResolvedModel shape) : shape_(std::move(shape)) {}
   // Logits for a batch of shape (N, C, H, W) where (C, H, W) == input_shape().
   virtual torch::Tensor forward(torch::Tensor x) = 0;
+  // Canonical model name (catalog.h).
+  const std::string& model_name() const { return shape_.name; }
   // (channels, height, width) of one input sample.
-  virtual std::array<int64_t, 3> input_shape() const = 0;
-  virtual int64_t num_classes() const = 0;
+  std::array<int64_t, 3> input_shape() const { return shape_.input_shape; }
+  int64_t num_classes() const { return shape_.num_classes; }
+
+ private:
+  ResolvedModel shape_;
 };
 
-absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name);
+absl::StatusOr<std::shared_ptr<Model>> MakeModel(
+    const std::string& name, const ModelOptions& options = {});
 
 }  // namespace powersweep
 

@@ -11,11 +11,13 @@
 namespace powersweep {
 
 absl::StatusOr<std::unique_ptr<Loader>> Loader::Create(
-    const ImageDataset* data, const LoaderOptions& options) {
-  if (options.batch_size < 1 || options.batch_size > data->count) {
+    const Dataset* data, const LoaderOptions& options) {
+  if (options.batch_size < 1 || options.batch_size > data->size()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "batch size %d must be between 1 and the %d samples of %s",
-        options.batch_size, data->count, data->images_path));
+        "batch size %d must be between 1 and the %d samples of the %s split "
+        "of %s",
+        options.batch_size, data->size(), SplitName(data->split()),
+        data->path()));
   }
   if (options.workers < 0 || options.prefetch_depth < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -34,10 +36,10 @@ absl::StatusOr<std::unique_ptr<Loader>> Loader::Create(
   return loader;
 }
 
-Loader::Loader(const ImageDataset* data, const LoaderOptions& options)
+Loader::Loader(const Dataset* data, const LoaderOptions& options)
     : data_(data),
       options_(options),
-      batches_per_epoch_(data->count /
+      batches_per_epoch_(data->size() /
                          std::max<int64_t>(options.batch_size, 1)),
       depth_(options.prefetch_depth > 0 ? options.prefetch_depth
                                         : std::max(1, 2 * options.workers)) {}
@@ -58,30 +60,51 @@ void Loader::StopAndJoin() {
 std::shared_ptr<const std::vector<int32_t>> Loader::OrderForEpochLocked(
     int64_t epoch) {
   auto it = orders_.find(epoch);
-  if (it != orders_.end()) return it->second;
+  if (it != orders_.end()) {
+    std::shared_ptr<const std::vector<int32_t>> order = it->second;
+    // Another thread is running the epoch's start hook: wait for it.
+    auto started = [this, epoch]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return epochs_starting_.count(epoch) == 0;
+    };
+    mu_.Await(absl::Condition(&started));
+    return order;
+  }
   auto order = std::make_shared<const std::vector<int32_t>>(
-      EpochOrder(static_cast<int32_t>(data_->count), options_.shuffle,
+      EpochOrder(static_cast<int32_t>(data_->size()), options_.shuffle,
                  options_.seed, epoch));
   orders_.emplace(epoch, order);
   // Epochs before the one being delivered are no longer needed.
   const int64_t delivering = next_deliver_ / batches_per_epoch_;
   orders_.erase(orders_.begin(), orders_.lower_bound(delivering));
+  if (options_.on_epoch_start) {
+    epochs_starting_.insert(epoch);
+    mu_.Unlock();
+    options_.on_epoch_start(epoch);
+    mu_.Lock();
+    epochs_starting_.erase(epoch);
+  }
   return order;
 }
 
 absl::StatusOr<Minibatch> Loader::Build(int64_t seq,
                                         const std::vector<int32_t>& order) {
+  const int64_t epoch = seq / batches_per_epoch_;
   const int64_t pos = (seq % batches_per_epoch_) * options_.batch_size;
-  Minibatch mb;
+  absl::StatusOr<Minibatch> mb = absl::UnknownError("not built");
   absl::Status st =
       CatchTorchErrors(absl::StrFormat("building minibatch %d", seq), [&] {
         mb = BuildMinibatch(*data_, order.data() + pos, options_.batch_size,
-                            options_.normalization);
+                            options_.seed, epoch, pos);
         return absl::OkStatus();
       });
   if (!st.ok()) return st;
-  mb.index = seq;
-  mb.epoch = seq / batches_per_epoch_;
+  if (!mb.ok()) {
+    return absl::Status(mb.status().code(),
+                        absl::StrFormat("minibatch %d (epoch %d): %s", seq,
+                                        epoch, mb.status().message()));
+  }
+  mb->index = seq;
+  mb->epoch = epoch;
   return mb;
 }
 

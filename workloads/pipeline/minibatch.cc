@@ -1,27 +1,29 @@
 #include "workloads/pipeline/minibatch.h"
 
-#include <array>
+#include "workloads/pipeline/epoch_order.h"
 
 namespace powersweep {
 
-Minibatch BuildMinibatch(const ImageDataset& data, const int32_t* indices,
-                         int64_t count, const Normalization& norm) {
-  std::array<float, 256> lut;
-  for (int v = 0; v < 256; ++v) {
-    lut[v] = (static_cast<float>(v) / 255.0f - norm.mean) / norm.std;
-  }
-  const int64_t ppi = data.pixels_per_image();
+absl::StatusOr<Minibatch> BuildMinibatch(const Dataset& data,
+                                         const int32_t* indices, int64_t count,
+                                         uint64_t seed, int64_t epoch,
+                                         int64_t first_position) {
+  const SampleShape shape = data.shape();
+  const int64_t numel = shape.numel();
   Minibatch mb;
   mb.samples = count;
-  mb.images = torch::empty({count, 1, data.rows, data.cols}, torch::kFloat32);
+  mb.epoch = epoch;
+  mb.images = torch::empty({count, shape.channels, shape.height, shape.width},
+                           torch::kFloat32);
   mb.labels = torch::empty({count}, torch::kInt64);
   float* out = mb.images.data_ptr<float>();
   int64_t* labels = mb.labels.data_ptr<int64_t>();
   for (int64_t b = 0; b < count; ++b) {
-    const uint8_t* src = data.image(indices[b]);
-    float* dst = out + b * ppi;
-    for (int64_t p = 0; p < ppi; ++p) dst[p] = lut[src[p]];
-    labels[b] = data.labels[indices[b]];
+    absl::Status st = data.Load(
+        indices[b], SampleAugmentationSeed(seed, epoch, first_position + b),
+        out + b * numel);
+    if (!st.ok()) return st;
+    labels[b] = data.label(indices[b]);
   }
   return mb;
 }

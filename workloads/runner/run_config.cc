@@ -24,15 +24,22 @@ absl::StatusOr<v1::Task> ParseTask(absl::string_view task) {
   return Bad("task", absl::StrCat("'", task, "' is not train or infer"));
 }
 
+absl::StatusOr<v1::PageCache> ParsePageCache(absl::string_view text) {
+  if (text == "keep") return v1::PAGE_CACHE_KEEP;
+  if (text == "drop") return v1::PAGE_CACHE_DROP;
+  return Bad("page-cache", absl::StrCat("'", text, "' is not keep or drop"));
+}
+
 absl::Status ValidateRunConfig(const RunConfig& c) {
-  std::vector<std::string> models = KnownModels();
-  if (std::find(models.begin(), models.end(), c.model) == models.end()) {
+  if (CanonicalModelName(c.model).empty()) {
+    const std::vector<std::string> models = KnownModels();
     return Bad("model", absl::StrCat("unknown model '", c.model, "' (known: ",
                                      absl::StrJoin(models, ", "), ")"));
   }
   if (c.dataset_path.empty()) {
     return Bad("dataset-path",
-               "required (the directory holding the IDX files)");
+               "required (a directory of IDX files, CIFAR-10 batches or image "
+        "folders)");
   }
   if (c.task != v1::TASK_TRAIN && c.task != v1::TASK_INFER) {
     return Bad("task", "must be train or infer");
@@ -64,6 +71,23 @@ absl::Status ValidateRunConfig(const RunConfig& c) {
   if (c.threads < 0 || c.threads > 1024) {
     return Bad("threads",
                absl::StrCat("must be within 0..1024, got ", c.threads));
+  }
+  if (c.prefetch_depth < 0 || c.prefetch_depth > 1024) {
+    return Bad("prefetch-depth", absl::StrCat("must be within 0..1024, got ",
+                                              c.prefetch_depth));
+  }
+  if (c.input_size != 0 && (c.input_size < 28 || c.input_size > 1024)) {
+    return Bad("input-size",
+               absl::StrCat("must be 0 (the model's default) or within "
+                            "28..1024, got ",
+                            c.input_size));
+  }
+  if (c.preload && c.task != v1::TASK_INFER) {
+    return Bad("preload", "applies to --task infer only");
+  }
+  if (c.preload_limit < 0) {
+    return Bad("preload-limit",
+               absl::StrCat("must be >= 0, got ", c.preload_limit));
   }
   if (c.records_fd < 0 || fcntl(c.records_fd, F_GETFD) == -1) {
     return Bad("records-fd",

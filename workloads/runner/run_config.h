@@ -31,9 +31,19 @@ struct RunConfig {
   uint64_t seed = 0;
   int threads = 0;  // intra-op threads; 0 = CPUs in the affinity mask
   int records_fd = 1;
+  int prefetch_depth = 0;  // 0 = 2 * workers (at least 1)
+  ::powersweep::v1::PageCache page_cache = ::powersweep::v1::PAGE_CACHE_KEEP;
+  bool preload = false;    // infer only: minibatches built before timing
+  int64_t input_size = 0;  // image folders: model input side; 0 = default
+  int64_t preload_limit = 0;  // preload at most this many minibatches; 0 =
+                              // the stop condition's count or one epoch
 };
 
 absl::StatusOr<::powersweep::v1::Task> ParseTask(absl::string_view task);
+
+// "keep" or "drop".
+absl::StatusOr<::powersweep::v1::PageCache> ParsePageCache(
+    absl::string_view text);
 
 absl::Status ValidateRunConfig(const RunConfig& config);
 

@@ -1,32 +1,38 @@
 #include "workloads/runner/runner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "common/log.h"
-#include "workloads/data/idx_reader.h"
+#include "workloads/data/dataset.h"
 #include "workloads/models/model.h"
 #include "workloads/pipeline/loader.h"
 #include "workloads/runner/environment.h"
+#include "workloads/runner/epoch_page_cache.h"
+#include "workloads/runner/minibatch_source.h"
 #include "workloads/runner/minibatch_timer.h"
 #include "workloads/runner/step.h"
 #include "workloads/runner/stop_condition.h"
+#include "workloads/runner/workload_info.h"
 #include "workloads/torch_status.h"
 
 namespace powersweep {
 namespace {
 
-absl::Status CheckInputShape(const ImageDataset& data, const Model& model,
-                             const std::string& model_name) {
-  auto shape = model.input_shape();
-  if (shape[0] != 1 || shape[1] != data.rows || shape[2] != data.cols) {
+absl::Status CheckChannels(const Dataset& data, const Model& model) {
+  const SampleShape s = data.shape();
+  const auto want = model.input_shape();
+  if (s.channels != want[0] || s.height != want[1] || s.width != want[2]) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "%s: images are 1x%dx%d but model %s takes %dx%dx%d", data.images_path,
-        data.rows, data.cols, model_name, shape[0], shape[1], shape[2]));
+        "%s: samples are %dx%dx%d (%s) but model %s takes %dx%dx%d",
+        data.path(), s.channels, s.height, s.width, data.format(),
+        model.model_name(), want[0], want[1], want[2]));
   }
   return absl::OkStatus();
 }
@@ -34,7 +40,9 @@ absl::Status CheckInputShape(const ImageDataset& data, const Model& model,
 // The timed loop: minibatches until the stop condition says so.
 absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
                                              Clock* clock, RecordSink* sink,
-                                             Loader& loader, Step& step) {
+                                             MinibatchSource& source,
+                                             EpochPageCache* cache,
+                                             Step& step) {
   const StopCondition stop(config.epochs, config.minibatches,
                            config.duration_s);
   MinibatchTimer timer;
@@ -43,7 +51,7 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
   std::string reason;
   while (reason.empty()) {
     timer.BeginFetch(clock->MonotonicNanos());
-    absl::StatusOr<Minibatch> mb = loader.Next();
+    absl::StatusOr<Minibatch> mb = source.Next();
     if (!mb.ok()) return mb.status();
     timer.EndFetch(clock->MonotonicNanos());
     const double loss = step.Run(*mb);
@@ -62,19 +70,37 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
     r->set_e2e_s(t.e2e_s);
     r->set_samples(static_cast<int32_t>(mb->samples));
     r->set_loss(loss);
+    if (cache != nullptr && mb->index % source.batches_per_epoch() == 0) {
+      std::optional<double> resident = cache->TakeResidency(mb->epoch);
+      if (resident.has_value()) r->set_page_cache_resident(*resident);
+    }
     absl::Status written = sink->Write(event);
     if (!written.ok()) return written;
     ++done;
-    reason = stop.Check(done, done / loader.batches_per_epoch(),
+    reason = stop.Check(done, done / source.batches_per_epoch(),
                         timer.ElapsedSeconds(clock->MonotonicNanos()));
   }
   v1::WorkloadFinished finished;
   finished.set_minibatches(done);
   finished.set_epochs_completed(
-      static_cast<int32_t>(done / loader.batches_per_epoch()));
+      static_cast<int32_t>(done / source.batches_per_epoch()));
   finished.set_elapsed_s(timer.ElapsedSeconds(clock->MonotonicNanos()));
   finished.set_stop_reason(reason);
   return finished;
+}
+
+// How many minibatches --preload builds: --preload-limit, else the run's
+// minibatch count, else one epoch.
+int64_t PreloadCount(const RunConfig& config, int64_t batches_per_epoch) {
+  int64_t n = config.minibatches > 0 ? config.minibatches : batches_per_epoch;
+  if (config.preload_limit > 0) n = std::min(n, config.preload_limit);
+  return std::max<int64_t>(1, n);
+}
+
+// CUDA when this LibTorch has it and a device answers, else the CPU.
+torch::Device ComputeDevice() {
+  if (torch::cuda::is_available()) return torch::Device(torch::kCUDA, 0);
+  return torch::Device(torch::kCPU);
 }
 
 absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
@@ -83,45 +109,97 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
   const int threads = ResolveThreadCount(config.threads);
   torch::set_num_threads(threads);
   torch::manual_seed(config.seed);
+  const bool train = config.task == v1::TASK_TRAIN;
+
+  DatasetOptions data_options;
+  data_options.split = train ? Split::kTrain : Split::kTest;
+  data_options.augment = train;
+  data_options.image_size = config.input_size;
+  absl::StatusOr<std::unique_ptr<Dataset>> data =
+      OpenDataset(config.dataset_path, data_options);
+  if (!data.ok()) return data.status();
+  const Dataset& set = **data;
+  if (config.batch_size > set.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--batch-size: %d exceeds the %d samples of %s",
+                        config.batch_size, set.size(), set.path()));
+  }
+  ModelOptions model_options;
+  model_options.num_classes = set.num_classes();
+  model_options.input_size = set.shape().height;
+  absl::StatusOr<std::shared_ptr<Model>> model =
+      MakeModel(config.model, model_options);
+  if (absl::IsInvalidArgument(model.status())) {
+    // The options came from the data set, so say which set did not fit.
+    const SampleShape s = set.shape();
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s: a %s set of %dx%dx%d samples in %d classes does not fit model "
+        "%s (%s)",
+        set.path(), set.format(), s.channels, s.height, s.width,
+        set.num_classes(), config.model, model.status().message()));
+  }
+  if (!model.ok()) return model.status();
+  absl::Status st = CheckChannels(set, **model);
+  if (!st.ok()) return st;
+
+  const torch::Device device = ComputeDevice();
+  const std::string device_name = device.str();
+  absl::StatusOr<v1::WorkloadInfo> info =
+      CollectWorkloadInfo(**model, set, config, device_name);
+  if (!info.ok()) return info.status();
+  (*model)->to(device);
 
   v1::WorkloadEvent started;
   *started.mutable_started() = CollectProvenance(threads);
-  absl::Status st = sink->Write(started);
+  started.mutable_started()->set_device(device_name);
+  *started.mutable_started()->mutable_workload() = *info;
+  st = sink->Write(started);
   if (!st.ok()) return st;
 
-  absl::StatusOr<std::shared_ptr<Model>> model = MakeModel(config.model);
-  if (!model.ok()) return model.status();
-  const bool train = config.task == v1::TASK_TRAIN;
-  absl::StatusOr<ImageDataset> data =
-      LoadIdxDataset(config.dataset_path, train ? "train" : "test");
-  if (!data.ok()) return data.status();
-  st = CheckInputShape(*data, **model, config.model);
-  if (!st.ok()) return st;
-  if (config.batch_size > data->count) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--batch-size: %d exceeds the %d samples of %s",
-                        config.batch_size, data->count, data->images_path));
-  }
-
+  EpochPageCache cache(set.files(), config.page_cache);
   LoaderOptions options;
   options.batch_size = config.batch_size;
   options.workers = config.workers;
+  options.prefetch_depth = config.prefetch_depth;
   options.seed = config.seed;
   options.shuffle = train;
+  options.on_epoch_start = [&cache](int64_t epoch) {
+    cache.OnEpochStart(epoch);
+  };
   absl::StatusOr<std::unique_ptr<Loader>> loader =
-      Loader::Create(&*data, options);
+      Loader::Create(&set, options);
   if (!loader.ok()) return loader.status();
-  std::unique_ptr<Step> step = MakeStep(config.task, *std::move(model));
+  const int64_t per_epoch = (*loader)->batches_per_epoch();
+
+  std::unique_ptr<MinibatchSource> source;
+  if (config.preload) {
+    const int64_t count = PreloadCount(config, per_epoch);
+    absl::StatusOr<std::unique_ptr<PreloadedSource>> pre =
+        PreloadedSource::Build(**loader, count);
+    loader->reset();  // the workers are not needed any more
+    if (!pre.ok()) return pre.status();
+    PS_LOG(INFO) << absl::StrFormat(
+        "preloaded %d minibatches (%.1f MB) before timing", (*pre)->size(),
+        (*pre)->bytes() / 1e6);
+    source = *std::move(pre);
+  } else {
+    source = std::make_unique<LoaderSource>(*std::move(loader));
+  }
+  std::unique_ptr<Step> step = MakeStep(config.task, *std::move(model), device);
 
   PS_LOG(INFO) << absl::StrFormat(
-      "%s %s on %s: %d samples, %d minibatches of %d per epoch, %d loader "
-      "workers, %d threads, seed %d",
-      config.model, train ? "train" : "infer", data->images_path, data->count,
-      (*loader)->batches_per_epoch(), config.batch_size, config.workers,
-      threads, config.seed);
-  absl::StatusOr<v1::WorkloadFinished> finished =
-      RunLoop(config, clock, sink, **loader, *step);
-  loader->reset();  // stop and join the workers before anything else
+      "%s %s on %s (%s, %d samples, %s %s): %.2fM parameters, %.3f GMACs per "
+      "sample; %d minibatches of %d per epoch, %d loader workers, %d "
+      "threads, page cache %s%s, device %s, seed %d",
+      info->model(), train ? "train" : "infer", set.path(), set.format(),
+      set.size(), info->storage().device(), info->storage().kind(),
+      info->params() / 1e6, info->forward_macs() / 1e9, per_epoch,
+      config.batch_size, config.workers, threads,
+      config.page_cache == v1::PAGE_CACHE_DROP ? "dropped per epoch" : "kept",
+      config.preload ? ", preloaded" : "", device_name, config.seed);
+  absl::StatusOr<v1::WorkloadFinished> finished = RunLoop(
+      config, clock, sink, *source, config.preload ? nullptr : &cache, *step);
+  source.reset();  // stop and join the workers before anything else
   if (!finished.ok()) return finished.status();
 
   v1::WorkloadEvent event;

@@ -10,8 +10,9 @@ constexpr double kMomentum = 0.9;
 
 class TrainStep : public Step {
  public:
-  explicit TrainStep(std::shared_ptr<Model> model)
+  TrainStep(std::shared_ptr<Model> model, torch::Device device)
       : model_(std::move(model)),
+        device_(device),
         optimizer_(
             model_->parameters(),
             torch::optim::SGDOptions(kLearningRate).momentum(kMomentum)) {
@@ -21,7 +22,7 @@ class TrainStep : public Step {
   double Run(const Minibatch& mb) override {
     optimizer_.zero_grad();
     torch::Tensor loss = torch::nn::functional::cross_entropy(
-        model_->forward(mb.images), mb.labels);
+        model_->forward(mb.images.to(device_)), mb.labels.to(device_));
     loss.backward();
     optimizer_.step();
     return loss.item<double>();
@@ -29,32 +30,36 @@ class TrainStep : public Step {
 
  private:
   std::shared_ptr<Model> model_;
+  torch::Device device_;
   torch::optim::SGD optimizer_;
 };
 
 class InferStep : public Step {
  public:
-  explicit InferStep(std::shared_ptr<Model> model) : model_(std::move(model)) {
+  InferStep(std::shared_ptr<Model> model, torch::Device device)
+      : model_(std::move(model)), device_(device) {
     model_->eval();
   }
 
   double Run(const Minibatch& mb) override {
     torch::NoGradGuard no_grad;
-    torch::Tensor logits = model_->forward(mb.images);
-    return torch::nn::functional::cross_entropy(logits, mb.labels)
+    torch::Tensor logits = model_->forward(mb.images.to(device_));
+    return torch::nn::functional::cross_entropy(logits, mb.labels.to(device_))
         .item<double>();
   }
 
  private:
   std::shared_ptr<Model> model_;
+  torch::Device device_;
 };
 
 }  // namespace
 
-std::unique_ptr<Step> MakeStep(v1::Task task, std::shared_ptr<Model> model) {
+std::unique_ptr<Step> MakeStep(v1::Task task, std::shared_ptr<Model> model,
+                               torch::Device device) {
   if (task == v1::TASK_INFER)
-    return std::make_unique<InferStep>(std::move(model));
-  return std::make_unique<TrainStep>(std::move(model));
+    return std::make_unique<InferStep>(std::move(model), device);
+  return std::make_unique<TrainStep>(std::move(model), device);
 }
 
 }  // namespace powersweep

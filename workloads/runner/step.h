@@ -5,7 +5,10 @@
 // InferStep (model.eval(); forward under torch::NoGradGuard; the
 // cross-entropy loss is computed too). Run() returns the minibatch's mean
 // loss, read back as a double so the computation has finished when it
-// returns. Run() may throw c10::Error: callers use CatchTorchErrors.
+// returns (on a GPU this read-back synchronizes the device, so the compute
+// time covers the kernels). The model must already be on `device`; each
+// minibatch is copied there first (a no-op on the CPU). Run() may throw
+// c10::Error: callers use CatchTorchErrors.
 // Not thread-safe: owned and used by the compute thread.
 #ifndef POWERSWEEP_WORKLOADS_RUNNER_STEP_H_
 #define POWERSWEEP_WORKLOADS_RUNNER_STEP_H_
@@ -25,7 +28,8 @@ class Step {
 };
 
 std::unique_ptr<Step> MakeStep(::powersweep::v1::Task task,
-                               std::shared_ptr<Model> model);
+                               std::shared_ptr<Model> model,
+                               torch::Device device = torch::kCPU);
 
 }  // namespace powersweep
 

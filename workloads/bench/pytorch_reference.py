@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""The PyTorch side of the loader benchmark (bench_vs_pytorch.py).
+
+Trains the same network on the same files as `powersweep-workload run`,
+with torch.utils.data.DataLoader doing what powersweep's loader does, and
+prints one JSON object: samples/s, mean stall and compute per minibatch.
+
+Data: an image folder (train/<class>/*.jpg, read with torchvision's
+ImageFolder and PIL: resize the shorter side to size*256/224, random crop,
+horizontal flip, normalise) or an IDX set (Fashion-MNIST files, gzip or
+plain, held in memory as torchvision's MNIST datasets do). Timing per
+minibatch: stall = waiting for the DataLoader's next batch; compute =
+forward + backward + SGD step, ended by reading the loss (.item()), as
+powersweep's runner does. Run with Debian's /usr/bin/python3 (python3-torch,
+python3-torchvision).
+"""
+import argparse
+import gzip
+import json
+import os
+import struct
+import sys
+import time
+
+import torch
+import torchvision
+from torchvision import transforms
+
+
+def lenet5(classes):
+    nn = torch.nn
+    return nn.Sequential(
+        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+        nn.Linear(84, classes))
+
+
+def build_model(name, classes):
+    if name == "lenet5":
+        return lenet5(classes)
+    if name == "mobilenetv3":
+        return torchvision.models.mobilenet_v3_large(num_classes=classes)
+    return getattr(torchvision.models, name)(num_classes=classes)
+
+
+def read_idx(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    magic, = struct.unpack(">I", data[:4])
+    dims = magic & 0xFF
+    shape = struct.unpack(">" + "I" * dims, data[4:4 + 4 * dims])
+    return torch.frombuffer(bytearray(data[4 + 4 * dims:]),
+                            dtype=torch.uint8).reshape(shape)
+
+
+class IdxTrain(torch.utils.data.Dataset):
+    def __init__(self, root):
+        def find(stem):
+            for name in (stem + ".gz", stem):
+                if os.path.exists(os.path.join(root, name)):
+                    return os.path.join(root, name)
+            sys.exit(f"{root}: no {stem}[.gz]")
+        self.images = read_idx(find("train-images-idx3-ubyte"))
+        self.labels = read_idx(find("train-labels-idx1-ubyte")).long()
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, i):
+        x = self.images[i].float().div(255).sub(0.2860).div(0.3530)
+        return x.unsqueeze(0), self.labels[i]
+
+
+def dataset(path, size):
+    if os.path.isdir(os.path.join(path, "train")):
+        t = transforms.Compose([
+            transforms.Resize(round(size * 256 / 224)),
+            transforms.RandomCrop(size),
+            transforms.RandomHorizontalFlip(),
+            transforms.ToTensor(),
+            transforms.Normalize((0.485, 0.456, 0.406), (0.229, 0.224, 0.225)),
+        ])
+        return torchvision.datasets.ImageFolder(os.path.join(path, "train"), t)
+    return IdxTrain(path)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--model", required=True)
+    p.add_argument("--dataset-path", required=True)
+    p.add_argument("--batch-size", type=int, required=True)
+    p.add_argument("--workers", type=int, required=True)
+    p.add_argument("--prefetch-depth", type=int, default=0,
+                   help="total minibatches ahead (0 = 2 per worker)")
+    p.add_argument("--threads", type=int, required=True)
+    p.add_argument("--minibatches", type=int, required=True)
+    p.add_argument("--input-size", type=int, default=224)
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    data = dataset(a.dataset_path, a.input_size)
+    classes = len(data.classes) if hasattr(data, "classes") else 10
+    kwargs = {}
+    if a.workers > 0:
+        depth = a.prefetch_depth if a.prefetch_depth > 0 else 2 * a.workers
+        kwargs["prefetch_factor"] = max(1, depth // a.workers)
+        kwargs["persistent_workers"] = True
+    loader = torch.utils.data.DataLoader(
+        data, batch_size=a.batch_size, shuffle=True, drop_last=True,
+        num_workers=a.workers, **kwargs)
+    model = build_model(a.model, classes)
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    stall = compute = 0.0
+    done = 0
+    start = time.monotonic()
+    while done < a.minibatches:
+        it = iter(loader)
+        while done < a.minibatches:
+            t0 = time.monotonic()
+            try:
+                x, y = next(it)
+            except StopIteration:
+                break
+            t1 = time.monotonic()
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            loss.item()
+            t2 = time.monotonic()
+            stall += t1 - t0
+            compute += t2 - t1
+            done += 1
+    elapsed = time.monotonic() - start
+    print(json.dumps({
+        "side": "pytorch", "minibatches": done, "elapsed_s": elapsed,
+        "samples_per_s": done * a.batch_size / elapsed,
+        "stall_fraction": stall / elapsed, "mean_stall_s": stall / done,
+        "mean_compute_s": compute / done, "torch": torch.__version__,
+        "torchvision": torchvision.__version__}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+// RunGenDatasetCommand (commands.h).
+#include <chrono>
+
+#include "absl/strings/str_format.h"
+#include "common/log.h"
+#include "workloads/commands/commands.h"
+#include "workloads/data/dataset_generator.h"
+
+namespace powersweep {
+
+int RunGenDatasetCommand(const GenDatasetArgs& args, std::ostream& out) {
+  GenerateOptions options;
+  options.format = args.format;
+  options.out_dir = args.out_dir;
+  options.train_count = args.train_count;
+  options.test_count = args.test_count;
+  options.classes = args.classes;
+  options.image_size = args.image_size;
+  options.seed = args.seed;
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  absl::Status st =
+      GenerateDataset(options, [&](int64_t done, int64_t total) {
+        const auto now = std::chrono::steady_clock::now();
+        if (done != total && now - last < std::chrono::seconds(2)) return;
+        last = now;
+        PS_LOG(INFO) << absl::StrFormat("gen-dataset: %d/%d files (%.0f%%)",
+                                        done, total,
+                                        total > 0 ? 100.0 * done / total : 100);
+      });
+  if (!st.ok()) {
+    PS_LOG(ERROR) << st.message();
+    return st.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  const double secs = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  out << absl::StrFormat(
+      "wrote a %s data set to %s: %d train + %d test samples in %d classes "
+      "(%.1f s)\n",
+      args.format, args.out_dir, args.train_count, args.test_count,
+      args.classes, secs);
+  return 0;
+}
+
+}  // namespace powersweep

@@ -1,0 +1,39 @@
+#include "workloads/runner/workload_info.h"
+
+#include "common/log.h"
+#include "workloads/data/storage_medium.h"
+#include "workloads/models/describe.h"
+
+namespace powersweep {
+
+absl::StatusOr<v1::WorkloadInfo> CollectWorkloadInfo(
+    Model& model, const Dataset& data, const RunConfig& config,
+    const std::string& compute_device) {
+  absl::StatusOr<ModelDescription> d = DescribeBuiltModel(model);
+  if (!d.ok()) return d.status();
+  v1::WorkloadInfo info;
+  info.set_model(d->name);
+  info.set_params(d->params);
+  info.set_forward_macs(d->forward_macs);
+  for (int64_t v : d->input_shape) info.add_input_shape(v);
+  info.set_num_classes(static_cast<int32_t>(d->num_classes));
+  info.set_dataset_format(data.format());
+  info.set_dataset_path(data.path());
+  info.set_dataset_samples(data.size());
+  info.set_dataset_bytes(data.bytes_on_disk());
+  info.set_reads_per_sample(data.reads_files_per_sample());
+  absl::StatusOr<v1::StorageMedium> medium = DescribeStorage(data.path());
+  if (medium.ok()) {
+    *info.mutable_storage() = *medium;
+  } else {
+    PS_LOG(WARNING) << "storage medium of " << data.path() << ": "
+                    << medium.status().message();
+    info.mutable_storage()->set_kind("unknown");
+  }
+  info.set_preloaded(config.preload);
+  info.set_page_cache(config.page_cache);
+  info.set_compute_device(compute_device);
+  return info;
+}
+
+}  // namespace powersweep
