@@ -5,10 +5,14 @@
 namespace powersweep::modeling {
 namespace {
 
-// Samples per split of the datasets the workload reads
-// (workloads/data/idx_reader: {train,t10k}-images-idx3-ubyte). Fashion-MNIST
-// and MNIST: 60,000 training and 10,000 test images. `infer` runs read the
-// test split (t10k), `train` runs the training split.
+// Samples per split of the built-in data set names (the controller's
+// catalog): Fashion-MNIST and MNIST 60,000 training and 10,000 test images;
+// CIFAR-10 50,000 and 10,000; GLD23k 23,080 training images (SIGMETRICS
+// table) and a validation split of 2,000; "imagenet" the 50,000 ILSVRC-2012
+// validation images for both tasks (the HiPC study gives no subset size).
+// The same figures as the twin's data set costs
+// (agent/platform/twin/dataset_cost.cc). `infer` runs read the test split,
+// `train` runs the training split.
 struct DatasetSize {
   const char* name;
   int64_t train_samples;
@@ -17,6 +21,9 @@ struct DatasetSize {
 constexpr DatasetSize kDatasets[] = {
     {"fashion-mnist", 60000, 10000},
     {"mnist", 60000, 10000},
+    {"cifar10", 50000, 10000},
+    {"gld23k", 23080, 2000},
+    {"imagenet", 50000, 50000},
 };
 
 const DatasetSize* Find(const std::string& dataset) {
