@@ -35,8 +35,9 @@ TEST(HostPlatform, DescribesTheHostWithItsCatalogAndMemory) {
   EXPECT_EQ(caps.memory_bytes(), 16384000LL * 1024);
   ASSERT_EQ(caps.runtimes_size(), 1);
   EXPECT_EQ(caps.runtimes(0), v1::RUNTIME_NATIVE);
-  ASSERT_EQ(caps.models_size(), 1);
-  EXPECT_EQ(caps.models(0), "lenet5");
+  EXPECT_THAT(caps.models(), ::testing::ElementsAre("lenet5", "mobilenetv3",
+                                                    "resnet18", "resnet50",
+                                                    "vgg11"));
   ASSERT_EQ(caps.datasets_size(), 1);
   EXPECT_EQ(caps.datasets(0), "fashion-mnist");
 }
