@@ -114,7 +114,11 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
   DatasetOptions data_options;
   data_options.split = train ? Split::kTrain : Split::kTest;
   data_options.augment = train;
-  data_options.image_size = config.input_size;
+  // --input-size sizes image folders only; CIFAR-10 and IDX samples keep
+  // their native size (a sweep's input_size applies to all its runs).
+  absl::StatusOr<std::string> format = DetectDatasetFormat(config.dataset_path);
+  if (!format.ok()) return format.status();
+  if (*format == "image-folder") data_options.image_size = config.input_size;
   absl::StatusOr<std::unique_ptr<Dataset>> data =
       OpenDataset(config.dataset_path, data_options);
   if (!data.ok()) return data.status();
