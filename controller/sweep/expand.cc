@@ -4,6 +4,9 @@
 #include <initializer_list>
 #include <limits>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
 namespace powersweep {
 
 namespace {
@@ -48,26 +51,39 @@ std::vector<v1::PageCache> PageCaches(const v1::SweepSpec& spec) {
 
 }  // namespace
 
+absl::StatusOr<WorkloadPair> ParseWorkloadEntry(const std::string& entry) {
+  const size_t slash = entry.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == entry.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected MODEL/DATASET[:TASK], e.g. "
+                     "resnet50/imagenet:infer, got '",
+                     entry, "'"));
+  }
+  WorkloadPair p;
+  p.model = entry.substr(0, slash);
+  p.dataset = entry.substr(slash + 1);
+  const size_t colon = p.dataset.find(':');
+  if (colon != std::string::npos) {
+    const std::string task = p.dataset.substr(colon + 1);
+    p.dataset.resize(colon);
+    if (task == "train") {
+      p.task = v1::TASK_TRAIN;
+    } else if (task == "infer") {
+      p.task = v1::TASK_INFER;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the task after ':' must be train or infer, got '", task, "'"));
+    }
+  }
+  return p;
+}
+
 std::vector<WorkloadPair> WorkloadPairs(const v1::SweepSpec& spec) {
   std::vector<WorkloadPair> pairs;
   if (!spec.workloads().empty()) {
     for (const std::string& w : spec.workloads()) {
-      WorkloadPair& p = pairs.emplace_back();
-      const size_t slash = w.find('/');
-      if (slash == std::string::npos) {
-        p.model = w;
-        continue;
-      }
-      p.model = w.substr(0, slash);
-      std::string rest = w.substr(slash + 1);
-      const size_t colon = rest.find(':');
-      if (colon != std::string::npos) {
-        const std::string task = rest.substr(colon + 1);
-        rest.resize(colon);
-        if (task == "train") p.task = v1::TASK_TRAIN;
-        if (task == "infer") p.task = v1::TASK_INFER;
-      }
-      p.dataset = rest;
+      absl::StatusOr<WorkloadPair> p = ParseWorkloadEntry(w);
+      pairs.push_back(p.ok() ? *p : WorkloadPair{});
     }
     return pairs;
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "powersweep/v1/powersweep.pb.h"
 
 namespace powersweep {
@@ -22,9 +23,15 @@ struct WorkloadPair {
   v1::Task task = v1::TASK_UNSPECIFIED;  // unspecified = every task
 };
 
-// The workloads of the sweep: its `workloads` entries "MODEL/DATASET" or
-// "MODEL/DATASET:TASK" (an entry that does not parse gives empty parts,
-// which validation reports), else the product of models and datasets.
+// One `workloads` entry, "MODEL/DATASET" or "MODEL/DATASET:TASK" (TASK
+// train or infer). InvalidArgument with the reason otherwise: "expected
+// MODEL/DATASET[:TASK], e.g. resnet50/imagenet:infer, got 'X'" or "the
+// task after ':' must be train or infer, got 'X'".
+absl::StatusOr<WorkloadPair> ParseWorkloadEntry(const std::string& entry);
+
+// The workloads of the sweep: its `workloads` entries (an entry that does
+// not parse gives empty parts, which validation reports), else the product
+// of models and datasets.
 std::vector<WorkloadPair> WorkloadPairs(const v1::SweepSpec& spec);
 
 // Number of runs ExpandSweep would produce (saturates at INT64_MAX, so it

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/enum_text.h"
 #include "controller/sweep/expand.h"
 #include "controller/sweep/validate_devices.h"
 
@@ -82,35 +83,20 @@ void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
       " (models: ", absl::StrJoin(w.ModelNames(), ", "),
       "; datasets: ", absl::StrJoin(w.DatasetNames(), ", "), ")");
   for (int i = 0; i < spec.workloads_size(); ++i) {
-    const std::string& entry = spec.workloads(i);
-    const size_t slash = entry.find('/');
     const std::string at = absl::StrCat("workloads[", i, "]: ");
-    if (slash == std::string::npos || slash == 0 || slash + 1 == entry.size()) {
-      problems->push_back(absl::StrCat(at, "expected MODEL/DATASET[:TASK], "
-                                       "e.g. resnet50/imagenet:infer, got '",
-                                       entry, "'"));
+    absl::StatusOr<WorkloadPair> pair = ParseWorkloadEntry(spec.workloads(i));
+    if (!pair.ok()) {
+      problems->push_back(absl::StrCat(at, pair.status().message()));
       continue;
     }
-    const std::string model = entry.substr(0, slash);
-    std::string dataset = entry.substr(slash + 1);
-    const size_t colon = dataset.find(':');
-    if (colon != std::string::npos) {
-      const std::string task = dataset.substr(colon + 1);
-      dataset.resize(colon);
-      const v1::Task want = task == "train"   ? v1::TASK_TRAIN
-                            : task == "infer" ? v1::TASK_INFER
-                                              : v1::TASK_UNSPECIFIED;
-      if (want == v1::TASK_UNSPECIFIED) {
-        problems->push_back(absl::StrCat(at, "the task after ':' must be "
-                                         "train or infer, got '", task, "'"));
-        continue;
-      }
-      if (std::find(spec.tasks().begin(), spec.tasks().end(), want) ==
-          spec.tasks().end()) {
-        problems->push_back(absl::StrCat(at, "task ", task,
-                                         " is not in tasks, so this workload "
-                                         "would never run"));
-      }
+    const std::string& model = pair->model;
+    const std::string& dataset = pair->dataset;
+    if (pair->task != v1::TASK_UNSPECIFIED &&
+        std::find(spec.tasks().begin(), spec.tasks().end(), pair->task) ==
+            spec.tasks().end()) {
+      problems->push_back(absl::StrCat(at, "task ", TaskText(pair->task),
+                                       " is not in tasks, so this workload "
+                                       "would never run"));
     }
     if (!w.HasModel(model)) {
       problems->push_back(
