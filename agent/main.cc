@@ -287,7 +287,13 @@ int Main(bool probe) {
   if (scfg.max_backoff_s < scfg.initial_backoff_s) {
     scfg.max_backoff_s = scfg.initial_backoff_s;
   }
-  Session session(scfg, platform.get(), &executor, &clock);
+  // Unacknowledged data survives an agent restart in this file.
+  const std::string spool_path = ecfg.work_dir + "/spool.log";
+  absl::StatusOr<std::unique_ptr<Spool>> spool = Spool::Open(spool_path);
+  if (!spool.ok()) {
+    return Fail(absl::StrCat("--work_dir: ", spool.status().message()));
+  }
+  Session session(scfg, platform.get(), &executor, &clock, std::move(*spool));
 
   std::thread signals([&session, sigs] {
     int sig = 0;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -36,6 +37,21 @@ ABSL_FLAG(std::string, port_file, "",
 ABSL_FLAG(double, heartbeat_s, 2.0,
           "Heartbeat interval agents are told to use; an agent silent for 3 "
           "intervals is considered gone and its run fails.");
+ABSL_FLAG(double, lease_timeout_s, 15.0,
+          "An assignment the agent does not answer within this many seconds "
+          "is released: the run goes back to pending.");
+ABSL_FLAG(double, ack_timeout_s, 10.0,
+          "Agents send data the controller has not acknowledged again after "
+          "this many seconds (doubling while unanswered, up to 8x).");
+ABSL_FLAG(double, reconnect_grace_s, 30.0,
+          "Runs that were leased or running when the controller started are "
+          "kept this many seconds for their agents to come back; then they "
+          "are released (failed and retried).");
+ABSL_FLAG(int32_t, max_devices, 10000,
+          "Most devices the database may hold; registrations of new devices "
+          "beyond it are refused.");
+ABSL_FLAG(int32_t, max_sessions, 5000,
+          "Most agents connected at once; more are refused.");
 ABSL_FLAG(bool, verbose, false, "Log debug lines.");
 
 namespace powersweep {
@@ -66,7 +82,32 @@ int Serve() {
   RealClock clock;
   FleetOptions fleet_options;
   fleet_options.heartbeat_interval = absl::Seconds(heartbeat_s);
+  for (const auto& [name, value] :
+       {std::pair<const char*, double>{"--lease_timeout_s",
+                                       absl::GetFlag(FLAGS_lease_timeout_s)},
+        {"--ack_timeout_s", absl::GetFlag(FLAGS_ack_timeout_s)},
+        {"--reconnect_grace_s", absl::GetFlag(FLAGS_reconnect_grace_s)}}) {
+    if (!(value > 0) || value > 86400) {
+      PS_LOG(ERROR) << name << ": must be in (0, 86400] seconds, got "
+                    << value;
+      return 2;
+    }
+  }
+  fleet_options.lease_timeout =
+      absl::Seconds(absl::GetFlag(FLAGS_lease_timeout_s));
+  fleet_options.ack_timeout = absl::Seconds(absl::GetFlag(FLAGS_ack_timeout_s));
+  fleet_options.reconnect_grace =
+      absl::Seconds(absl::GetFlag(FLAGS_reconnect_grace_s));
+  fleet_options.max_devices = absl::GetFlag(FLAGS_max_devices);
+  fleet_options.max_sessions = absl::GetFlag(FLAGS_max_sessions);
+  if (fleet_options.max_devices < 1 || fleet_options.max_sessions < 1) {
+    PS_LOG(ERROR) << "--max_devices and --max_sessions: must be at least 1";
+    return 2;
+  }
   Fleet fleet(store->get(), &clock, fleet_options);
+  // Notes the runs a previous controller left active, before any agent
+  // can register (they get reconnect_grace to come back).
+  fleet.CheckLiveness();
   SweepSubmitter submitter(store->get(), &clock);
   ControlService control(store->get(), &fleet, &submitter);
   AgentGatewayService gateway(&fleet);
@@ -75,6 +116,12 @@ int Serve() {
   grpc::ServerBuilder builder;
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen),
                            grpc::InsecureServerCredentials(), &port);
+  // Agents ping every 20 s; notice dead agents (and permit their pings).
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
   builder.RegisterService(&control);
   builder.RegisterService(&gateway);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -125,7 +172,9 @@ int main(int argc, char** argv) {
       "Runs the powersweep controller: stores sweeps in SQLite, dispatches "
       "runs to connected agents, ingests their records.\n\n"
       "Usage: powersweep-controller [--listen=ADDR] [--db=FILE] "
-      "[--port_file=FILE] [--heartbeat_s=S]");
+      "[--port_file=FILE] [--heartbeat_s=S] [--lease_timeout_s=S] "
+      "[--ack_timeout_s=S] [--reconnect_grace_s=S] [--max_devices=N] "
+      "[--max_sessions=N]");
   absl::ParseCommandLine(argc, argv);
   return powersweep::Serve();
 }

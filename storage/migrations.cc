@@ -232,6 +232,12 @@ ALTER TABLE run_results ADD COLUMN storage_kind TEXT;
 ALTER TABLE minibatches ADD COLUMN page_cache_resident REAL;
 )sql";
 
+// Version 7: dispatch looks up the pending runs of one device class
+// without scanning the others (Store::ListPendingRunsFor).
+constexpr char kSchemaV7[] = R"sql(
+CREATE INDEX runs_pending_by_class ON runs(state, device_class, run_id);
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -249,7 +255,8 @@ absl::Status TooNew(const SqliteDb& db, int64_t version) {
 const std::vector<std::string>& Migrations() {
   static const std::vector<std::string>* const kMigrations =
       new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
-                                     kSchemaV4, kSchemaV5, kSchemaV6};
+                                     kSchemaV4, kSchemaV5, kSchemaV6,
+                                     kSchemaV7};
   return *kMigrations;
 }
 

@@ -60,6 +60,8 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<v1::RunStatus>> ListRuns(int64_t sweep_id) override;
   absl::StatusOr<v1::RunStatus> GetRun(int64_t run_id) override;
   absl::StatusOr<std::vector<v1::RunSpec>> ListPendingRuns(int limit) override;
+  absl::StatusOr<std::vector<v1::RunSpec>> ListPendingRunsFor(
+      const PendingFilter& filter, int limit) override;
   absl::StatusOr<std::vector<v1::RunStatus>> ListActiveRuns(
       const std::string& device_id) override;
   absl::Status TransitionRun(int64_t run_id, v1::RunState to,
@@ -69,6 +71,7 @@ class SqliteStore : public Store {
 
   absl::StatusOr<IngestOutcome> IngestBatch(const v1::DataBatch& batch) override;
   absl::StatusOr<int64_t> CountBatches(int64_t run_id) override;
+  absl::StatusOr<std::vector<int64_t>> ListBatchSeqs(int64_t run_id) override;
   absl::Status SaveAppliedMode(int64_t run_id,
                                const v1::AppliedPowerMode& mode) override;
   absl::Status FinishRun(const v1::RunResult& result, v1::RunState final_state,

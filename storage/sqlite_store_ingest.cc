@@ -178,6 +178,24 @@ absl::StatusOr<int64_t> SqliteStore::CountBatches(int64_t run_id) {
   return count;
 }
 
+absl::StatusOr<std::vector<int64_t>> SqliteStore::ListBatchSeqs(int64_t run_id) {
+  absl::MutexLock lock(&mu_);
+  std::vector<int64_t> seqs;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(const int32_t attempt, CurrentAttempt(run_id));
+    PS_ASSIGN_OR_RETURN(Stmt stmt,
+                        db_->Prepare("SELECT seq FROM batches WHERE run_id = ?1"
+                                     " AND attempt = ?2 ORDER BY seq"));
+    stmt.Bind(1, run_id).Bind(2, attempt);
+    while (true) {
+      PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) return absl::OkStatus();
+      seqs.push_back(stmt.Int(0));
+    }
+  }));
+  return seqs;
+}
+
 absl::Status SqliteStore::InsertResult(const v1::RunResult& result, int32_t attempt) {
   PS_ASSIGN_OR_RETURN(
       Stmt stmt,

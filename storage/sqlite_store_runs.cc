@@ -115,6 +115,55 @@ absl::StatusOr<std::vector<v1::RunSpec>> SqliteStore::ListPendingRuns(int limit)
   return out;
 }
 
+absl::StatusOr<std::vector<v1::RunSpec>> SqliteStore::ListPendingRunsFor(
+    const PendingFilter& f, int limit) {
+  if (limit < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("limit must be >= 0, got ", limit));
+  }
+  std::vector<v1::RunSpec> out;
+  if (f.runtimes.empty() || limit == 0) return out;
+  // ?1 class, ?2 cores, ?3 limit, then the lists' elements.
+  int next = 4;
+  auto placeholders = [&next](size_t n) {
+    std::string text;
+    for (size_t i = 0; i < n; ++i) {
+      absl::StrAppend(&text, i == 0 ? "" : ",", "?", next++);
+    }
+    return text;
+  };
+  const std::string runtimes = placeholders(f.runtimes.size());
+  const std::string models = placeholders(f.models.size());
+  const std::string datasets = placeholders(f.datasets.size());
+  const std::string exclude = placeholders(f.exclude.size());
+  std::string sql = absl::StrCat(
+      kRunColumns,
+      "WHERE state = 'pending' AND device_class = ?1 AND cpu_cores <= ?2"
+      " AND runtime IN (", runtimes, ")");
+  if (!f.exclude.empty()) absl::StrAppend(&sql, " AND run_id NOT IN (", exclude, ")");
+  absl::StrAppend(&sql, " AND (task = 'baseload'");
+  if (!f.models.empty() && !f.datasets.empty()) {
+    absl::StrAppend(&sql, " OR (model IN (", models, ") AND dataset IN (",
+                    datasets, "))");
+  }
+  absl::StrAppend(&sql, ") ORDER BY run_id LIMIT ?3");
+  absl::MutexLock lock(&mu_);
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare(sql));
+    stmt.Bind(1, f.device_class);
+    stmt.Bind(2, static_cast<int64_t>(f.max_cpu_cores));
+    stmt.Bind(3, static_cast<int64_t>(limit));
+    int i = 4;
+    for (v1::Runtime r : f.runtimes) stmt.Bind(i++, RuntimeText(r));
+    for (const std::string& m : f.models) stmt.Bind(i++, m);
+    for (const std::string& d : f.datasets) stmt.Bind(i++, d);
+    for (int64_t id : f.exclude) stmt.Bind(i++, id);
+    PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs, ReadRuns(stmt));
+    for (v1::RunStatus& run : runs) out.push_back(std::move(*run.mutable_spec()));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
 absl::StatusOr<std::vector<v1::RunStatus>> SqliteStore::ListActiveRuns(
     const std::string& device_id) {
   absl::MutexLock lock(&mu_);

@@ -40,6 +40,19 @@ struct RunStateChange {
   absl::Time at;
 };
 
+// What a device can serve, for ListPendingRunsFor: runs of its class, of
+// one of its runtimes, on at most max_cpu_cores cores, and (except
+// baseload runs, which start no workload) of one of its models and
+// datasets. Run ids in `exclude` are skipped.
+struct PendingFilter {
+  std::string device_class;
+  std::vector<v1::Runtime> runtimes;
+  std::vector<std::string> models;
+  std::vector<std::string> datasets;
+  int max_cpu_cores = 0;
+  std::vector<int64_t> exclude;
+};
+
 // Result of ingesting one DataBatch.
 enum class IngestOutcome { kStored, kDuplicate };
 
@@ -74,6 +87,10 @@ class Store {
   virtual absl::StatusOr<v1::RunStatus> GetRun(int64_t run_id) = 0;
   // Up to `limit` PENDING runs, oldest (lowest run_id) first.
   virtual absl::StatusOr<std::vector<v1::RunSpec>> ListPendingRuns(int limit) = 0;
+  // Up to `limit` PENDING runs a device described by `filter` can serve,
+  // oldest first (see PendingFilter). Decodes only the rows it returns.
+  virtual absl::StatusOr<std::vector<v1::RunSpec>> ListPendingRunsFor(
+      const PendingFilter& filter, int limit) = 0;
   // Runs in LEASED or RUNNING state (optionally only those of one device).
   virtual absl::StatusOr<std::vector<v1::RunStatus>> ListActiveRuns(
       const std::string& device_id) = 0;
@@ -99,6 +116,9 @@ class Store {
   virtual absl::StatusOr<IngestOutcome> IngestBatch(const v1::DataBatch& batch) = 0;
   // Number of distinct batches stored for the run's current attempt.
   virtual absl::StatusOr<int64_t> CountBatches(int64_t run_id) = 0;
+  // Sequence numbers of the batches stored for the run's current attempt,
+  // ascending.
+  virtual absl::StatusOr<std::vector<int64_t>> ListBatchSeqs(int64_t run_id) = 0;
   // Stores what the platform applied for the run (idempotent overwrite).
   virtual absl::Status SaveAppliedMode(int64_t run_id,
                                        const v1::AppliedPowerMode& mode) = 0;

@@ -5,20 +5,32 @@
 #include <vector>
 
 #include "absl/random/distributions.h"
+#include "absl/strings/str_cat.h"
 #include "common/log.h"
 
 namespace powersweep {
 
 namespace {
 constexpr absl::Duration kStep = absl::Milliseconds(20);
+// The timer thread wakes at least this often (heartbeats, overdue acks).
+constexpr double kMaxTimerTick_s = 1.0;
+// Queued spooled messages beyond this are dropped from the send queue
+// (not from the spool): the ack timeout sends them again.
+constexpr size_t kMaxQueued = 20000;
+
+bool Spooled(const v1::AgentMessage& m) {
+  return m.has_batch() || m.has_run_finished();
+}
 }  // namespace
 
 Session::Session(SessionConfig config, Platform* platform,
-                 RunExecutor* executor, Clock* clock)
+                 RunExecutor* executor, Clock* clock,
+                 std::unique_ptr<Spool> spool)
     : config_(std::move(config)),
       platform_(platform),
       executor_(executor),
-      clock_(clock) {
+      clock_(clock),
+      spool_(spool != nullptr ? std::move(spool) : std::make_unique<Spool>()) {
   grpc::ChannelArguments args;
   // Keep gRPC's own reconnect backoff within ours.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
@@ -27,9 +39,17 @@ Session::Session(SessionConfig config, Platform* platform,
               std::max(1, static_cast<int>(config_.initial_backoff_s * 1000)));
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               std::max(1, static_cast<int>(config_.max_backoff_s * 1000)));
-  stub_ = v1::AgentGateway::NewStub(grpc::CreateCustomChannel(
-      config_.controller, grpc::InsecureChannelCredentials(), args));
+  // Notice a dead controller (or path) even while only receiving.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  std::shared_ptr<grpc::ChannelCredentials> creds =
+      config_.credentials != nullptr ? config_.credentials
+                                     : grpc::InsecureChannelCredentials();
+  stub_ = v1::AgentGateway::NewStub(
+      grpc::CreateCustomChannel(config_.controller, creds, args));
   heartbeat_s_ = config_.default_heartbeat_s;
+  ack_timeout_s_ = config_.ack_timeout_s;
 }
 
 Session::~Session() {
@@ -46,7 +66,12 @@ Session::~Session() {
     worker = std::move(worker_);
   }
   if (worker.joinable()) worker.join();
-  if (heartbeat_.joinable()) heartbeat_.join();
+  if (timer_.joinable()) timer_.join();
+  {
+    absl::MutexLock lock(&out_mu_);
+    sender_stop_ = true;
+  }
+  if (sender_.joinable()) sender_.join();
 }
 
 bool Session::shutdown() const {
@@ -74,7 +99,8 @@ void Session::SleepUnlessShutdown(absl::Duration d) {
 }
 
 void Session::Run() {
-  heartbeat_ = std::thread([this] { HeartbeatLoop(); });
+  timer_ = std::thread([this] { TimerLoop(); });
+  sender_ = std::thread([this] { SenderLoop(); });
   double backoff = config_.initial_backoff_s;
   while (!shutdown()) {
     if (ConnectOnce()) backoff = config_.initial_backoff_s;
@@ -91,7 +117,45 @@ void Session::Run() {
     worker = std::move(worker_);
   }
   if (worker.joinable()) worker.join();
-  heartbeat_.join();
+  timer_.join();
+  {
+    absl::MutexLock lock(&out_mu_);
+    sender_stop_ = true;
+  }
+  sender_.join();
+}
+
+v1::AgentMessage Session::MakeRegister() {
+  v1::AgentMessage reg;
+  v1::Register* r = reg.mutable_register_();
+  *r->mutable_identity() = platform_->Identity();
+  *r->mutable_capabilities() = platform_->Capabilities();
+  int64_t run_id = 0;
+  int32_t attempt = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    if (busy_) {
+      run_id = busy_run_id_;
+      attempt = busy_attempt_;
+    }
+    r->set_resume_token(resume_token_);
+  }
+  r->set_active_run_id(run_id);
+  bool listed = false;
+  for (v1::RunProgress& p : spool_->Progress()) {
+    if (p.run_id() == run_id && p.attempt() == attempt) {
+      p.set_executing(!p.finished());
+      listed = true;
+    }
+    *r->add_runs() = std::move(p);
+  }
+  if (run_id != 0 && !listed) {
+    v1::RunProgress* p = r->add_runs();
+    p->set_run_id(run_id);
+    p->set_attempt(attempt);
+    p->set_executing(true);
+  }
+  return reg;
 }
 
 bool Session::ConnectOnce() {
@@ -102,25 +166,26 @@ bool Session::ConnectOnce() {
     ctx_ = &ctx;
   }
   std::unique_ptr<Stream> stream = stub_->Session(&ctx);
-  v1::AgentMessage reg;
-  *reg.mutable_register_()->mutable_identity() = platform_->Identity();
-  *reg.mutable_register_()->mutable_capabilities() =
-      platform_->Capabilities();
-  reg.mutable_register_()->set_active_run_id(executor_->ActiveRunId());
   v1::ControllerMessage first;
-  const bool wrote = stream->Write(reg);
+  const bool wrote = stream->Write(MakeRegister());
   const bool read = wrote && stream->Read(&first);
   const bool registered = read && first.has_registered();
   if (registered) {
-    double hb = first.registered().heartbeat_interval_s();
+    const v1::Registered& reg = first.registered();
     {
       absl::MutexLock lock(&mu_);
-      heartbeat_s_ = hb > 0 ? hb : config_.default_heartbeat_s;
+      heartbeat_s_ = reg.heartbeat_interval_s() > 0
+                         ? reg.heartbeat_interval_s()
+                         : config_.default_heartbeat_s;
+      ack_timeout_s_ = reg.ack_timeout_s() > 0 ? reg.ack_timeout_s()
+                                               : config_.ack_timeout_s;
+      resume_token_ = reg.resume_token();
+      resend_rounds_ = 0;
       ++registrations_;
       connected_ = true;
     }
     PS_LOG(INFO) << "registered with " << config_.controller << " as "
-                 << first.registered().device_id();
+                 << reg.device_id();
     Serve(stream.get());  // returns when Read fails: the stream has ended
   } else if (read) {
     PS_LOG(ERROR) << "controller answered Register with something other "
@@ -147,21 +212,35 @@ bool Session::ConnectOnce() {
 void Session::Serve(Stream* stream) {
   {
     absl::MutexLock lock(&write_mu_);
-    stream_ = stream;
+    {
+      // The spool is replayed below; queued copies would only repeat it.
+      absl::MutexLock out(&out_mu_);
+      std::deque<v1::AgentMessage> keep;
+      for (v1::AgentMessage& m : outq_) {
+        if (m.has_run_started() && !unsent_started_.has_value()) {
+          unsent_started_ = m.run_started();
+        } else if (m.has_assign_reply()) {
+          keep.push_back(std::move(m));
+        }
+      }
+      outq_ = std::move(keep);
+    }
     bool ok = true;
     if (unsent_started_.has_value()) {
       v1::AgentMessage m;
       *m.mutable_run_started() = *unsent_started_;
-      ok = WriteLocked(m);
+      ok = stream->Write(m);
       if (ok) unsent_started_.reset();
     }
-    std::vector<v1::AgentMessage> pending = spool_.Pending();
+    std::vector<v1::AgentMessage> pending = spool_->Pending();
     if (!pending.empty()) {
       PS_LOG(INFO) << "replaying " << pending.size() << " spooled messages";
     }
     for (size_t i = 0; ok && i < pending.size(); ++i) {
-      ok = WriteLocked(pending[i]);
+      ok = stream->Write(pending[i]);
     }
+    spool_->MarkAllSent(clock_->MonotonicNanos());
+    stream_ = stream;
   }
   v1::ControllerMessage msg;
   while (stream->Read(&msg)) {
@@ -174,9 +253,22 @@ void Session::Serve(Stream* stream) {
                      << ": " << msg.cancel().reason();
         executor_->Cancel(msg.cancel().run_id(), msg.cancel().reason());
         break;
-      case v1::ControllerMessage::kAck:
-        spool_.Ack(msg.ack().run_id(), msg.ack().seq());
+      case v1::ControllerMessage::kAck: {
+        spool_->Ack(msg.ack().run_id(), msg.ack().attempt(), msg.ack().seq());
+        absl::MutexLock lock(&mu_);
+        resend_rounds_ = 0;
         break;
+      }
+      case v1::ControllerMessage::kResend: {
+        const v1::ResendRequest& r = msg.resend();
+        std::vector<v1::AgentMessage> again = spool_->Select(
+            r.run_id(), r.attempt(), {r.seqs().begin(), r.seqs().end()});
+        PS_LOG(INFO) << "controller asks for " << r.seqs_size()
+                     << " batches of run " << r.run_id() << " again; "
+                     << again.size() << " are spooled";
+        for (v1::AgentMessage& m : again) Enqueue(std::move(m));
+        break;
+      }
       default:
         break;
     }
@@ -186,73 +278,161 @@ void Session::Serve(Stream* stream) {
 }
 
 void Session::HandleAssign(const v1::RunSpec& spec) {
+  v1::AgentMessage reply;
+  v1::AssignReply* r = reply.mutable_assign_reply();
+  r->set_run_id(spec.run_id());
+  r->set_attempt(spec.attempt());
   absl::MutexLock lock(&mu_);
-  if (busy_ || stopping_) {
-    PS_LOG(WARNING) << "ignoring assignment of run " << spec.run_id()
-                    << ": " << (stopping_ ? "shutting down" : "busy with run ")
-                    << (stopping_ ? 0 : executor_->ActiveRunId());
+  if (stopping_) {
+    r->set_reason("the agent is shutting down");
+  } else if (busy_ && busy_run_id_ == spec.run_id() &&
+             busy_attempt_ == spec.attempt()) {
+    r->set_accepted(true);  // a repeat of the assignment it executes
+  } else if (busy_) {
+    r->set_reason(absl::StrCat("busy with run ", busy_run_id_, " (attempt ",
+                               busy_attempt_, ")"));
+    r->set_busy_run_id(busy_run_id_);
+    r->set_busy_attempt(busy_attempt_);
+  } else {
+    r->set_accepted(true);
+    busy_ = true;
+    busy_run_id_ = spec.run_id();
+    busy_attempt_ = spec.attempt();
+    reported_run_id_ = spec.run_id();
+    reported_attempt_ = spec.attempt();
+    if (worker_.joinable()) worker_.join();  // the previous run has ended
+    worker_ = std::thread([this, spec] {
+      executor_->Execute(spec, this);
+      absl::MutexLock lock(&mu_);
+      busy_ = false;
+      busy_run_id_ = 0;
+      busy_attempt_ = 0;
+      reported_run_id_ = 0;
+      reported_attempt_ = 0;
+    });
+    Enqueue(std::move(reply));
     return;
   }
-  busy_ = true;
-  if (worker_.joinable()) worker_.join();  // the previous run has ended
-  worker_ = std::thread([this, spec] {
-    executor_->Execute(spec, this);
-    absl::MutexLock lock(&mu_);
-    busy_ = false;
-  });
+  if (!r->accepted() || !busy_) {
+    PS_LOG(WARNING) << "rejecting assignment of run " << spec.run_id() << ": "
+                    << r->reason();
+  }
+  Enqueue(std::move(reply));
 }
 
-void Session::HeartbeatLoop() {
-  int64_t next = clock_->MonotonicNanos();
-  while (!shutdown()) {
-    clock_->SleepFor(kStep);
-    const int64_t now = clock_->MonotonicNanos();
-    if (now < next) continue;
-    double interval_s;
+void Session::TimerLoop() {
+  int64_t next_heartbeat = clock_->MonotonicNanos();
+  for (;;) {
+    double interval_s, ack_timeout_s;
+    int rounds;
     {
       absl::MutexLock lock(&mu_);
+      const double tick_s =
+          std::min({heartbeat_s_, ack_timeout_s_ / 4, kMaxTimerTick_s});
+      const int64_t until_hb = next_heartbeat - clock_->MonotonicNanos();
+      const absl::Duration wait = std::max(
+          absl::ZeroDuration(),
+          std::min(absl::Seconds(tick_s), absl::Nanoseconds(until_hb)));
+      mu_.AwaitWithTimeout(absl::Condition(&shutdown_), wait);
+      if (shutdown_) return;
       interval_s = heartbeat_s_;
+      ack_timeout_s = ack_timeout_s_;
+      rounds = resend_rounds_;
     }
-    next = now + static_cast<int64_t>(interval_s * 1e9);
-    v1::AgentMessage hb;
-    hb.mutable_heartbeat()->set_current_run_id(executor_->ActiveRunId());
+    const int64_t now = clock_->MonotonicNanos();
+    bool is_connected;
+    {
+      absl::MutexLock lock(&write_mu_);
+      is_connected = stream_ != nullptr;
+    }
+    if (!is_connected) continue;
+    if (now >= next_heartbeat) {
+      next_heartbeat = now + static_cast<int64_t>(interval_s * 1e9);
+      v1::AgentMessage hb;
+      hb.mutable_heartbeat()->set_spooled(
+          static_cast<int64_t>(spool_->size()));
+      // Built and queued under mu_, so it cannot overtake the RunFinished
+      // that ends the run it names (OnRunFinished).
+      absl::MutexLock lock(&mu_);
+      hb.mutable_heartbeat()->set_current_run_id(reported_run_id_);
+      hb.mutable_heartbeat()->set_current_attempt(reported_attempt_);
+      Enqueue(std::move(hb));
+    }
+    const double timeout_s = ack_timeout_s * (1 << std::min(rounds, 3));
+    std::vector<v1::AgentMessage> due =
+        spool_->TakeDue(now, static_cast<int64_t>(timeout_s * 1e9));
+    if (!due.empty()) {
+      PS_LOG(WARNING) << due.size() << " spooled messages not acknowledged "
+                      << "within " << timeout_s << " s; sending them again";
+      {
+        absl::MutexLock lock(&mu_);
+        ++resend_rounds_;
+      }
+      for (v1::AgentMessage& m : due) Enqueue(std::move(m));
+    }
+  }
+}
+
+void Session::Enqueue(v1::AgentMessage msg) {
+  absl::MutexLock lock(&out_mu_);
+  if (Spooled(msg) && outq_.size() >= kMaxQueued) return;  // resent later
+  outq_.push_back(std::move(msg));
+}
+
+void Session::SenderLoop() {
+  for (;;) {
+    v1::AgentMessage m;
+    {
+      absl::MutexLock lock(&out_mu_);
+      out_mu_.Await(absl::Condition(
+          +[](Session* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->out_mu_) {
+            return s->sender_stop_ || !s->outq_.empty();
+          },
+          this));
+      if (outq_.empty()) return;  // stopping and drained
+      m = std::move(outq_.front());
+      outq_.pop_front();
+    }
     absl::MutexLock lock(&write_mu_);
-    if (stream_ != nullptr) WriteLocked(hb);
+    const bool sent = stream_ != nullptr && stream_->Write(m);
+    // Spooled messages are replayed from the spool at the next connect;
+    // a RunStarted is kept for it; heartbeats and replies are moot then.
+    if (!sent && m.has_run_started()) unsent_started_ = m.run_started();
   }
 }
 
-bool Session::WriteLocked(const v1::AgentMessage& msg) {
-  if (stream_ == nullptr) return false;
-  return stream_->Write(msg);
-}
-
-void Session::SpoolAndSend(const v1::AgentMessage& msg) {
-  absl::MutexLock lock(&write_mu_);
-  absl::Status st = spool_.Add(msg);
+void Session::SpoolAndQueue(const v1::AgentMessage& msg) {
+  absl::Status st = spool_->Add(msg, clock_->MonotonicNanos());
   if (!st.ok()) {
-    PS_LOG(ERROR) << st.message();
-    return;
+    PS_LOG(ERROR) << "spool: " << st.message()
+                  << " (kept in memory; lost if the agent restarts)";
+    if (absl::IsInvalidArgument(st)) return;
   }
-  WriteLocked(msg);  // on failure the reader sees the stream end
+  absl::MutexLock lock(&mu_);
+  if (msg.has_run_finished() &&
+      msg.run_finished().result().run_id() == reported_run_id_) {
+    reported_run_id_ = 0;  // heartbeats from now on report the agent idle
+    reported_attempt_ = 0;
+  }
+  Enqueue(msg);
 }
 
 void Session::OnRunStarted(const v1::RunStarted& started) {
   v1::AgentMessage m;
   *m.mutable_run_started() = started;
-  absl::MutexLock lock(&write_mu_);
-  if (!WriteLocked(m)) unsent_started_ = started;
+  Enqueue(std::move(m));
 }
 
 void Session::OnBatch(const v1::DataBatch& batch) {
   v1::AgentMessage m;
   *m.mutable_batch() = batch;
-  SpoolAndSend(m);
+  SpoolAndQueue(m);
 }
 
 void Session::OnRunFinished(const v1::RunFinished& finished) {
   v1::AgentMessage m;
   *m.mutable_run_finished() = finished;
-  SpoolAndSend(m);
+  SpoolAndQueue(m);
 }
 
 void Session::Shutdown() {
@@ -272,12 +452,13 @@ void Session::Shutdown() {
   const int64_t end = clock_->MonotonicNanos() +
                       static_cast<int64_t>(config_.flush_timeout_s * 1e9);
   // Waits even while disconnected: Run() keeps reconnecting meanwhile.
-  while (spool_.size() > 0 && clock_->MonotonicNanos() < end) {
+  while (spool_->size() > 0 && clock_->MonotonicNanos() < end) {
     clock_->SleepFor(kStep);
   }
-  if (spool_.size() > 0) {
-    PS_LOG(WARNING) << "exiting with " << spool_.size()
-                    << " unacknowledged messages";
+  if (spool_->size() > 0) {
+    PS_LOG(WARNING) << "exiting with " << spool_->size()
+                    << " unacknowledged messages"
+                    << " (kept in the spool file when there is one)";
   }
   absl::MutexLock lock(&mu_);
   shutdown_ = true;

@@ -1,26 +1,33 @@
 // Session: the agent's side of AgentGateway.Session (docs/ARCHITECTURE.md
 // "Agent session"). Run() dials the controller, sends Register (identity,
-// capabilities, the run still executing if any), waits for Registered,
-// replays the spool, then serves the stream: AssignRun starts the
-// RunExecutor on a worker thread (a second assignment while busy is logged
-// and ignored), CancelRun cancels the run, Ack removes spooled messages.
-// A heartbeat thread sends Heartbeat at the interval the controller gave.
-// When the stream breaks, Run() reconnects with exponential backoff (initial
-// backoff doubling up to max, each sleep jittered to 50..100%, on the Clock)
-// while a run continues and keeps spooling; after reconnecting the spool is
-// replayed in order (at-least-once delivery keyed by (run_id, seq)).
+// capabilities, the run still executing, every run the spool holds data
+// of, the resume token of the previous session), waits for Registered,
+// replays the spool, then serves the stream:
+// - AssignRun is answered with AssignReply: accepted (the RunExecutor
+//   starts on a worker thread) or rejected with the reason (busy with run
+//   N, shutting down); a rejected assignment never goes unanswered.
+// - CancelRun cancels the run; Ack{run, attempt, seq} removes a spooled
+//   message; ResendRequest sends the named batches again.
+// A timer thread sends Heartbeat (current run and attempt) at the interval
+// the controller gave, and sends again every spooled message whose
+// acknowledgement is overdue (ack timeout, doubling per unanswered resend
+// up to 8x), so data is never stuck waiting for a reconnect.
+// When the stream breaks, Run() reconnects with exponential backoff
+// (initial backoff doubling up to max, each sleep jittered to 50..100%)
+// while a run continues and keeps spooling.
 //
-// Session is the RunSink of its runs: batches and RunFinished go into the
-// spool and are written at once when connected; RunStarted is written when
-// connected, else sent right after the next registration.
+// Measurement threads never write to the network: OnBatch and
+// OnRunFinished append to the spool (durable when it has a file) and queue
+// the message; one sender thread writes queued messages to the stream, so
+// a slow controller cannot skew measured times.
 //
 // Thread safety: Run() on one thread; Shutdown() and the observers from any
-// other thread. Writes to the stream are serialized by a mutex (gRPC sync
-// streams allow one writer and one reader at a time).
+// other thread.
 #ifndef POWERSWEEP_AGENT_SESSION_SESSION_H_
 #define POWERSWEEP_AGENT_SESSION_SESSION_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,21 +47,24 @@ namespace powersweep {
 
 struct SessionConfig {
   std::string controller = "127.0.0.1:7070";
+  // Channel credentials (TLS); null: an insecure channel.
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
   double initial_backoff_s = 0.5;
   double max_backoff_s = 10;
   double default_heartbeat_s = 5;  // when Registered carries none
+  double ack_timeout_s = 10;       // when Registered carries none
   double flush_timeout_s = 5;      // Shutdown: time to drain the spool
 };
 
 class Session : public RunSink {
  public:
-  // All pointers must outlive the session.
+  // All pointers must outlive the session. `spool` null: in memory only.
   Session(SessionConfig config, Platform* platform, RunExecutor* executor,
-          Clock* clock);
+          Clock* clock, std::unique_ptr<Spool> spool = nullptr);
   ~Session() override;
 
-  // Blocks until Shutdown(); always returns after the worker and heartbeat
-  // threads have ended.
+  // Blocks until Shutdown(); always returns after the worker, timer and
+  // sender threads have ended.
   void Run();
   // Stops accepting runs, cancels the running workload and waits for its
   // RunFinished, tries for flush_timeout_s to get the spool acknowledged,
@@ -64,7 +74,7 @@ class Session : public RunSink {
   // Observers (tests, logs).
   int64_t registrations() const;  // successful registrations so far
   bool connected() const;
-  size_t spooled() const { return spool_.size(); }
+  size_t spooled() const { return spool_->size(); }
 
   // RunSink
   void OnRunStarted(const v1::RunStarted& started) override;
@@ -77,12 +87,13 @@ class Session : public RunSink {
 
   // One connection: returns true if it got as far as Registered.
   bool ConnectOnce();
+  v1::AgentMessage MakeRegister();
   void Serve(Stream* stream);
   void HandleAssign(const v1::RunSpec& spec);
-  void HeartbeatLoop();
-  void SpoolAndSend(const v1::AgentMessage& msg);
-  bool WriteLocked(const v1::AgentMessage& msg)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  void TimerLoop();
+  void SenderLoop();
+  void Enqueue(v1::AgentMessage msg);
+  void SpoolAndQueue(const v1::AgentMessage& msg);
   // Sleeps `d` on the Clock in short steps; returns early on shutdown.
   void SleepUnlessShutdown(absl::Duration d);
   bool shutdown() const;
@@ -92,23 +103,38 @@ class Session : public RunSink {
   RunExecutor* const executor_;
   Clock* const clock_;
   std::unique_ptr<v1::AgentGateway::Stub> stub_;
-  Spool spool_;
+  std::unique_ptr<Spool> spool_;
   absl::BitGen bitgen_;  // Run() thread only
 
-  absl::Mutex write_mu_;
+  // The stream, for the sender thread and the replay at connect.
+  absl::Mutex write_mu_ ABSL_ACQUIRED_BEFORE(out_mu_);
   Stream* stream_ ABSL_GUARDED_BY(write_mu_) = nullptr;
   std::optional<v1::RunStarted> unsent_started_ ABSL_GUARDED_BY(write_mu_);
+
+  // Messages waiting for the sender thread.
+  absl::Mutex out_mu_;
+  std::deque<v1::AgentMessage> outq_ ABSL_GUARDED_BY(out_mu_);
+  bool sender_stop_ ABSL_GUARDED_BY(out_mu_) = false;
 
   mutable absl::Mutex mu_;
   grpc::ClientContext* ctx_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;   // no new runs
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;   // end Run()
   bool busy_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t busy_run_id_ ABSL_GUARDED_BY(mu_) = 0;
+  int32_t busy_attempt_ ABSL_GUARDED_BY(mu_) = 0;
+  // What heartbeats report: the busy run until its RunFinished is queued.
+  int64_t reported_run_id_ ABSL_GUARDED_BY(mu_) = 0;
+  int32_t reported_attempt_ ABSL_GUARDED_BY(mu_) = 0;
   bool connected_ ABSL_GUARDED_BY(mu_) = false;
   int64_t registrations_ ABSL_GUARDED_BY(mu_) = 0;
   double heartbeat_s_ ABSL_GUARDED_BY(mu_) = 5;
+  double ack_timeout_s_ ABSL_GUARDED_BY(mu_) = 10;
+  int resend_rounds_ ABSL_GUARDED_BY(mu_) = 0;  // unanswered resends in a row
+  std::string resume_token_ ABSL_GUARDED_BY(mu_);
   std::thread worker_ ABSL_GUARDED_BY(mu_);
-  std::thread heartbeat_;
+  std::thread timer_;
+  std::thread sender_;
 };
 
 }  // namespace powersweep

@@ -1,7 +1,16 @@
 // Fleet::Impl: handing pending runs to idle agents.
+//
+// Idle agents are grouped by what they can serve (class, runtimes, models,
+// datasets, cores); each group asks the store once for as many pending
+// runs as it has agents (Store::ListPendingRunsFor, an indexed query that
+// decodes only the rows it returns). The cost of a dispatch therefore
+// grows with the idle agents, not with the pending runs.
+#include <map>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/log.h"
 #include "controller/core/fleet_impl.h"
 #include "controller/core/scheduler.h"
@@ -9,45 +18,89 @@
 namespace powersweep {
 namespace {
 
-// Pending runs considered per dispatch, oldest first.
-constexpr int kPendingScanLimit = 100000;
+PendingFilter FilterOf(const AgentEntry& agent) {
+  PendingFilter f;
+  f.device_class = agent.identity.device_class();
+  for (int r : agent.capabilities.runtimes()) {
+    f.runtimes.push_back(static_cast<v1::Runtime>(r));
+  }
+  f.models.assign(agent.capabilities.models().begin(),
+                  agent.capabilities.models().end());
+  f.datasets.assign(agent.capabilities.datasets().begin(),
+                    agent.capabilities.datasets().end());
+  f.max_cpu_cores = agent.capabilities.cpu_cores();
+  return f;
+}
+
+std::string GroupKey(const PendingFilter& f) {
+  std::string key = absl::StrCat(f.device_class, "|", f.max_cpu_cores, "|");
+  for (v1::Runtime r : f.runtimes) absl::StrAppend(&key, r, ",");
+  absl::StrAppend(&key, "|", absl::StrJoin(f.models, ","), "|",
+                  absl::StrJoin(f.datasets, ","));
+  return key;
+}
 
 }  // namespace
 
-void Fleet::Impl::DispatchLocked(Outbox* out) {
-  std::vector<AgentEntry> idle = registry.Idle();
-  if (idle.empty()) return;
-  absl::StatusOr<std::vector<v1::RunSpec>> pending =
-      store->ListPendingRuns(kPendingScanLimit);
-  if (!pending.ok()) {
-    PS_LOG(ERROR) << "dispatch: cannot list pending runs: " << pending.status();
-    return;
+void Fleet::Impl::DispatchLocked(Outbox* out, const std::string& device_id) {
+  std::vector<AgentEntry> idle;
+  if (device_id.empty()) {
+    idle = registry.Idle();
+  } else {
+    std::optional<AgentEntry> e = registry.Get(device_id);
+    if (e && e->assignable && e->current_run_id == 0 && e->foreign_run_id == 0) {
+      idle.push_back(std::move(*e));
+    }
   }
-  std::vector<bool> taken(pending->size(), false);
-  for (const AgentEntry& agent : idle) {
-    const std::string& device_id = agent.identity.device_id();
-    for (;;) {
-      const int i =
-          PickRun(agent.identity, agent.capabilities, *pending, taken);
-      if (i < 0) break;
-      taken[i] = true;
-      const v1::RunSpec& spec = (*pending)[i];
-      absl::Status st = store->TransitionRun(
-          spec.run_id(), v1::RUN_STATE_LEASED, device_id, "", clock->Now());
-      if (!st.ok()) {  // e.g. cancelled since it was listed
-        PS_LOG(WARNING) << "cannot lease run " << spec.run_id() << " to "
-                        << device_id << ": " << st;
-        continue;
+  if (idle.empty()) return;
+  std::map<std::string, std::pair<PendingFilter, std::vector<AgentEntry*>>>
+      groups;
+  for (AgentEntry& agent : idle) {
+    PendingFilter f = FilterOf(agent);
+    auto& g = groups[GroupKey(f)];
+    if (g.second.empty()) g.first = std::move(f);
+    g.second.push_back(&agent);
+  }
+  std::set<int64_t> taken;  // leased by an earlier group of this dispatch
+  const absl::Time now = clock->Now();
+  for (auto& [key, group] : groups) {
+    PendingFilter& filter = group.first;
+    filter.exclude.assign(taken.begin(), taken.end());
+    absl::StatusOr<std::vector<v1::RunSpec>> pending = store->ListPendingRunsFor(
+        filter, static_cast<int>(group.second.size()));
+    if (!pending.ok()) {
+      PS_LOG(ERROR) << "dispatch: cannot list pending runs: "
+                    << pending.status();
+      return;
+    }
+    size_t next = 0;
+    for (AgentEntry* agent : group.second) {
+      const std::string& id = agent->identity.device_id();
+      while (next < pending->size()) {
+        const v1::RunSpec& spec = (*pending)[next++];
+        if (!CanServe(agent->identity, agent->capabilities, spec)) continue;
+        absl::Status st = store->TransitionRun(
+            spec.run_id(), v1::RUN_STATE_LEASED, id, "", now);
+        if (!st.ok()) {  // e.g. cancelled since it was listed
+          PS_LOG(WARNING) << "cannot lease run " << spec.run_id() << " to "
+                          << id << ": " << st;
+          continue;
+        }
+        taken.insert(spec.run_id());
+        // run_mu keeps the session as it was when it was read.
+        registry.SetCurrentRun(id, agent->conn.get(), spec.run_id(),
+                               spec.attempt());
+        registry.SetLeaseDeadline(id, agent->conn.get(),
+                                  now + options.lease_timeout);
+        Outgoing assign{id, agent->conn, {}};
+        *assign.msg.mutable_assign()->mutable_spec() = spec;
+        out->push_back(std::move(assign));
+        PS_LOG(INFO) << "assigned run " << spec.run_id() << " (sweep "
+                     << spec.sweep_id() << ", attempt " << spec.attempt()
+                     << ") to " << id;
+        break;
       }
-      // run_mu keeps the session as it was when Idle() was read.
-      registry.SetCurrentRun(device_id, agent.conn.get(), spec.run_id());
-      Outgoing assign{device_id, agent.conn, {}};
-      *assign.msg.mutable_assign()->mutable_spec() = spec;
-      out->push_back(std::move(assign));
-      PS_LOG(INFO) << "assigned run " << spec.run_id() << " (sweep "
-                   << spec.sweep_id() << ", attempt " << spec.attempt()
-                   << ") to " << device_id;
-      break;
+      if (next >= pending->size()) break;
     }
   }
 }
@@ -66,8 +119,9 @@ void Fleet::Impl::Flush(Outbox out) {
     for (const Outgoing& f : failed) {
       const int64_t run_id = f.msg.assign().spec().run_id();
       registry.MarkUnassignable(f.device_id, f.conn.get());
-      std::optional<AgentEntry> entry = registry.Get(f.device_id);
-      if (!entry || entry->conn != f.conn || entry->current_run_id != run_id) {
+      std::optional<SessionView> view =
+          registry.View(f.device_id, f.conn.get());
+      if (!view || view->current_run_id != run_id) {
         continue;  // the session ended meanwhile and released the run
       }
       registry.SetCurrentRun(f.device_id, f.conn.get(), 0);
@@ -85,6 +139,27 @@ void Fleet::Impl::Flush(Outbox out) {
     }
     DispatchLocked(&out);
   }
+}
+
+void Fleet::Impl::QueueAck(const std::string& device_id,
+                           std::shared_ptr<AgentConnection> conn,
+                           int64_t run_id, int32_t attempt, int64_t seq,
+                           Outbox* out) {
+  Outgoing ack{device_id, std::move(conn), {}};
+  ack.msg.mutable_ack()->set_run_id(run_id);
+  ack.msg.mutable_ack()->set_attempt(attempt);
+  ack.msg.mutable_ack()->set_seq(seq);
+  out->push_back(std::move(ack));
+}
+
+void Fleet::Impl::QueueCancel(const std::string& device_id,
+                              std::shared_ptr<AgentConnection> conn,
+                              int64_t run_id, const std::string& reason,
+                              Outbox* out) {
+  Outgoing cancel{device_id, std::move(conn), {}};
+  cancel.msg.mutable_cancel()->set_run_id(run_id);
+  cancel.msg.mutable_cancel()->set_reason(reason);
+  out->push_back(std::move(cancel));
 }
 
 }  // namespace powersweep

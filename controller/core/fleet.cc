@@ -1,13 +1,16 @@
 // Fleet: sessions (register, disconnect, liveness) and the device views.
-// Dispatch lives in dispatch.cc, run events and batches in ingest.cc, lost
-// runs in recovery.cc.
+// What agents report is reconciled in reconcile.cc, dispatch lives in
+// dispatch.cc, run events and batches in ingest.cc, lost runs, leases and
+// orphans in recovery.cc.
 #include "controller/core/fleet.h"
 
 #include <algorithm>
 #include <map>
 #include <utility>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/log.h"
 #include "controller/core/fleet_impl.h"
 
@@ -18,8 +21,19 @@ Fleet::Fleet(Store* store, Clock* clock, FleetOptions options)
 
 Fleet::~Fleet() = default;
 
+namespace {
+
+std::string NewResumeToken() {
+  absl::BitGen gen;
+  return absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(gen),
+                         absl::Uniform<uint64_t>(gen));
+}
+
+}  // namespace
+
 absl::Status Fleet::Register(const v1::Register& reg,
-                             std::shared_ptr<AgentConnection> conn) {
+                             std::shared_ptr<AgentConnection> conn,
+                             bool identity_verified) {
   const std::string& device_id = reg.identity().device_id();
   if (device_id.empty()) {
     return absl::InvalidArgumentError(
@@ -39,16 +53,52 @@ absl::Status Fleet::Register(const v1::Register& reg,
   Outbox out;
   {
     absl::MutexLock lock(&im.run_mu);
+    std::optional<AgentEntry> live = im.registry.Get(device_id);
+    if (live.has_value() && live->conn != conn && !identity_verified &&
+        (reg.resume_token().empty() ||
+         reg.resume_token() != live->resume_token)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "device ", device_id,
+          " already has a live session; a new session needs that session's "
+          "resume token or a certificate for ", device_id,
+          " (if the agent restarted, it is accepted once the old session "
+          "ends or stays silent for ",
+          absl::FormatDuration(3 * im.options.heartbeat_interval), ")"));
+    }
+    if (!live.has_value() &&
+        im.registry.size() >= static_cast<size_t>(im.options.max_sessions)) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "register of ", device_id, ": ", im.options.max_sessions,
+          " agents are connected, the most --max_sessions allows"));
+    }
+    if (!im.devices_loaded) {
+      absl::StatusOr<std::vector<v1::DeviceStatus>> known =
+          im.store->ListDevices();
+      if (!known.ok()) return known.status();
+      for (const v1::DeviceStatus& d : *known) {
+        im.known_devices.insert(d.identity().device_id());
+      }
+      im.devices_loaded = true;
+    }
+    if (im.known_devices.count(device_id) == 0 &&
+        im.known_devices.size() >= static_cast<size_t>(im.options.max_devices)) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "register of ", device_id, ": the controller already knows ",
+          im.known_devices.size(), " devices, the most --max_devices allows"));
+    }
     const absl::Time now = im.clock->Now();
     absl::Status st =
         im.store->UpsertDevice(reg.identity(), reg.capabilities(), now);
     if (!st.ok()) return st;
+    im.known_devices.insert(device_id);
 
     AgentEntry entry;
     entry.identity = reg.identity();
     entry.capabilities = reg.capabilities();
     entry.conn = conn;
     entry.last_message = now;
+    entry.resume_token = NewResumeToken();
+    const std::string token = entry.resume_token;
     replaced = im.registry.Put(std::move(entry));
     PS_LOG(INFO) << "registered " << device_id << " ("
                  << reg.identity().device_class() << ", "
@@ -59,44 +109,14 @@ absl::Status Fleet::Register(const v1::Register& reg,
     hello.mutable_registered()->set_device_id(device_id);
     hello.mutable_registered()->set_heartbeat_interval_s(
         absl::ToDoubleSeconds(im.options.heartbeat_interval));
+    hello.mutable_registered()->set_resume_token(token);
+    hello.mutable_registered()->set_ack_timeout_s(
+        absl::ToDoubleSeconds(im.options.ack_timeout));
     if (!conn->Send(hello)) {
       PS_LOG(WARNING) << "could not send registered to " << device_id;
     }
-
-    // Reconcile what the store believes this device is doing.
-    bool kept = false;
-    absl::StatusOr<std::vector<v1::RunStatus>> active =
-        im.store->ListActiveRuns(device_id);
-    if (!active.ok()) {
-      PS_LOG(ERROR) << "cannot list active runs of " << device_id << ": "
-                    << active.status();
-    } else {
-      for (const v1::RunStatus& run : *active) {
-        const int64_t run_id = run.spec().run_id();
-        if (run_id == reg.active_run_id() && !kept) {
-          im.registry.SetCurrentRun(device_id, conn.get(), run_id);
-          kept = true;
-          PS_LOG(INFO) << device_id << " still runs run " << run_id
-                       << "; it continues";
-        } else {
-          im.ReleaseLostRun(run, device_id,
-                            absl::StrCat("agent ", device_id, " restarted"),
-                            absl::StrCat("agent ", device_id,
-                                         " restarted; the run was lost"));
-        }
-      }
-    }
-    if (reg.active_run_id() != 0 && !kept) {
-      Outgoing cancel{device_id, conn, {}};
-      cancel.msg.mutable_cancel()->set_run_id(reg.active_run_id());
-      cancel.msg.mutable_cancel()->set_reason(
-          absl::StrCat("the controller no longer holds run ",
-                       reg.active_run_id(), " for ", device_id));
-      PS_LOG(INFO) << device_id << " reports run " << reg.active_run_id()
-                   << " active, which it no longer holds; cancelling it";
-      out.push_back(std::move(cancel));
-    }
-    im.DispatchLocked(&out);
+    im.ReconcileRegister(reg, conn, &out);
+    im.DispatchLocked(&out, device_id);
   }
   if (replaced != nullptr && replaced != conn) replaced->Close();
   im.Flush(std::move(out));
@@ -104,18 +124,22 @@ absl::Status Fleet::Register(const v1::Register& reg,
 }
 
 void Fleet::HandleMessage(const std::string& device_id,
+                          const AgentConnection* conn,
                           const v1::AgentMessage& msg) {
   Impl& im = *impl_;
-  if (!im.registry.Touch(device_id, im.clock->Now())) {
-    PS_LOG(WARNING) << "dropping a message from " << device_id
-                    << ", which is not registered";
+  if (!im.registry.View(device_id, conn).has_value()) {
+    PS_LOG(WARNING) << "dropping a message from a session of " << device_id
+                    << " that is not its current one";
     return;
   }
+  im.registry.Touch(device_id, im.clock->Now());
   int64_t run_id = 0;
   if (msg.has_run_started()) run_id = msg.run_started().run_id();
   if (msg.has_batch()) run_id = msg.batch().run_id();
   if (msg.has_run_finished()) run_id = msg.run_finished().result().run_id();
-  if ((msg.has_run_started() || msg.has_batch() || msg.has_run_finished()) &&
+  if (msg.has_assign_reply()) run_id = msg.assign_reply().run_id();
+  if ((msg.has_run_started() || msg.has_batch() || msg.has_run_finished() ||
+       msg.has_assign_reply()) &&
       run_id <= 0) {
     PS_LOG(WARNING) << "ignoring a run message without run_id from "
                     << device_id;
@@ -123,15 +147,19 @@ void Fleet::HandleMessage(const std::string& device_id,
   }
   switch (msg.msg_case()) {
     case v1::AgentMessage::kHeartbeat:
+      im.OnHeartbeat(device_id, conn, msg.heartbeat());
+      break;
+    case v1::AgentMessage::kAssignReply:
+      im.OnAssignReply(device_id, conn, msg.assign_reply());
       break;
     case v1::AgentMessage::kRunStarted:
-      im.OnRunStarted(device_id, msg.run_started());
+      im.OnRunStarted(device_id, conn, msg.run_started());
       break;
     case v1::AgentMessage::kBatch:
-      im.OnBatch(device_id, msg.batch());
+      im.OnBatch(device_id, conn, msg.batch());
       break;
     case v1::AgentMessage::kRunFinished:
-      im.OnRunFinished(device_id, msg.run_finished());
+      im.OnRunFinished(device_id, conn, msg.run_finished());
       break;
     case v1::AgentMessage::kRegister:
       PS_LOG(WARNING) << "ignoring a second register from " << device_id
@@ -172,6 +200,10 @@ void Fleet::CheckLiveness() {
                                " disconnected (silent for ",
                                absl::FormatDuration(limit), ")"));
   }
+  Outbox out;
+  im.ReleaseExpiredLeases(&out);
+  im.Flush(std::move(out));
+  im.ReleaseOrphans();
 }
 
 absl::StatusOr<std::vector<v1::DeviceStatus>> Fleet::ListDevices() {

@@ -11,12 +11,13 @@
 // start, finish, loss) so a run is leased to at most one agent and an agent
 // holds at most one run. Store calls happen under that second mutex;
 // AgentConnection::Close is never called under a lock, and Send only for
-// Registered. AgentConnection implementations must not call back into
-// Fleet from Send or Close.
+// Registered. AgentConnection::Send must not block (the gRPC adapter
+// queues; a writer thread per session writes), and implementations must
+// not call back into Fleet from Send or Close.
 //
 // Lost runs: a RUNNING run whose agent disconnects, falls silent or
-// restarts is FAILED with the reason and re-queued while its attempt is
-// within the sweep's max_retries. A LEASED run (the agent never reported
+// restarts without it is FAILED with the reason and re-queued while its
+// attempt is within the sweep's max_retries. A LEASED run (the agent never reported
 // RunStarted) goes straight back to PENDING without using an attempt: the
 // workload never ran, so nothing was measured or lost.
 //
@@ -43,6 +44,17 @@ namespace powersweep {
 struct FleetOptions {
   // Agents send a heartbeat this often; silent for 3 intervals = gone.
   absl::Duration heartbeat_interval = absl::Seconds(2);
+  // An AssignRun the agent has not answered (AssignReply or RunStarted)
+  // within this is released: the run goes back to PENDING.
+  absl::Duration lease_timeout = absl::Seconds(15);
+  // Agents send unacknowledged messages again after this (Registered).
+  absl::Duration ack_timeout = absl::Seconds(10);
+  // Runs the store holds as leased or running when the controller starts
+  // are kept this long for their agents to come back and report them.
+  absl::Duration reconnect_grace = absl::Seconds(30);
+  // Quotas: devices the store may hold, sessions at once.
+  int max_devices = 10000;
+  int max_sessions = 5000;
 };
 
 class Fleet {
@@ -52,20 +64,31 @@ class Fleet {
   Fleet(const Fleet&) = delete;
   Fleet& operator=(const Fleet&) = delete;
 
-  // A session's first message. Records the device in the store, replaces
-  // an older session of the same device_id (closing it), sends Registered,
-  // reconciles runs the store holds as active for this device (kept if
-  // reg.active_run_id names it, failed otherwise: "agent X restarted; the
-  // run was lost"), sends CancelRun if reg.active_run_id names a run it no
-  // longer holds, then dispatches.
-  // InvalidArgument if the identity lacks device_id or device_class.
+  // A session's first message. Records the device in the store, sends
+  // Registered (with a resume token for the next session), reconciles the
+  // runs the store holds as active for this device against what the agent
+  // reports (Register.active_run_id and Register.runs: a run it executes
+  // or holds the spooled RunFinished of continues; one it lost is failed
+  // with the reason naming the agent), cancels a run it executes that the
+  // controller no longer holds, then dispatches to it.
+  //
+  // A device with a live session keeps it unless the new one presents
+  // that session's resume token or `identity_verified` (a certificate for
+  // the device_id): FailedPrecondition otherwise. InvalidArgument if the
+  // identity lacks device_id or device_class; ResourceExhausted beyond
+  // max_devices or max_sessions.
   absl::Status Register(const v1::Register& reg,
-                        std::shared_ptr<AgentConnection> conn);
+                        std::shared_ptr<AgentConnection> conn,
+                        bool identity_verified = false);
 
-  // Every later message of the session of `device_id`. Batches and
-  // RunFinished are committed then acknowledged; errors are logged and the
-  // message is not acknowledged (the agent resends it).
-  void HandleMessage(const std::string& device_id, const v1::AgentMessage& msg);
+  // Every later message of session `conn` of `device_id`; messages of a
+  // session that is no longer the device's are dropped. Batches and
+  // RunFinished are committed then acknowledged; when they cannot be
+  // stored they are not acknowledged (the agent sends them again after its
+  // ack timeout). A RunFinished whose batches are not all stored yet gets
+  // a ResendRequest for the missing ones.
+  void HandleMessage(const std::string& device_id, const AgentConnection* conn,
+                     const v1::AgentMessage& msg);
 
   // The session `conn` of `device_id` ended. No-op if a newer session has
   // replaced it. Fails the device's active run ("agent X disconnected
@@ -85,7 +108,10 @@ class Fleet {
   // Assigns pending runs to idle connected agents that can serve them.
   void Dispatch();
 
-  // Closes and disconnects agents silent for 3 heartbeat intervals.
+  // Decides, never blocks on an agent: closes and disconnects agents
+  // silent for 3 heartbeat intervals, releases assignments unanswered for
+  // lease_timeout, and releases runs left active by a previous controller
+  // whose agents did not come back within reconnect_grace.
   void CheckLiveness();
 
   // Every device the store knows, with connected / current_run_id filled.

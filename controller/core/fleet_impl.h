@@ -1,5 +1,7 @@
 // Fleet::Impl: the private state of Fleet, shared by fleet.cc (sessions),
-// dispatch.cc (handing out runs) and ingest.cc (run events and batches).
+// reconcile.cc (what agents report: register, heartbeat, assign replies),
+// dispatch.cc (handing out runs), ingest.cc (run events and batches),
+// recovery.cc (lost runs, leases, orphans) and cancel.cc.
 //
 // Locking: `registry` has its own mutex and is never locked across a call
 // out. `run_mu` serializes every decision about a run's state (register
@@ -14,6 +16,7 @@
 #define POWERSWEEP_CONTROLLER_CORE_FLEET_IMPL_H_
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,20 +46,58 @@ struct Fleet::Impl {
   AgentRegistry registry;
   absl::Mutex run_mu;
 
+  // Devices the store knows (loaded at the first registration), for the
+  // max_devices quota.
+  bool devices_loaded ABSL_GUARDED_BY(run_mu) = false;
+  std::set<std::string> known_devices ABSL_GUARDED_BY(run_mu);
+
+  // Runs the store held as active when this controller started, kept for
+  // their agents until `orphan_deadline` (reconnect_grace).
+  bool orphans_loaded ABSL_GUARDED_BY(run_mu) = false;
+  absl::Time orphan_deadline ABSL_GUARDED_BY(run_mu);
+  std::vector<int64_t> orphans ABSL_GUARDED_BY(run_mu);
+
+  // ---- reconcile.cc
+  // Decides what happens to the device's active runs (store) given what
+  // its agent reports in `reg`; queues a CancelRun for a run it executes
+  // that the controller does not hold.
+  void ReconcileRegister(const v1::Register& reg,
+                         const std::shared_ptr<AgentConnection>& conn,
+                         Outbox* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+  void OnHeartbeat(const std::string& device_id, const AgentConnection* conn,
+                   const v1::Heartbeat& hb) ABSL_LOCKS_EXCLUDED(run_mu);
+  void OnAssignReply(const std::string& device_id, const AgentConnection* conn,
+                     const v1::AssignReply& reply) ABSL_LOCKS_EXCLUDED(run_mu);
+  // Marks `run_id` as executing on the agent without the controller
+  // holding it there (no runs are handed to the agent until it reports the
+  // run ended), and asks the agent to cancel it.
+  void HandleForeignRun(const std::string& device_id,
+                        const std::shared_ptr<AgentConnection>& conn,
+                        int64_t run_id, const std::string& why, Outbox* out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+
   // ---- dispatch.cc
-  // Leases pending runs to idle agents; the AssignRuns go to `out`.
-  void DispatchLocked(Outbox* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+  // Leases pending runs to idle agents (only `device_id`'s session when
+  // not empty); the AssignRuns go to `out`.
+  void DispatchLocked(Outbox* out, const std::string& device_id = "")
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
   // Sends `out` in order. An AssignRun that cannot be sent puts its run
   // back to PENDING, and dispatch runs again without that session.
   void Flush(Outbox out) ABSL_LOCKS_EXCLUDED(run_mu);
 
   // ---- ingest.cc
-  void OnRunStarted(const std::string& device_id, const v1::RunStarted& msg)
-      ABSL_LOCKS_EXCLUDED(run_mu);
-  void OnBatch(const std::string& device_id, const v1::DataBatch& batch)
-      ABSL_LOCKS_EXCLUDED(run_mu);
-  void OnRunFinished(const std::string& device_id, const v1::RunFinished& msg)
-      ABSL_LOCKS_EXCLUDED(run_mu);
+  void OnRunStarted(const std::string& device_id, const AgentConnection* conn,
+                    const v1::RunStarted& msg) ABSL_LOCKS_EXCLUDED(run_mu);
+  void OnBatch(const std::string& device_id, const AgentConnection* conn,
+               const v1::DataBatch& batch) ABSL_LOCKS_EXCLUDED(run_mu);
+  void OnRunFinished(const std::string& device_id, const AgentConnection* conn,
+                     const v1::RunFinished& msg) ABSL_LOCKS_EXCLUDED(run_mu);
+  // Commits the run's end (all its batches are stored), acknowledges it
+  // and dispatches to the device.
+  void FinishLocked(const std::string& device_id,
+                    const std::shared_ptr<AgentConnection>& conn,
+                    const v1::RunStatus& run, const v1::RunFinished& msg,
+                    Outbox* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
   v1::RunResult WithBaseload(const v1::RunStatus& run,
                              const v1::RunResult& result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
@@ -79,10 +120,21 @@ struct Fleet::Impl {
   // attempt is within the sweep's max_retries.
   void RetryIfAllowed(const v1::RunSpec& spec, const std::string& reason)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+  // Assignments unanswered past their deadline go back to PENDING.
+  void ReleaseExpiredLeases(Outbox* out) ABSL_LOCKS_EXCLUDED(run_mu);
+  // Runs left active by a previous controller whose agents did not come
+  // back within reconnect_grace are released.
+  void ReleaseOrphans() ABSL_LOCKS_EXCLUDED(run_mu);
 
-  // Queues an Ack to the device's current session.
-  void QueueAck(const std::string& device_id, int64_t run_id, int64_t seq,
-                Outbox* out);
+  // Queues an Ack to session `conn`.
+  static void QueueAck(const std::string& device_id,
+                       std::shared_ptr<AgentConnection> conn, int64_t run_id,
+                       int32_t attempt, int64_t seq, Outbox* out);
+  // Queues a CancelRun to session `conn`.
+  static void QueueCancel(const std::string& device_id,
+                          std::shared_ptr<AgentConnection> conn,
+                          int64_t run_id, const std::string& reason,
+                          Outbox* out);
 };
 
 }  // namespace powersweep

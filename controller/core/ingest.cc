@@ -16,85 +16,75 @@ bool IsFinal(v1::RunState s) {
          s == v1::RUN_STATE_CANCELLED;
 }
 
-// True when `attempt` (as an agent sent it; 0 from agents that predate the
-// field means "the current one") names an attempt other than the run's
-// current one: data of an attempt the controller already gave up on.
-bool IsStaleAttempt(int32_t attempt, const v1::RunStatus& run) {
-  return attempt != 0 && attempt != run.spec().attempt();
-}
-
 }  // namespace
 
-void Fleet::Impl::QueueAck(const std::string& device_id, int64_t run_id,
-                           int64_t seq, Outbox* out) {
-  std::optional<AgentEntry> entry = registry.Get(device_id);
-  if (!entry) return;
-  Outgoing ack{device_id, entry->conn, {}};
-  ack.msg.mutable_ack()->set_run_id(run_id);
-  ack.msg.mutable_ack()->set_seq(seq);
-  out->push_back(std::move(ack));
-}
-
 void Fleet::Impl::OnRunStarted(const std::string& device_id,
+                               const AgentConnection* conn,
                                const v1::RunStarted& msg) {
   const int64_t run_id = msg.run_id();
-  absl::MutexLock lock(&run_mu);
-  std::optional<AgentEntry> entry = registry.Get(device_id);
-  if (!entry || entry->current_run_id != run_id) {
-    PS_LOG(WARNING) << "ignoring run_started of run " << run_id << " from "
-                    << device_id << ": not the run it holds";
-    return;
+  Outbox out;
+  {
+    absl::MutexLock lock(&run_mu);
+    std::optional<SessionView> view = registry.View(device_id, conn);
+    if (!view) return;
+    if (view->current_run_id != run_id) {
+      // E.g. its assignment was released for want of an answer: the
+      // agent must not go on with a run someone else may now hold.
+      if (view->foreign_run_id != run_id) {
+        HandleForeignRun(device_id, view->conn, run_id,
+                         "it started a run the controller does not hold on it",
+                         &out);
+      }
+    } else {
+      registry.ClearLeaseDeadline(device_id, conn, run_id);
+      absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+      if (!run.ok()) {
+        PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status();
+      } else if (run->state() == v1::RUN_STATE_LEASED ||
+                 run->state() == v1::RUN_STATE_RUNNING) {
+        absl::Status st = store->SaveAppliedMode(run_id, msg.applied_mode());
+        if (!st.ok()) {
+          PS_LOG(ERROR) << "cannot store the applied mode of run " << run_id
+                        << ": " << st;
+        }
+        if (run->state() == v1::RUN_STATE_LEASED) {
+          st = store->TransitionRun(run_id, v1::RUN_STATE_RUNNING, device_id,
+                                    "", clock->Now());
+          if (!st.ok()) {
+            PS_LOG(ERROR) << "cannot mark run " << run_id
+                          << " running: " << st;
+          } else {
+            PS_LOG(INFO) << "run " << run_id << " started on " << device_id;
+          }
+        }
+      } else {
+        PS_LOG(WARNING) << "run_started of run " << run_id << " from "
+                        << device_id << " while it is "
+                        << v1::RunState_Name(run->state());
+      }
+    }
   }
-  absl::Status st = store->SaveAppliedMode(run_id, msg.applied_mode());
-  if (!st.ok()) {
-    PS_LOG(ERROR) << "cannot store the applied mode of run " << run_id << ": "
-                  << st;
-    return;
-  }
-  absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
-  if (!run.ok()) {
-    PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status();
-    return;
-  }
-  if (run->state() == v1::RUN_STATE_RUNNING) return;  // a resend
-  if (run->state() != v1::RUN_STATE_LEASED) {
-    PS_LOG(WARNING) << "run_started of run " << run_id << " from " << device_id
-                    << " while it is " << v1::RunState_Name(run->state());
-    return;
-  }
-  st = store->TransitionRun(run_id, v1::RUN_STATE_RUNNING, device_id, "",
-                            clock->Now());
-  if (!st.ok()) {
-    PS_LOG(ERROR) << "cannot mark run " << run_id << " running: " << st;
-    return;
-  }
-  PS_LOG(INFO) << "run " << run_id << " started on " << device_id;
+  Flush(std::move(out));
 }
 
 void Fleet::Impl::OnBatch(const std::string& device_id,
+                          const AgentConnection* conn,
                           const v1::DataBatch& batch) {
   Outbox out;
   {
     // Shared hold: batches of different agents are stored in parallel, but
     // a run cannot be released (and retried) while its batch is being stored.
     absl::ReaderMutexLock lock(&run_mu);
-    std::optional<AgentEntry> entry = registry.Get(device_id);
-    if (!entry) return;
+    std::optional<SessionView> view = registry.View(device_id, conn);
+    if (!view) return;
     std::string drop_reason;
-    if (entry->current_run_id != batch.run_id()) {
+    if (view->current_run_id != batch.run_id()) {
       drop_reason = "not the run it holds";
-    } else if (batch.attempt() != 0) {
-      absl::StatusOr<v1::RunStatus> run = store->GetRun(batch.run_id());
-      if (!run.ok()) {
-        PS_LOG(ERROR) << "cannot read run " << batch.run_id() << ": "
-                      << run.status();
-        return;
-      }
-      if (IsStaleAttempt(batch.attempt(), *run)) {
-        drop_reason = absl::StrCat("attempt ", batch.attempt(),
-                                   ", but the run is on attempt ",
-                                   run->spec().attempt());
-      }
+    } else if (batch.attempt() != 0 &&
+               batch.attempt() != view->current_attempt) {
+      drop_reason = absl::StrCat("attempt ", batch.attempt(),
+                                 ", but the run is on attempt ",
+                                 view->current_attempt);
     }
     if (!drop_reason.empty()) {
       // Data of an attempt the controller gave up on (or already finished):
@@ -105,9 +95,11 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
     } else {
       absl::StatusOr<IngestOutcome> outcome = store->IngestBatch(batch);
       if (!outcome.ok()) {
+        // Not acknowledged: the agent sends it again after its ack timeout.
         PS_LOG(ERROR) << "cannot store batch " << batch.seq() << " of run "
                       << batch.run_id() << " from " << device_id << ": "
-                      << outcome.status();
+                      << outcome.status()
+                      << " (not acknowledged; the agent sends it again)";
         return;
       }
       if (*outcome == IngestOutcome::kDuplicate) {
@@ -115,7 +107,8 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
                       << " already stored; acknowledging again";
       }
     }
-    QueueAck(device_id, batch.run_id(), batch.seq(), &out);
+    QueueAck(device_id, view->conn, batch.run_id(), batch.attempt(),
+             batch.seq(), &out);
   }
   Flush(std::move(out));
 }
@@ -142,85 +135,109 @@ v1::RunResult Fleet::Impl::WithBaseload(const v1::RunStatus& run,
 }
 
 void Fleet::Impl::OnRunFinished(const std::string& device_id,
+                                const AgentConnection* conn,
                                 const v1::RunFinished& msg) {
   const v1::RunResult& result = msg.result();
   const int64_t run_id = result.run_id();
   Outbox out;
   {
     absl::MutexLock lock(&run_mu);
-    std::optional<AgentEntry> entry = registry.Get(device_id);
-    if (!entry) return;
-    absl::StatusOr<v1::RunStatus> run;
-    if (entry->current_run_id == run_id) {
-      run = store->GetRun(run_id);
-      if (!run.ok()) {
-        PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status();
-        return;
-      }
-    }
-    if (entry->current_run_id != run_id) {
+    std::optional<SessionView> view = registry.View(device_id, conn);
+    if (!view) return;
+    if (view->current_run_id != run_id) {
       // Already committed (the ack was lost) or given up on: acknowledge
       // again so the agent drops it; nothing changes.
       PS_LOG(INFO) << "run_finished of run " << run_id << " from " << device_id
                    << " again; acknowledging";
-      QueueAck(device_id, run_id, 0, &out);
-    } else if (IsStaleAttempt(msg.attempt(), *run)) {
+      QueueAck(device_id, view->conn, run_id, msg.attempt(), 0, &out);
+      if (view->foreign_run_id == run_id) {
+        registry.SetForeignRun(device_id, conn, 0);
+        DispatchLocked(&out, device_id);
+      }
+    } else if (msg.attempt() != 0 && msg.attempt() != view->current_attempt) {
       // The end of an attempt the controller gave up on while the device
       // now holds a newer attempt of the same run: acknowledge, store
       // nothing, keep the new attempt going.
       PS_LOG(INFO) << "dropping run_finished of run " << run_id
                    << " attempt " << msg.attempt() << " from " << device_id
-                   << ": the run is on attempt " << run->spec().attempt();
-      QueueAck(device_id, run_id, 0, &out);
+                   << ": the run is on attempt " << view->current_attempt;
+      QueueAck(device_id, view->conn, run_id, msg.attempt(), 0, &out);
     } else {
-      absl::StatusOr<int64_t> have = store->CountBatches(run_id);
+      absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+      if (!run.ok()) {
+        PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status()
+                      << " (not acknowledged; the agent sends it again)";
+        return;
+      }
+      absl::StatusOr<std::vector<int64_t>> have = store->ListBatchSeqs(run_id);
       if (!have.ok()) {
-        PS_LOG(ERROR) << "cannot count batches of run " << run_id << ": "
-                      << have.status();
+        PS_LOG(ERROR) << "cannot list the batches of run " << run_id << ": "
+                      << have.status()
+                      << " (not acknowledged; the agent sends it again)";
         return;
       }
-      if (*have < msg.batches()) {
+      if (static_cast<int64_t>(have->size()) < msg.batches()) {
+        Outgoing resend{device_id, view->conn, {}};
+        v1::ResendRequest* r = resend.msg.mutable_resend();
+        r->set_run_id(run_id);
+        r->set_attempt(view->current_attempt);
+        size_t i = 0;
+        for (int64_t seq = 1; seq <= msg.batches(); ++seq) {
+          while (i < have->size() && (*have)[i] < seq) ++i;
+          if (i >= have->size() || (*have)[i] != seq) r->add_seqs(seq);
+        }
         PS_LOG(INFO) << "run " << run_id << " finished on " << device_id
-                     << " but only " << *have << " of " << msg.batches()
-                     << " batches are stored; waiting for missing batches";
-        return;
+                     << " but only " << have->size() << " of "
+                     << msg.batches() << " batches are stored; asking for the "
+                     << r->seqs_size() << " missing";
+        out.push_back(std::move(resend));
+      } else {
+        FinishLocked(device_id, view->conn, *run, msg, &out);
       }
-      const absl::Time now = clock->Now();
-      const v1::RunState final_state =
-          result.ok() ? v1::RUN_STATE_DONE : v1::RUN_STATE_FAILED;
-      std::string reason;
-      if (!result.ok()) {
-        reason = !result.reason().empty()
-                     ? result.reason()
-                     : absl::StrCat("workload failed (exit code ",
-                                    result.exit_code(), ", signal ",
-                                    result.term_signal(), ")");
-      }
-      absl::Status st;
-      if (result.ok() && run->state() == v1::RUN_STATE_LEASED) {
-        // RunStarted never arrived; the run did run, record it as started.
-        st = store->TransitionRun(run_id, v1::RUN_STATE_RUNNING, device_id, "",
-                                  now);
-      }
-      if (st.ok() && !IsFinal(run->state())) {
-        st = store->FinishRun(WithBaseload(*run, result), final_state, reason,
-                              now);
-      }
-      if (!st.ok()) {
-        PS_LOG(ERROR) << "cannot finish run " << run_id << ": " << st;
-        return;
-      }
-      PS_LOG(INFO) << "run " << run_id << " on " << device_id << " "
-                   << (result.ok() ? "done" : "failed: " + reason);
-      if (!result.ok() && !IsFinal(run->state())) {
-        RetryIfAllowed(run->spec(), reason);
-      }
-      registry.SetCurrentRun(device_id, entry->conn.get(), 0);
-      QueueAck(device_id, run_id, 0, &out);
-      DispatchLocked(&out);
     }
   }
   Flush(std::move(out));
+}
+
+void Fleet::Impl::FinishLocked(const std::string& device_id,
+                               const std::shared_ptr<AgentConnection>& conn,
+                               const v1::RunStatus& run,
+                               const v1::RunFinished& msg, Outbox* out) {
+  const v1::RunResult& result = msg.result();
+  const int64_t run_id = result.run_id();
+  const absl::Time now = clock->Now();
+  const v1::RunState final_state =
+      result.ok() ? v1::RUN_STATE_DONE : v1::RUN_STATE_FAILED;
+  std::string reason;
+  if (!result.ok()) {
+    reason = !result.reason().empty()
+                 ? result.reason()
+                 : absl::StrCat("workload failed (exit code ",
+                                result.exit_code(), ", signal ",
+                                result.term_signal(), ")");
+  }
+  absl::Status st;
+  if (result.ok() && run.state() == v1::RUN_STATE_LEASED) {
+    // RunStarted never arrived; the run did run, record it as started.
+    st = store->TransitionRun(run_id, v1::RUN_STATE_RUNNING, device_id, "",
+                              now);
+  }
+  if (st.ok() && !IsFinal(run.state())) {
+    st = store->FinishRun(WithBaseload(run, result), final_state, reason, now);
+  }
+  if (!st.ok()) {
+    PS_LOG(ERROR) << "cannot finish run " << run_id << ": " << st
+                  << " (not acknowledged; the agent sends it again)";
+    return;
+  }
+  PS_LOG(INFO) << "run " << run_id << " on " << device_id << " "
+               << (result.ok() ? "done" : "failed: " + reason);
+  if (!result.ok() && !IsFinal(run.state())) {
+    RetryIfAllowed(run.spec(), reason);
+  }
+  registry.SetCurrentRun(device_id, conn.get(), 0);
+  QueueAck(device_id, conn, run_id, msg.attempt(), 0, out);
+  DispatchLocked(out, device_id);
 }
 
 }  // namespace powersweep

@@ -1,5 +1,6 @@
 // Fleet::Impl: ending sessions and recovering the runs they held.
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
@@ -99,6 +100,86 @@ void Fleet::Impl::RetryIfAllowed(const v1::RunSpec& spec,
     return;
   }
   PS_LOG(INFO) << "run " << run_id << " re-queued as attempt " << attempt + 1;
+}
+
+void Fleet::Impl::ReleaseExpiredLeases(Outbox* out) {
+  const absl::Time now = clock->Now();
+  std::vector<AgentEntry> expired = registry.ExpiredLeases(now);
+  if (expired.empty()) return;
+  absl::MutexLock lock(&run_mu);
+  for (const AgentEntry& e : expired) {
+    const std::string& device_id = e.identity.device_id();
+    std::optional<SessionView> view = registry.View(device_id, e.conn.get());
+    if (!view || view->current_run_id != e.current_run_id) continue;
+    const int64_t run_id = e.current_run_id;
+    registry.SetCurrentRun(device_id, e.conn.get(), 0);
+    // Until it says otherwise, the agent may be executing it after all.
+    registry.SetForeignRun(device_id, e.conn.get(), run_id);
+    absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+    if (!run.ok() || run->state() != v1::RUN_STATE_LEASED ||
+        run->device_id() != device_id) {
+      continue;
+    }
+    const std::string reason = absl::StrCat(
+        "agent ", device_id, " did not answer the assignment within ",
+        absl::FormatDuration(options.lease_timeout));
+    absl::Status st =
+        store->TransitionRun(run_id, v1::RUN_STATE_PENDING, device_id, reason,
+                             now);
+    if (!st.ok()) {
+      PS_LOG(ERROR) << "cannot put run " << run_id << " back: " << st;
+      continue;
+    }
+    PS_LOG(WARNING) << "run " << run_id << " back to pending: " << reason;
+    QueueCancel(device_id, e.conn, run_id,
+                absl::StrCat("the assignment of run ", run_id,
+                             " expired unanswered"),
+                out);
+  }
+  DispatchLocked(out);
+}
+
+void Fleet::Impl::ReleaseOrphans() {
+  absl::MutexLock lock(&run_mu);
+  const absl::Time now = clock->Now();
+  if (!orphans_loaded) {
+    absl::StatusOr<std::vector<v1::RunStatus>> active =
+        store->ListActiveRuns("");
+    if (!active.ok()) {
+      PS_LOG(ERROR) << "cannot list the runs left active: " << active.status();
+      return;
+    }
+    orphans_loaded = true;
+    orphan_deadline = now + options.reconnect_grace;
+    for (const v1::RunStatus& run : *active) {
+      orphans.push_back(run.spec().run_id());
+    }
+    if (!orphans.empty()) {
+      PS_LOG(INFO) << orphans.size() << " runs were active when the "
+                   << "controller started; their agents have "
+                   << absl::FormatDuration(options.reconnect_grace)
+                   << " to come back and report them";
+    }
+    return;
+  }
+  if (orphans.empty() || now < orphan_deadline) return;
+  for (int64_t run_id : orphans) {
+    absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+    if (!run.ok()) continue;
+    if (run->state() != v1::RUN_STATE_LEASED &&
+        run->state() != v1::RUN_STATE_RUNNING) {
+      continue;
+    }
+    std::optional<AgentEntry> agent = registry.Get(run->device_id());
+    if (agent && agent->current_run_id == run_id) continue;  // reconciled
+    if (agent) continue;  // connected: its registration decided already
+    const std::string cause = absl::StrCat(
+        "the controller restarted and agent ", run->device_id(),
+        " did not come back within ",
+        absl::FormatDuration(options.reconnect_grace));
+    ReleaseLostRun(*run, run->device_id(), cause, cause);
+  }
+  orphans.clear();
 }
 
 }  // namespace powersweep

@@ -49,13 +49,68 @@ AgentEntry* AgentRegistry::Find(const std::string& device_id,
   return &it->second;
 }
 
+std::optional<SessionView> AgentRegistry::View(
+    const std::string& device_id, const AgentConnection* conn) const {
+  absl::MutexLock lock(&mu_);
+  auto it = agents_.find(device_id);
+  if (it == agents_.end() || it->second.conn.get() != conn) {
+    return std::nullopt;
+  }
+  const AgentEntry& e = it->second;
+  return SessionView{e.conn, e.current_run_id, e.current_attempt,
+                     e.foreign_run_id};
+}
+
 bool AgentRegistry::SetCurrentRun(const std::string& device_id,
-                                  const AgentConnection* conn, int64_t run_id) {
+                                  const AgentConnection* conn, int64_t run_id,
+                                  int32_t attempt) {
   absl::MutexLock lock(&mu_);
   AgentEntry* entry = Find(device_id, conn);
   if (entry == nullptr) return false;
   entry->current_run_id = run_id;
+  entry->current_attempt = run_id != 0 ? attempt : 0;
+  entry->lease_deadline = absl::InfiniteFuture();
   return true;
+}
+
+void AgentRegistry::SetLeaseDeadline(const std::string& device_id,
+                                     const AgentConnection* conn,
+                                     absl::Time deadline) {
+  absl::MutexLock lock(&mu_);
+  AgentEntry* entry = Find(device_id, conn);
+  if (entry != nullptr) entry->lease_deadline = deadline;
+}
+
+void AgentRegistry::ClearLeaseDeadline(const std::string& device_id,
+                                       const AgentConnection* conn,
+                                       int64_t run_id) {
+  absl::MutexLock lock(&mu_);
+  AgentEntry* entry = Find(device_id, conn);
+  if (entry != nullptr && entry->current_run_id == run_id) {
+    entry->lease_deadline = absl::InfiniteFuture();
+  }
+}
+
+void AgentRegistry::SetForeignRun(const std::string& device_id,
+                                  const AgentConnection* conn,
+                                  int64_t run_id) {
+  absl::MutexLock lock(&mu_);
+  AgentEntry* entry = Find(device_id, conn);
+  if (entry != nullptr) entry->foreign_run_id = run_id;
+}
+
+std::vector<AgentEntry> AgentRegistry::ExpiredLeases(absl::Time now) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<AgentEntry> out;
+  for (const auto& [id, entry] : agents_) {
+    if (entry.lease_deadline < now) out.push_back(entry);
+  }
+  return out;
+}
+
+size_t AgentRegistry::size() const {
+  absl::MutexLock lock(&mu_);
+  return agents_.size();
 }
 
 void AgentRegistry::MarkUnassignable(const std::string& device_id,
@@ -77,7 +132,10 @@ std::vector<AgentEntry> AgentRegistry::Idle() const {
   absl::MutexLock lock(&mu_);
   std::vector<AgentEntry> out;
   for (const auto& [id, entry] : agents_) {
-    if (entry.assignable && entry.current_run_id == 0) out.push_back(entry);
+    if (entry.assignable && entry.current_run_id == 0 &&
+        entry.foreign_run_id == 0) {
+      out.push_back(entry);
+    }
   }
   return out;
 }

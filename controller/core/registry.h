@@ -31,10 +31,29 @@ struct AgentEntry {
   ::powersweep::v1::DeviceCapabilities capabilities;
   std::shared_ptr<AgentConnection> conn;
   int64_t current_run_id = 0;  // 0 when idle
+  int32_t current_attempt = 0;
+  // An assignment not yet answered (AssignReply) must be by this time, or
+  // the run is released. InfiniteFuture when nothing is waiting.
+  absl::Time lease_deadline = absl::InfiniteFuture();
+  // A run the agent says it executes that the controller does not hold on
+  // it (it rejected an assignment as busy, or its heartbeat named it): no
+  // run is handed to the agent until it reports it finished or idle.
+  int64_t foreign_run_id = 0;
   absl::Time last_message;
+  // Given to the agent in Registered; a reconnecting agent that presents
+  // it may replace this session while it still looks live.
+  std::string resume_token;
   // False once a Send to this session failed: the session is going away,
   // so no more runs are handed to it until it is replaced.
   bool assignable = true;
+};
+
+// What message handling needs of a session, without copying capabilities.
+struct SessionView {
+  std::shared_ptr<AgentConnection> conn;
+  int64_t current_run_id = 0;
+  int32_t current_attempt = 0;
+  int64_t foreign_run_id = 0;
 };
 
 class AgentRegistry {
@@ -54,10 +73,28 @@ class AgentRegistry {
   // A copy of the device's entry, or nullopt if it is not connected.
   std::optional<AgentEntry> Get(const std::string& device_id) const;
 
-  // Sets the run held by session `conn` of `device_id` (0 = idle). False if
-  // `conn` is no longer the device's session.
+  // The session of `device_id` if `conn` is it (nullopt otherwise).
+  std::optional<SessionView> View(const std::string& device_id,
+                                  const AgentConnection* conn) const;
+
+  // Sets the run held by session `conn` of `device_id` (0 = idle) and its
+  // attempt, and clears any lease deadline. False if `conn` is no longer
+  // the device's session.
   bool SetCurrentRun(const std::string& device_id, const AgentConnection* conn,
+                     int64_t run_id, int32_t attempt = 0);
+  // Sets the deadline by which the current assignment must be answered.
+  void SetLeaseDeadline(const std::string& device_id,
+                        const AgentConnection* conn, absl::Time deadline);
+  // Clears the lease deadline if `run_id` is the session's current run.
+  void ClearLeaseDeadline(const std::string& device_id,
+                          const AgentConnection* conn, int64_t run_id);
+  // Sets (0: clears) the run the agent executes without holding it here.
+  void SetForeignRun(const std::string& device_id, const AgentConnection* conn,
                      int64_t run_id);
+  // Entries whose lease deadline is before `now`.
+  std::vector<AgentEntry> ExpiredLeases(absl::Time now) const;
+  // Number of connected sessions.
+  size_t size() const;
 
   // Stops handing runs to session `conn` of `device_id`.
   void MarkUnassignable(const std::string& device_id,
@@ -66,7 +103,8 @@ class AgentRegistry {
   // Every entry, in device_id order.
   std::vector<AgentEntry> Snapshot() const;
 
-  // Assignable entries holding no run, in device_id order.
+  // Assignable entries holding no run and executing no foreign run, in
+  // device_id order.
   std::vector<AgentEntry> Idle() const;
 
   // Entries whose last message is older than `cutoff`.

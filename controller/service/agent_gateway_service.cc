@@ -3,48 +3,12 @@
 #include <memory>
 #include <string>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "controller/service/stream_connection.h"
 
 namespace powersweep {
-namespace {
-
-using Stream = grpc::ServerReaderWriter<v1::ControllerMessage, v1::AgentMessage>;
-
-// AgentConnection over a server stream. Writes are serialized (a sync
-// stream allows one writer at a time) and refused once the handler is
-// about to return, after which the stream must not be touched.
-class StreamConnection : public AgentConnection {
- public:
-  StreamConnection(grpc::ServerContext* context, Stream* stream)
-      : context_(context), stream_(stream) {}
-
-  bool Send(const v1::ControllerMessage& msg) override {
-    absl::MutexLock lock(&mu_);
-    if (closed_) return false;
-    return stream_->Write(msg);
-  }
-
-  void Close() override {
-    absl::MutexLock lock(&mu_);
-    if (!closed_) context_->TryCancel();
-  }
-
-  void MarkClosed() {
-    absl::MutexLock lock(&mu_);
-    closed_ = true;
-  }
-
- private:
-  absl::Mutex mu_;
-  grpc::ServerContext* context_;
-  Stream* stream_ ABSL_GUARDED_BY(mu_);
-  bool closed_ ABSL_GUARDED_BY(mu_) = false;
-};
-
-}  // namespace
+using Stream = StreamConnection::Stream;
 
 grpc::Status AgentGatewayService::Session(grpc::ServerContext* context,
                                           Stream* stream) {
@@ -61,14 +25,14 @@ grpc::Status AgentGatewayService::Session(grpc::ServerContext* context,
   const std::string device_id = first.register_().identity().device_id();
   absl::Status st = fleet_->Register(first.register_(), conn);
   if (!st.ok()) {
-    conn->MarkClosed();
+    conn->Stop();
     PS_LOG(WARNING) << "rejected registration from " << context->peer()
                     << ": " << st;
     return ToGrpcStatus(st);
   }
   v1::AgentMessage msg;
-  while (stream->Read(&msg)) fleet_->HandleMessage(device_id, msg);
-  conn->MarkClosed();
+  while (stream->Read(&msg)) fleet_->HandleMessage(device_id, conn.get(), msg);
+  conn->Stop();
   fleet_->Disconnect(device_id, conn.get());
   return grpc::Status::OK;
 }

@@ -3,26 +3,49 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
+#include <utility>
 #include <thread>
 
 #include "grpcpp/grpcpp.h"
 
 namespace powersweep::testing {
 
-LocalFleet::LocalFleet() : dir_(MakeTempDir("powersweep-it")) {
-  controller_ = std::make_unique<Subprocess>(
-      std::vector<std::string>{POWERSWEEP_CONTROLLER_BIN,
-                               "--listen=127.0.0.1:0",
-                               "--db=" + db_path(),
-                               "--port_file=" + dir_ + "/port",
-                               "--heartbeat_s=0.5"},
-      dir_ + "/controller.log");
-  WaitFor([&] { return !ReadFile(dir_ + "/port").empty(); }, 20);
+LocalFleet::LocalFleet(std::vector<std::string> controller_args)
+    : dir_(MakeTempDir("powersweep-it")),
+      controller_args_(std::move(controller_args)) {
+  if (!StartController("127.0.0.1:0")) return;
   port_ = std::atoi(ReadFile(dir_ + "/port").c_str());
   if (port_ > 0) {
     stub_ = v1::Control::NewStub(
         grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
   }
+}
+
+bool LocalFleet::StartController(const std::string& listen) {
+  const std::string port_file =
+      dir_ + "/port." + std::to_string(++controller_starts_);
+  std::vector<std::string> argv = {POWERSWEEP_CONTROLLER_BIN,
+                                   "--listen=" + listen, "--db=" + db_path(),
+                                   "--port_file=" + port_file,
+                                   "--heartbeat_s=0.5"};
+  argv.insert(argv.end(), controller_args_.begin(), controller_args_.end());
+  controller_ = std::make_unique<Subprocess>(argv, dir_ + "/controller.log");
+  const bool up =
+      WaitFor([&] { return !ReadFile(port_file).empty(); }, 20);
+  if (up && controller_starts_ == 1) {
+    std::rename(port_file.c_str(), (dir_ + "/port").c_str());
+  }
+  return up;
+}
+
+void LocalFleet::StopController(int sig) {
+  if (controller_) controller_->Kill(sig);
+}
+
+bool LocalFleet::RestartController() {
+  controller_.reset();
+  return StartController(address());
 }
 
 LocalFleet::~LocalFleet() {

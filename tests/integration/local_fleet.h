@@ -17,8 +17,9 @@ namespace powersweep::testing {
 
 class LocalFleet {
  public:
-  // Starts a controller on a free port with its database in a new temp dir.
-  LocalFleet();
+  // Starts a controller on a free port with its database in a new temp dir;
+  // `controller_args` are added to its command line.
+  explicit LocalFleet(std::vector<std::string> controller_args = {});
   ~LocalFleet();
 
   const std::string& dir() const { return dir_; }
@@ -26,6 +27,13 @@ class LocalFleet {
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   bool ok() const { return port_ > 0; }
   v1::Control::Stub* control() { return stub_.get(); }
+
+  // Kills the controller with `sig` (SIGKILL: a crash) and waits for it.
+  void StopController(int sig);
+  // Starts the controller again on the same port and database; true once
+  // it serves.
+  bool RestartController();
+  Subprocess* controller() { return controller_.get(); }
 
   // Starts (or restarts) an agent with this device id.
   void StartAgent(const std::string& device_id);
@@ -48,8 +56,12 @@ class LocalFleet {
   std::string Logs() const;
 
  private:
+  bool StartController(const std::string& listen);
+
   std::string dir_;
+  std::vector<std::string> controller_args_;
   int port_ = 0;
+  int controller_starts_ = 0;
   std::unique_ptr<Subprocess> controller_;
   std::map<std::string, std::unique_ptr<Subprocess>> agents_;
   std::unique_ptr<v1::Control::Stub> stub_;

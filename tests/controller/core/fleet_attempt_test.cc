@@ -59,31 +59,31 @@ TEST_F(FleetAttemptTest, StaleAttemptDataIsAckedButNotStoredAsTheNewAttempts) {
   const int64_t id = runs[0];
   auto first = Connect("host-0");
   SendStarted("host-0", id);
-  fleet_->HandleMessage("host-0", BatchOf(id, 1, 1, 3));
+  Deliver("host-0", BatchOf(id, 1, 1, 3));
   ASSERT_EQ(*store_->CountBatches(id), 1);
 
   // The session drops mid-run: attempt 1 fails and is re-queued. The agent
-  // comes back still running attempt 1, is told to cancel it and is handed
-  // attempt 2 of the same run.
+  // comes back still running attempt 1: it is told to cancel it and gets
+  // nothing until attempt 1 has ended there.
   fleet_->Disconnect("host-0", first.get());
   auto second = Connect("host-0", HostCaps(4), "host", id);
   ASSERT_THAT(second->CancelledRunIds(), ElementsAre(id));
-  ASSERT_EQ(second->Assigned().size(), 1u);
-  ASSERT_EQ(second->Assigned()[0].attempt(), 2);
+  EXPECT_THAT(second->Assigned(), ::testing::IsEmpty());
 
   // Its spool still holds the rest of attempt 1; it replays it.
-  fleet_->HandleMessage("host-0", BatchOf(id, 1, 2, 3));
-  fleet_->HandleMessage(
-      "host-0", FinishedOf(id, 1, 2, false, "cancelled: the controller gave up"));
+  Deliver("host-0", BatchOf(id, 1, 2, 3));
+  Deliver("host-0", FinishedOf(id, 1, 2, false, "cancelled: the controller gave up"));
   EXPECT_THAT(second->Acks(), ElementsAre(AckOf(id, 2), AckOf(id, 0)));
   EXPECT_EQ(*store_->CountBatches(id), 0) << "attempt 2 has no data yet";
-  EXPECT_EQ(State(id), v1::RUN_STATE_LEASED) << "attempt 1's end ends nothing";
-  EXPECT_EQ(second->Assigned().size(), 1u);
+  // Attempt 1 has ended there: attempt 2 of the same run is handed out.
+  ASSERT_EQ(second->Assigned().size(), 1u);
+  ASSERT_EQ(second->Assigned()[0].attempt(), 2);
+  EXPECT_EQ(State(id), v1::RUN_STATE_LEASED);
 
   // Attempt 2 runs and numbers its batches from 1.
   SendStarted("host-0", id);
-  fleet_->HandleMessage("host-0", BatchOf(id, 2, 1, 4));
-  fleet_->HandleMessage("host-0", FinishedOf(id, 2, 1, true));
+  Deliver("host-0", BatchOf(id, 2, 1, 4));
+  Deliver("host-0", FinishedOf(id, 2, 1, true));
   EXPECT_EQ(State(id), v1::RUN_STATE_DONE);
   EXPECT_EQ(store_->GetMinibatches(id)->size(), 4u);
   auto result = store_->GetRunResult(id);
@@ -114,8 +114,8 @@ TEST_F(FleetAttemptTest, DataWithoutAnAttemptCountsAsTheCurrentAttempt) {
   auto runs = AddSweep({HostRun()});
   auto conn = Connect("host-0");
   SendStarted("host-0", runs[0]);
-  fleet_->HandleMessage("host-0", BatchOf(runs[0], 0, 1, 2));  // an old agent
-  fleet_->HandleMessage("host-0", FinishedOf(runs[0], 0, 1, true));
+  Deliver("host-0", BatchOf(runs[0], 0, 1, 2));  // an old agent
+  Deliver("host-0", FinishedOf(runs[0], 0, 1, true));
   EXPECT_THAT(conn->Acks(), ElementsAre(AckOf(runs[0], 1), AckOf(runs[0], 0)));
   EXPECT_EQ(State(runs[0]), v1::RUN_STATE_DONE);
   EXPECT_EQ(store_->GetMinibatches(runs[0])->size(), 2u);

@@ -91,7 +91,8 @@ TEST_F(FleetSessionTest, RegisterWithoutTheActiveRunFailsItAndRetries) {
   // The agent restarted: it no longer knows the run.
   auto second = Connect("host-0");
   EXPECT_THAT(ReasonsFor(runs[0], v1::RUN_STATE_FAILED),
-              ElementsAre("agent host-0 restarted; the run was lost"));
+              ElementsAre("agent host-0 came back without the run (it "
+                          "restarted and its spool had none of it)"));
   // Re-queued as attempt 2 and handed to the (now idle) agent again.
   v1::RunStatus run = Run(runs[0]);
   EXPECT_EQ(run.state(), v1::RUN_STATE_LEASED);

@@ -115,21 +115,53 @@ void FleetTest::TearDown() {
   std::filesystem::remove_all(dir_, ec);
 }
 
-std::shared_ptr<FakeAgentConnection> FleetTest::Connect(
-    const std::string& device_id, const v1::DeviceCapabilities& caps,
-    const std::string& device_class, int64_t active_run_id) {
+v1::Register FleetTest::RegisterOf(const std::string& device_id,
+                                  const v1::DeviceCapabilities& caps,
+                                  const std::string& device_class) {
   v1::Register reg;
   reg.mutable_identity()->set_device_id(device_id);
   reg.mutable_identity()->set_device_class(device_class);
   reg.mutable_identity()->set_platform("host");
   reg.mutable_identity()->set_hostname(device_id + ".lab");
   *reg.mutable_capabilities() = caps;
-  reg.set_active_run_id(active_run_id);
+  return reg;
+}
+
+std::shared_ptr<FakeAgentConnection> FleetTest::ConnectWith(
+    v1::Register reg, absl::Status* status, bool identity_verified) {
+  const std::string device_id = reg.identity().device_id();
+  // A reconnecting agent presents the resume token of its last session.
+  auto previous = conns_.find(device_id);
+  if (reg.resume_token().empty() && previous != conns_.end()) {
+    for (const v1::ControllerMessage& m : previous->second->sent()) {
+      if (m.has_registered()) {
+        reg.set_resume_token(m.registered().resume_token());
+      }
+    }
+  }
   auto conn = std::make_shared<FakeAgentConnection>();
-  absl::Status st = fleet_->Register(reg, conn);
+  *status = fleet_->Register(reg, conn, identity_verified);
+  if (!status->ok()) return nullptr;
+  conns_[device_id] = conn;
+  return conn;
+}
+
+std::shared_ptr<FakeAgentConnection> FleetTest::Connect(
+    const std::string& device_id, const v1::DeviceCapabilities& caps,
+    const std::string& device_class, int64_t active_run_id) {
+  v1::Register reg = RegisterOf(device_id, caps, device_class);
+  reg.set_active_run_id(active_run_id);
+  absl::Status st;
+  auto conn = ConnectWith(reg, &st);
   EXPECT_TRUE(st.ok()) << st;
   return conn;
 }
+
+void FleetTest::RestartController(FleetOptions options) {
+  fleet_ = std::make_unique<Fleet>(store_.get(), &clock_, options);
+  conns_.clear();
+}
+
 
 std::vector<int64_t> FleetTest::AddSweep(const std::vector<v1::RunSpec>& runs,
                                          int max_retries) {
@@ -171,6 +203,14 @@ std::vector<std::string> FleetTest::ReasonsFor(int64_t run_id,
   return out;
 }
 
+void FleetTest::Deliver(const std::string& device_id,
+                        const v1::AgentMessage& msg) {
+  // A device that never connected sends on a session the fleet never saw.
+  auto it = conns_.find(device_id);
+  fleet_->HandleMessage(device_id,
+                        it == conns_.end() ? nullptr : it->second.get(), msg);
+}
+
 void FleetTest::SendStarted(const std::string& device_id, int64_t run_id) {
   v1::AgentMessage msg;
   msg.mutable_run_started()->set_run_id(run_id);
@@ -178,7 +218,7 @@ void FleetTest::SendStarted(const std::string& device_id, int64_t run_id) {
   mode->mutable_requested()->set_cpu_cores(1);
   mode->mutable_actual()->set_cpu_cores(1);
   mode->set_cores_provenance(v1::PROVENANCE_MEASURED);
-  fleet_->HandleMessage(device_id, msg);
+  Deliver(device_id, msg);
 }
 
 void FleetTest::SendBatch(const std::string& device_id, int64_t run_id,
@@ -197,7 +237,7 @@ void FleetTest::SendBatch(const std::string& device_id, int64_t run_id,
     r->set_samples(32);
     r->set_loss(2.0);
   }
-  fleet_->HandleMessage(device_id, msg);
+  Deliver(device_id, msg);
 }
 
 void FleetTest::SendFinished(const std::string& device_id, int64_t run_id,
@@ -211,7 +251,7 @@ void FleetTest::SendFinished(const std::string& device_id, int64_t run_id,
   result->set_exit_code(ok ? 0 : 1);
   result->set_duration_s(1.5);
   msg.mutable_run_finished()->set_batches(batches);
-  fleet_->HandleMessage(device_id, msg);
+  Deliver(device_id, msg);
 }
 
 void FleetTest::SendFinishedResult(const std::string& device_id,
@@ -220,13 +260,13 @@ void FleetTest::SendFinishedResult(const std::string& device_id,
   v1::AgentMessage msg;
   *msg.mutable_run_finished()->mutable_result() = result;
   msg.mutable_run_finished()->set_batches(batches);
-  fleet_->HandleMessage(device_id, msg);
+  Deliver(device_id, msg);
 }
 
 void FleetTest::SendHeartbeat(const std::string& device_id) {
   v1::AgentMessage msg;
   msg.mutable_heartbeat();
-  fleet_->HandleMessage(device_id, msg);
+  Deliver(device_id, msg);
 }
 
 }  // namespace powersweep

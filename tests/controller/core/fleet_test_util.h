@@ -5,6 +5,7 @@
 #define POWERSWEEP_TESTS_CONTROLLER_CORE_FLEET_TEST_UTIL_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -69,6 +70,21 @@ class FleetTest : public ::testing::Test {
   // created the run is not a move).
   std::vector<std::string> ReasonsFor(int64_t run_id, v1::RunState to);
 
+  // Registers `reg` on a new session, presenting the token of the
+  // device's last session unless `reg` has one; returns the status and the
+  // session (null on failure).
+  std::shared_ptr<FakeAgentConnection> ConnectWith(v1::Register reg,
+                                                   absl::Status* status,
+                                                   bool identity_verified = false);
+  // A register message like Connect's.
+  static v1::Register RegisterOf(const std::string& device_id,
+                                 const v1::DeviceCapabilities& caps = HostCaps(4),
+                                 const std::string& device_class = "host");
+  // Replaces the Fleet by a new one on the same store (a controller
+  // restart): every session is gone without a disconnect.
+  void RestartController(FleetOptions options = FleetOptions());
+  // Delivers `msg` on the device's latest session (from Connect).
+  void Deliver(const std::string& device_id, const v1::AgentMessage& msg);
   // Messages from an agent.
   void SendStarted(const std::string& device_id, int64_t run_id);
   void SendBatch(const std::string& device_id, int64_t run_id, int64_t seq,
@@ -84,6 +100,8 @@ class FleetTest : public ::testing::Test {
   std::string dir_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<Fleet> fleet_;
+  // The latest session of each device (Connect).
+  std::map<std::string, std::shared_ptr<FakeAgentConnection>> conns_;
 };
 
 }  // namespace powersweep

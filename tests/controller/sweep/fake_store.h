@@ -123,6 +123,10 @@ class FakeStore : public Store {
   absl::StatusOr<std::vector<v1::RunSpec>> ListPendingRuns(int) override {
     return Unimplemented();
   }
+  absl::StatusOr<std::vector<v1::RunSpec>> ListPendingRunsFor(
+      const PendingFilter&, int) override {
+    return Unimplemented();
+  }
   absl::StatusOr<std::vector<v1::RunStatus>> ListActiveRuns(
       const std::string&) override {
     return Unimplemented();
@@ -138,6 +142,9 @@ class FakeStore : public Store {
     return Unimplemented();
   }
   absl::StatusOr<int64_t> CountBatches(int64_t) override {
+    return Unimplemented();
+  }
+  absl::StatusOr<std::vector<int64_t>> ListBatchSeqs(int64_t) override {
     return Unimplemented();
   }
   absl::Status SaveAppliedMode(int64_t, const v1::AppliedPowerMode&) override {
