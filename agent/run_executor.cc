@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/batcher.h"
+#include "agent/run_spec_bounds.h"
 #include "agent/telemetry/baseload.h"
 #include "agent/telemetry/energy.h"
 #include "agent/telemetry/sampler.h"
@@ -73,6 +74,10 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
     cancel_reason_.clear();
   }
   PS_LOG(INFO) << "run " << spec.run_id() << ": starting";
+  // Nothing below may see a value outside the agent's own bounds (the
+  // controller is not trusted to have checked them).
+  absl::Status bounded = CheckRunSpecBounds(spec);
+  if (!bounded.ok()) return Fail(spec, std::string(bounded.message()), sink);
   // A baseload run measures the idle device: no workload process.
   const bool baseload = spec.workload().task() == v1::TASK_BASELOAD;
   absl::StatusOr<std::vector<std::string>> argv = std::vector<std::string>{};

@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "agent/seconds_to_nanos.h"
 #include "common/log.h"
 
 namespace powersweep {
@@ -186,7 +187,7 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
 
 absl::Status DockerRuntime::AwaitRunning() {
   const int64_t deadline =
-      start_ns_ + static_cast<int64_t>(config_.start_timeout_s * 1e9);
+      start_ns_ + SecondsToNanos(config_.start_timeout_s);
   while (true) {
     if (ReapClient(false)) return absl::OkStatus();  // already ended
     {
@@ -365,12 +366,11 @@ ExitStatus DockerRuntime::Wait() {
     out.exit_code = -1;
     return out;
   }
-  const int64_t timeout_ns = static_cast<int64_t>(spec_.timeout_s * 1e9);
-  const int64_t grace_ns = static_cast<int64_t>(spec_.grace_s * 1e9);
+  const int64_t timeout_ns = SecondsToNanos(spec_.timeout_s);
+  const int64_t grace_ns = SecondsToNanos(spec_.grace_s);
   // A client that outlives a KILLed container this long is stuck.
-  const int64_t stuck_ns =
-      grace_ns + static_cast<int64_t>(config_.start_timeout_s * 1e9);
-  const int64_t stats_ns = static_cast<int64_t>(config_.stats_interval_s * 1e9);
+  const int64_t stuck_ns = grace_ns + SecondsToNanos(config_.start_timeout_s);
+  const int64_t stats_ns = SecondsToNanos(config_.stats_interval_s);
   bool timed_out = false;
   int64_t term_ns = -1;
   int64_t kill_ns = -1;

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "agent/seconds_to_nanos.h"
 #include "common/log.h"
 
 namespace powersweep {
@@ -192,8 +193,8 @@ ExitStatus NativeRuntime::Wait() {
     out.exit_code = -1;
     return out;
   }
-  const int64_t timeout_ns = static_cast<int64_t>(spec_.timeout_s * 1e9);
-  const int64_t grace_ns = static_cast<int64_t>(spec_.grace_s * 1e9);
+  const int64_t timeout_ns = SecondsToNanos(spec_.timeout_s);
+  const int64_t grace_ns = SecondsToNanos(spec_.grace_s);
   int status = 0;
   rusage ru{};
   while (true) {
