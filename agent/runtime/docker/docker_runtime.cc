@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/native/native_runtime.h"
 #include "agent/seconds_to_nanos.h"
+#include "agent/state_dir.h"
 #include "common/log.h"
 
 namespace powersweep {
@@ -142,15 +143,16 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
   }
   const std::string log_path =
       spec_.stderr_log_path.empty() ? "/dev/null" : spec_.stderr_log_path;
-  int log_fd =
-      open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0) {
-    int err = errno;
+  // O_NOFOLLOW | O_CLOEXEC, created 0600 (agent/state_dir.h).
+  absl::StatusOr<int> opened =
+      OpenStateFile(log_path, O_WRONLY | O_CREAT | O_APPEND);
+  if (!opened.ok()) {
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     return absl::InternalError(absl::StrCat(
-        log_path, ": cannot open the workload log: ", strerror(err)));
+        "cannot open the workload log: ", opened.status().message()));
   }
+  const int log_fd = *opened;
   {
     absl::MutexLock lock(&stats_mu_);
     stats_reader_ =
