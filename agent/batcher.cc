@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "agent/seconds_to_nanos.h"
+
 namespace powersweep {
 
 Batcher::Batcher(int64_t run_id, int32_t attempt, Clock* clock,
@@ -9,7 +11,7 @@ Batcher::Batcher(int64_t run_id, int32_t attempt, Clock* clock,
     : run_id_(run_id),
       attempt_(attempt),
       clock_(clock),
-      interval_ns_(static_cast<int64_t>(interval_s * 1e9)),
+      interval_ns_(SecondsToNanos(interval_s)),
       max_records_(max_records > 0 ? max_records : 1),
       emit_(std::move(emit)) {}
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -28,6 +29,7 @@
 #include "agent/runtime/runtime_factory.h"
 #include "agent/runtime/twin/twin_agent.h"
 #include "agent/session/session.h"
+#include "agent/state_dir.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/power/power_catalog.h"
@@ -45,8 +47,12 @@ ABSL_FLAG(std::vector<std::string>, dataset, {},
           "dataset NAME=PATH, repeatable or comma-separated (default: "
           "fashion-mnist=/usr/share/datasets/fashion-mnist)");
 ABSL_FLAG(std::string, work_dir, "",
-          "directory for per-run workload logs (default: "
-          "/tmp/powersweep-agent-<device-id>)");
+          "state directory: per-run workload logs and, on a Jetson, the "
+          "board's restore file (default: /var/lib/powersweep-agent/"
+          "<device-id> as root, else $XDG_STATE_HOME/powersweep-agent/"
+          "<device-id> or ~/.local/state/powersweep-agent/<device-id>); "
+          "created 0700, refused if it is a symlink, not owned by the "
+          "agent's user, or group/world-writable");
 ABSL_FLAG(double, batch_interval_s, 1.0,
           "seconds of data per DataBatch sent to the controller");
 ABSL_FLAG(double, max_backoff_s, 10.0,
@@ -78,6 +84,12 @@ namespace powersweep {
 namespace {
 
 constexpr char kAgentVersion[] = "0.1.0";
+
+// The state dir when --work_dir is not given (agent/state_dir.h).
+std::string DefaultWorkDir(const std::string& device_id) {
+  return DefaultStateDir(device_id, geteuid(), getenv("XDG_STATE_HOME"),
+                         getenv("HOME"));
+}
 
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "powersweep-agent: %s\n", msg.c_str());
@@ -214,12 +226,11 @@ int Main(bool probe) {
       if (state_dir.empty()) {
         char host[256] = {0};
         gethostname(host, sizeof(host) - 1);
-        state_dir = "/tmp/powersweep-agent-" +
-                    (jopts.device_id.empty() ? std::string(host)
-                                             : jopts.device_id);
+        state_dir = DefaultWorkDir(jopts.device_id.empty() ? std::string(host)
+                                                           : jopts.device_id);
       }
-      std::error_code state_ec;
-      std::filesystem::create_directories(state_dir, state_ec);
+      absl::Status dir = PrepareStateDir(state_dir, "--work_dir");
+      if (!dir.ok()) return Fail(std::string(dir.message()));
       jopts.restore_state_path = state_dir + "/jetson-restore.json";
     }
     auto jetson = JetsonPlatform::Create(jopts, &clock);
@@ -258,15 +269,9 @@ int Main(bool probe) {
   RunExecutorConfig ecfg;
   ecfg.workload_bin = workload_bin;
   ecfg.work_dir = absl::GetFlag(FLAGS_work_dir);
-  if (ecfg.work_dir.empty()) {
-    ecfg.work_dir = "/tmp/powersweep-agent-" + device_id;
-  }
-  std::error_code ec;
-  std::filesystem::create_directories(ecfg.work_dir, ec);
-  if (ec) {
-    return Fail(absl::StrCat("--work_dir: cannot create ", ecfg.work_dir,
-                             ": ", ec.message()));
-  }
+  if (ecfg.work_dir.empty()) ecfg.work_dir = DefaultWorkDir(device_id);
+  absl::Status work_dir = PrepareStateDir(ecfg.work_dir, "--work_dir");
+  if (!work_dir.ok()) return Fail(std::string(work_dir.message()));
   ecfg.batch_interval_s = absl::GetFlag(FLAGS_batch_interval_s);
   if (ecfg.batch_interval_s <= 0) {
     return Fail("--batch_interval_s: must be > 0");

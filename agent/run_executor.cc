@@ -1,12 +1,12 @@
 #include "agent/run_executor.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "agent/batcher.h"
+#include "agent/run_spec_bounds.h"
+#include "agent/state_dir.h"
 #include "agent/telemetry/baseload.h"
 #include "agent/telemetry/energy.h"
 #include "agent/telemetry/sampler.h"
@@ -73,6 +73,16 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
     cancel_reason_.clear();
   }
   PS_LOG(INFO) << "run " << spec.run_id() << ": starting";
+  // Nothing below may see a value outside the agent's own bounds (the
+  // controller is not trusted to have checked them).
+  absl::Status bounded = CheckRunSpecBounds(spec);
+  if (!bounded.ok()) return Fail(spec, std::string(bounded.message()), sink);
+  // The logs go to the state dir: recreated 0700 if it was removed,
+  // refused if someone else could have prepared it (agent/state_dir.h).
+  if (!config_.work_dir.empty()) {
+    absl::Status dir = PrepareStateDir(config_.work_dir, "--work_dir");
+    if (!dir.ok()) return Fail(spec, std::string(dir.message()), sink);
+  }
   // A baseload run measures the idle device: no workload process.
   const bool baseload = spec.workload().task() == v1::TASK_BASELOAD;
   absl::StatusOr<std::vector<std::string>> argv = std::vector<std::string>{};
@@ -112,8 +122,6 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
                              static_cast<int>(cpus.size()));
   }
 
-  std::error_code ec;
-  std::filesystem::create_directories(config_.work_dir, ec);
   const int tenants = baseload ? 1 : std::max(1, spec.tenants());
   RuntimeSpec rspec;
   rspec.argv = *argv;

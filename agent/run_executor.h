@@ -47,7 +47,9 @@ namespace powersweep {
 
 struct RunExecutorConfig {
   std::string workload_bin;
-  std::string work_dir;           // per-run workload logs go here
+  // Per-run workload logs go here; checked (and created 0700) by
+  // PrepareStateDir before each run (agent/state_dir.h).
+  std::string work_dir;
   double batch_interval_s = 1.0;
   int max_records_per_batch = 200;
   double cancel_grace_s = 5.0;

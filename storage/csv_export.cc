@@ -3,10 +3,12 @@
 // the export is one consistent snapshot and writers are never blocked by a
 // slow sink. runs.csv shows each run's current attempt (and that attempt's
 // result); minibatches.csv and telemetry.csv hold every attempt's rows with
-// an `attempt` column.
+// an `attempt` column. Cells go through AppendCsvCell (storage/csv_cell.h):
+// text that a spreadsheet would run as a formula is neutralized.
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "storage/csv_cell.h"
 #include "storage/sqlite_store.h"
 #include "storage/status_macros.h"
 
@@ -86,21 +88,6 @@ const std::map<std::string, std::string>& ExportQueries() {
   return *kQueries;
 }
 
-// Appends `value` as one CSV field, quoted when it holds a comma, a quote or
-// a line break (quotes doubled).
-void AppendField(absl::string_view value, std::string* out) {
-  if (value.find_first_of(",\"\r\n") == absl::string_view::npos) {
-    out->append(value.data(), value.size());
-    return;
-  }
-  out->push_back('"');
-  for (char c : value) {
-    if (c == '"') out->push_back('"');
-    out->push_back(c);
-  }
-  out->push_back('"');
-}
-
 }  // namespace
 
 absl::Status SqliteStore::ExportCsv(
@@ -126,7 +113,7 @@ absl::Status SqliteStore::ExportCsv(
     std::string chunk;
     for (int c = 0; c < columns; ++c) {
       if (c > 0) chunk.push_back(',');
-      AppendField(stmt.ColumnName(c), &chunk);
+      AppendCsvCell(stmt.ColumnName(c), &chunk);
     }
     chunk.push_back('\n');
     int rows_in_chunk = 0;
@@ -135,7 +122,7 @@ absl::Status SqliteStore::ExportCsv(
       if (!row) break;
       for (int c = 0; c < columns; ++c) {
         if (c > 0) chunk.push_back(',');
-        if (!stmt.IsNull(c)) AppendField(stmt.Text(c), &chunk);
+        if (!stmt.IsNull(c)) AppendCsvCell(stmt.Text(c), &chunk);
       }
       chunk.push_back('\n');
       if (++rows_in_chunk == kRowsPerChunk) {

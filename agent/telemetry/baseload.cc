@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "agent/seconds_to_nanos.h"
 
 namespace powersweep {
 
@@ -28,10 +29,9 @@ absl::Status BaseloadRuntime::Start(const RuntimeSpec& spec,
 
 ExitStatus BaseloadRuntime::Wait() {
   constexpr int64_t kStepNs = 50 * 1000 * 1000;
-  const int64_t end_ns = start_ns_ + static_cast<int64_t>(duration_s_ * 1e9);
+  const int64_t end_ns = start_ns_ + SecondsToNanos(duration_s_);
   const bool has_timeout = spec_.timeout_s > 0;
-  const int64_t timeout_ns =
-      start_ns_ + static_cast<int64_t>(spec_.timeout_s * 1e9);
+  const int64_t timeout_ns = start_ns_ + SecondsToNanos(spec_.timeout_s);
   ExitStatus status;
   while (true) {
     {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "agent/seconds_to_nanos.h"
 #include "common/log.h"
 
 namespace powersweep {
@@ -110,7 +111,9 @@ void Sampler::Loop() {
   }
   warned_ = false;
   prev_stat_ = ReadStat();
-  const int64_t period_ns = static_cast<int64_t>(1e9 / options_.hz);
+  // At least 1 ns, so the loop always advances.
+  const int64_t period_ns =
+      std::max<int64_t>(1, SecondsToNanos(1.0 / options_.hz));
   const int64_t step_ns = 50 * 1000 * 1000;
   int64_t next_ns = options_.run_start_mono_ns + period_ns;
   while (!stop_) {

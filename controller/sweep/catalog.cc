@@ -68,13 +68,14 @@ WorkloadCatalog WorkloadCatalog::Default() {
 
 WorkloadCatalog WorkloadCatalog::WithDatasets(
     const std::vector<std::string>& datasets) const {
+  // Sets, not sorted-vector inserts: every device advertises its data
+  // sets, so this list can be long.
   WorkloadCatalog out = *this;
+  std::set<std::string> all(datasets_.begin(), datasets_.end());
   for (const std::string& d : datasets) {
-    if (out.HasDataset(d)) continue;
-    out.datasets_.insert(
-        std::lower_bound(out.datasets_.begin(), out.datasets_.end(), d), d);
-    out.extra_.push_back(d);
+    if (all.insert(d).second) out.extra_.insert(d);
   }
+  out.datasets_.assign(all.begin(), all.end());
   return out;
 }
 
@@ -101,9 +102,7 @@ bool WorkloadCatalog::Accepts(const std::string& model,
   auto it = models_.find(model);
   if (it == models_.end() || !HasDataset(dataset)) return false;
   // A data set only an agent knows: its shape is checked when the run starts.
-  if (std::find(extra_.begin(), extra_.end(), dataset) != extra_.end()) {
-    return true;
-  }
+  if (extra_.count(dataset) > 0) return true;
   const std::vector<std::string>& ok = it->second.datasets;
   return std::find(ok.begin(), ok.end(), dataset) != ok.end();
 }

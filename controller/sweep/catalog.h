@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,7 @@ class WorkloadCatalog {
  private:
   std::map<std::string, ModelInfo> models_;
   std::vector<std::string> datasets_;  // sorted
-  std::vector<std::string> extra_;     // added by WithDatasets
+  std::set<std::string> extra_;        // added by WithDatasets
 };
 
 }  // namespace powersweep

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <limits>
+#include <map>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -107,11 +108,12 @@ int64_t CountRuns(const v1::SweepSpec& spec) {
     workload_tasks = Product({spec.models_size(), spec.datasets_size(),
                               spec.tasks_size() - baseload});
   } else {
+    std::map<int, int64_t> task_count;  // counted once, not per pair
+    for (int t : spec.tasks()) ++task_count[t];
     for (const WorkloadPair& p : WorkloadPairs(spec)) {
-      workload_tasks +=
-          p.task == v1::TASK_UNSPECIFIED
-              ? spec.tasks_size() - baseload
-              : std::count(spec.tasks().begin(), spec.tasks().end(), p.task);
+      workload_tasks += p.task == v1::TASK_UNSPECIFIED
+                            ? spec.tasks_size() - baseload
+                            : task_count[p.task];
     }
   }
   const int64_t workloads =

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "controller/sweep/expand.h"
+#include "controller/sweep/problem_list.h"
 #include "controller/sweep/validate.h"
 
 namespace powersweep {
@@ -20,7 +21,8 @@ absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
   ctx.known_devices = known_devices;
   std::vector<std::string> warnings;
   absl::Status valid = ValidateSweep(full, ctx, &warnings);
-  if (!valid.ok()) return valid;
+  // Thousands of problems would not fit a gRPC status or a terminal.
+  if (!valid.ok()) return LimitProblemLines(valid);
 
   const std::vector<v1::RunSpec> runs = ExpandSweep(full);
   absl::StatusOr<int64_t> sweep_id =

@@ -22,7 +22,9 @@ class SweepSubmitter {
   // `known_devices`: devices the controller knows (connected or from the
   // store); used to check host core counts and runtimes offered.
   // Errors: InvalidArgument naming the field and the reason, e.g.
-  // "batch_sizes[1]: must be positive, got 0".
+  // "batch_sizes[1]: must be positive, got 0"; one problem per line, at
+  // most kMaxProblemLines of them, then "... and N more problems"
+  // (problem_list.h).
   absl::StatusOr<v1::SubmitSweepResponse> Submit(
       const v1::SweepSpec& spec,
       const std::vector<v1::DeviceStatus>& known_devices);

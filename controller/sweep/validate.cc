@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
@@ -19,18 +21,19 @@ std::string Known(const std::vector<std::string>& names) {
   return names.empty() ? "none" : absl::StrJoin(names, ", ");
 }
 
-// "field[i]: duplicate of field[j] (value)" for repeated values of an axis.
+// "field[i]: duplicate of field[j] (value)" for repeated values of an axis
+// (j the first occurrence). One pass with a hash map: linear in the list.
 template <typename T, typename Fmt>
 void CheckDuplicates(const std::string& field, const std::vector<T>& values,
                      Fmt fmt, Problems* problems) {
+  absl::flat_hash_map<T, size_t> first;
+  first.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (values[j] == values[i]) {
-        problems->push_back(absl::StrCat(field, "[", i, "]: duplicate of ",
-                                         field, "[", j, "] (", fmt(values[i]),
-                                         ")"));
-        break;
-      }
+    auto [it, inserted] = first.emplace(values[i], i);
+    if (!inserted) {
+      problems->push_back(absl::StrCat(field, "[", i, "]: duplicate of ",
+                                       field, "[", it->second, "] (",
+                                       fmt(values[i]), ")"));
     }
   }
 }
@@ -57,10 +60,9 @@ void CheckNames(const std::string& field, const std::string& what,
                                      " is required (known: ", Known(known),
                                      ")"));
   }
+  const absl::flat_hash_set<std::string> known_set(known.begin(), known.end());
   for (int i = 0; i < names.size(); ++i) {
-    bool found = false;
-    for (const std::string& k : known) found = found || k == names[i];
-    if (!found) {
+    if (!known_set.contains(names[i])) {
       problems->push_back(absl::StrCat(field, "[", i, "]: unknown ", what, " '",
                                        names[i], "' (known: ", Known(known),
                                        ")"));
@@ -82,6 +84,8 @@ void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
   const std::string known = absl::StrCat(
       " (models: ", absl::StrJoin(w.ModelNames(), ", "),
       "; datasets: ", absl::StrJoin(w.DatasetNames(), ", "), ")");
+  const absl::flat_hash_set<int> tasks(spec.tasks().begin(),
+                                       spec.tasks().end());
   for (int i = 0; i < spec.workloads_size(); ++i) {
     const std::string at = absl::StrCat("workloads[", i, "]: ");
     absl::StatusOr<WorkloadPair> pair = ParseWorkloadEntry(spec.workloads(i));
@@ -91,9 +95,7 @@ void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
     }
     const std::string& model = pair->model;
     const std::string& dataset = pair->dataset;
-    if (pair->task != v1::TASK_UNSPECIFIED &&
-        std::find(spec.tasks().begin(), spec.tasks().end(), pair->task) ==
-            spec.tasks().end()) {
+    if (pair->task != v1::TASK_UNSPECIFIED && !tasks.contains(pair->task)) {
       problems->push_back(absl::StrCat(at, "task ", TaskText(pair->task),
                                        " is not in tasks, so this workload "
                                        "would never run"));
@@ -125,10 +127,17 @@ void CheckWorkloads(const v1::SweepSpec& spec, const WorkloadCatalog& w,
   CheckNames("models", "model", spec.models(), w.ModelNames(), problems);
   CheckNames("datasets", "dataset", spec.datasets(), w.DatasetNames(),
              problems);
+  // Each known model once (repeats are reported as duplicates), so this
+  // is linear in the datasets: at most catalog-many models per dataset.
+  std::vector<std::string> models;
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& model : spec.models()) {
+    if (w.HasModel(model) && seen.insert(model).second) models.push_back(model);
+  }
   for (int d = 0; d < spec.datasets_size(); ++d) {
     if (!w.HasDataset(spec.datasets(d))) continue;
-    for (const std::string& model : spec.models()) {
-      if (w.HasModel(model) && !w.Accepts(model, spec.datasets(d))) {
+    for (const std::string& model : models) {
+      if (!w.Accepts(model, spec.datasets(d))) {
         problems->push_back(absl::StrCat("datasets[", d, "]: model ", model,
                                          " cannot use dataset ",
                                          spec.datasets(d)));

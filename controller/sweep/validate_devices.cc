@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "google/protobuf/util/message_differencer.h"
 
 namespace powersweep {
 namespace {
@@ -44,12 +47,45 @@ void CheckFrequency(const std::string& field, int64_t value,
   }
 }
 
+// What the power-mode checks need of one class, computed once per sweep:
+// its presets as a set, and for classes that vary per device (host) the
+// most cores and the CPU frequencies of its registered devices.
+struct ClassFacts {
+  const DeviceClassInfo* info = nullptr;
+  absl::flat_hash_set<std::string> presets;
+  int32_t most_cores = 0;              // 0: no device of the class known
+  std::vector<int64_t> offered_khz;    // sorted, unique
+};
+
+ClassFacts FactsOf(const DeviceClassInfo& cls, const ValidationContext& ctx) {
+  ClassFacts f;
+  f.info = &cls;
+  f.presets.insert(cls.presets.begin(), cls.presets.end());
+  for (const v1::DeviceStatus* d : DevicesOf(ctx, cls.name)) {
+    f.most_cores = std::max(f.most_cores, d->capabilities().cpu_cores());
+    for (int64_t khz : d->capabilities().cpu_freqs_khz()) {
+      f.offered_khz.push_back(khz);
+    }
+  }
+  std::sort(f.offered_khz.begin(), f.offered_khz.end());
+  f.offered_khz.erase(std::unique(f.offered_khz.begin(), f.offered_khz.end()),
+                      f.offered_khz.end());
+  return f;
+}
+
+// A PowerMode's fields, as a hashable key for duplicate detection.
+using ModeKey = std::tuple<std::string, int32_t, int64_t, int64_t, int64_t>;
+ModeKey KeyOf(const v1::PowerMode& m) {
+  return {m.preset(), m.cpu_cores(), m.cpu_freq_khz(), m.gpu_freq_hz(),
+          m.mem_freq_hz()};
+}
+
 // Fields that could not be checked (no device of the class known yet) are
 // appended to `unchecked`.
 void CheckCores(const std::string& field, int32_t cores,
-                const DeviceClassInfo& cls, const ValidationContext& ctx,
-                std::vector<std::string>* problems,
+                const ClassFacts& facts, std::vector<std::string>* problems,
                 std::vector<std::string>* unchecked) {
+  const DeviceClassInfo& cls = *facts.info;
   if (cores <= 0) return;
   if (cls.cpu_cores > 0) {
     if (cores > cls.cpu_cores) {
@@ -60,10 +96,7 @@ void CheckCores(const std::string& field, int32_t cores,
   }
   // Classes whose core count varies per device (host): the largest
   // registered device bounds what a run can get.
-  int32_t most = 0;
-  for (const v1::DeviceStatus* d : DevicesOf(ctx, cls.name)) {
-    most = std::max(most, d->capabilities().cpu_cores());
-  }
+  const int32_t most = facts.most_cores;
   if (most == 0) {
     unchecked->push_back(field);
   } else if (cores > most) {
@@ -77,17 +110,12 @@ void CheckCores(const std::string& field, int32_t cores,
 // the emulated steps of its maximum): a value must be offered by a
 // registered device of the class (capabilities.cpu_freqs_khz).
 void CheckDeviceCpuFrequency(const std::string& field, int64_t khz,
-                             const DeviceClassInfo& cls,
-                             const ValidationContext& ctx,
+                             const ClassFacts& facts,
                              std::vector<std::string>* problems,
                              std::vector<std::string>* unchecked) {
+  const DeviceClassInfo& cls = *facts.info;
   if (khz <= 0) return;
-  std::vector<int64_t> offered;
-  for (const v1::DeviceStatus* d : DevicesOf(ctx, cls.name)) {
-    for (int64_t f : d->capabilities().cpu_freqs_khz()) offered.push_back(f);
-  }
-  std::sort(offered.begin(), offered.end());
-  offered.erase(std::unique(offered.begin(), offered.end()), offered.end());
+  const std::vector<int64_t>& offered = facts.offered_khz;
   if (offered.empty()) {
     unchecked->push_back(field);
   } else if (!std::binary_search(offered.begin(), offered.end(), khz)) {
@@ -116,8 +144,15 @@ std::vector<const DeviceClassInfo*> KnownClassesOf(
 void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
                      std::vector<std::string>* problems,
                      std::vector<std::string>* warnings) {
-  const std::vector<const DeviceClassInfo*> classes = KnownClassesOf(spec, ctx);
+  // What each class's checks need, computed once (not once per mode).
+  std::vector<ClassFacts> classes;
+  for (const DeviceClassInfo* cls : KnownClassesOf(spec, ctx)) {
+    classes.push_back(FactsOf(*cls, ctx));
+  }
   std::map<std::string, std::vector<std::string>> unchecked;  // by class
+  // The first index of each distinct mode: duplicates in one pass.
+  absl::flat_hash_map<ModeKey, int> first_of;
+  first_of.reserve(spec.power_modes_size());
   for (int i = 0; i < spec.power_modes_size(); ++i) {
     const v1::PowerMode& m = spec.power_modes(i);
     const std::string at = absl::StrCat("power_modes[", i, "].");
@@ -134,30 +169,27 @@ void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
                                          value));
       }
     }
-    for (int j = 0; j < i; ++j) {
-      if (google::protobuf::util::MessageDifferencer::Equals(
-              spec.power_modes(j), m)) {
-        problems->push_back(absl::StrCat(
-            "power_modes[", i, "]: duplicate of power_modes[", j, "]"));
-        break;
-      }
+    auto [dup, inserted] = first_of.emplace(KeyOf(m), i);
+    if (!inserted) {
+      problems->push_back(absl::StrCat("power_modes[", i,
+                                       "]: duplicate of power_modes[",
+                                       dup->second, "]"));
     }
-    for (const DeviceClassInfo* cls : classes) {
+    for (const ClassFacts& facts : classes) {
+      const DeviceClassInfo* cls = facts.info;
       const bool per_device = cls->cpu_cores == 0 && cls->cpu_freqs_khz.empty();
-      if (!m.preset().empty() &&
-          std::find(cls->presets.begin(), cls->presets.end(), m.preset()) ==
-              cls->presets.end()) {
+      if (!m.preset().empty() && !facts.presets.contains(m.preset())) {
         problems->push_back(absl::StrCat(
             at, "preset: unknown preset '", m.preset(), "' for ", cls->name,
             " (known: ",
             cls->presets.empty() ? "none" : absl::StrJoin(cls->presets, ", "),
             ")"));
       }
-      CheckCores(at + "cpu_cores", m.cpu_cores(), *cls, ctx, problems,
+      CheckCores(at + "cpu_cores", m.cpu_cores(), facts, problems,
                  &unchecked[cls->name]);
       if (per_device) {
-        CheckDeviceCpuFrequency(at + "cpu_freq_khz", m.cpu_freq_khz(), *cls,
-                                ctx, problems, &unchecked[cls->name]);
+        CheckDeviceCpuFrequency(at + "cpu_freq_khz", m.cpu_freq_khz(), facts,
+                                problems, &unchecked[cls->name]);
       } else {
         CheckFrequency(at + "cpu_freq_khz", m.cpu_freq_khz(),
                        cls->cpu_freqs_khz, *cls, problems);

@@ -189,6 +189,24 @@ TEST_F(RunExecutorTest, UnknownModelFailsBeforeStartingAnything) {
   EXPECT_EQ(platform_.applies(), 0);
 }
 
+TEST_F(RunExecutorTest, OutOfBoundsSpecFailsBeforeStartingAnything) {
+  RunExecutor ex = Make();
+  v1::RunSpec spec = Spec(5);
+  spec.set_tenants(2147483647);
+  spec.set_timeout_s(1e308);
+  v1::RunFinished f = ex.Execute(spec, &sink_);
+  EXPECT_FALSE(f.result().ok());
+  EXPECT_EQ(f.batches(), 0);
+  EXPECT_NE(f.result().reason().find("tenants: 2147483647"), std::string::npos)
+      << f.result().reason();
+  EXPECT_NE(f.result().reason().find("timeout_s"), std::string::npos);
+  EXPECT_EQ(ex.ActiveRunId(), 0);
+  absl::MutexLock lock(&sink_.mu);
+  EXPECT_TRUE(sink_.started.empty());
+  EXPECT_EQ(sink_.finished.size(), 1u);
+  EXPECT_EQ(platform_.applies(), 0);
+}
+
 TEST_F(RunExecutorTest, RejectedPowerModeFailsWithThePlatformReason) {
   RunExecutor ex = Make();
   v1::RunSpec spec = Spec(5);

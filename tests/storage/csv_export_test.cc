@@ -69,6 +69,29 @@ TEST_F(CsvExportTest, RunsTableHasHeaderOneLinePerRunAndQuotesCommas) {
               HasSubstr(",failed,host-0,\"out of memory, killed by \"\"oom\"\"\","));
 }
 
+TEST_F(CsvExportTest, FormulaLikeReasonsAreNeutralizedNumbersAreNot) {
+  const int64_t failed = run_ids_[1];
+  ASSERT_TRUE(store_->TransitionRun(failed, v1::RUN_STATE_LEASED, "host-0", "",
+                                    clock_.Now())
+                  .ok());
+  ASSERT_TRUE(store_->TransitionRun(failed, v1::RUN_STATE_FAILED, "",
+                                    "=cmd|' /C calc'!A0", clock_.Now())
+                  .ok());
+  const int64_t other = run_ids_[0];
+  ASSERT_TRUE(store_->TransitionRun(other, v1::RUN_STATE_LEASED, "host-0", "",
+                                    clock_.Now())
+                  .ok());
+  ASSERT_TRUE(store_->TransitionRun(other, v1::RUN_STATE_FAILED, "", "-1.5",
+                                    clock_.Now())
+                  .ok());
+  absl::Status st;
+  std::vector<std::string> lines = Lines(Export(sweep_id_, "runs", &st));
+  ASSERT_TRUE(st.ok()) << st;
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(lines[2], HasSubstr(",failed,host-0,'=cmd|' /C calc'!A0,"));
+  EXPECT_THAT(lines[1], HasSubstr(",failed,host-0,-1.5,"));
+}
+
 TEST_F(CsvExportTest, RunsTableCarriesResultColumns) {
   const int64_t id = run_ids_[0];
   ASSERT_TRUE(store_->TransitionRun(id, v1::RUN_STATE_LEASED, "host-0", "", clock_.Now()).ok());

@@ -1,59 +1,17 @@
 #include "agent/platform/jetson/board_state.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/struct.pb.h"
-#include "google/protobuf/util/json_util.h"
 
 namespace powersweep {
 namespace jetson {
 
 namespace {
 
-using google::protobuf::ListValue;
-using google::protobuf::Struct;
-using google::protobuf::Value;
-
 void Keep(absl::Status* first, absl::Status s) {
   if (first->ok() && !s.ok()) *first = std::move(s);
-}
-
-Value Num(double v) {
-  Value out;
-  out.set_number_value(v);
-  return out;
-}
-Value Str(const std::string& v) {
-  Value out;
-  out.set_string_value(v);
-  return out;
-}
-Value Bool(bool v) {
-  Value out;
-  out.set_bool_value(v);
-  return out;
-}
-Value IntList(const std::vector<int>& v) {
-  Value out;
-  for (int x : v) *out.mutable_list_value()->add_values() = Num(x);
-  return out;
-}
-
-const Value& Field(const Struct& s, const std::string& key) {
-  static const Value* const kEmpty = new Value();
-  auto it = s.fields().find(key);
-  return it == s.fields().end() ? *kEmpty : it->second;
-}
-int64_t GetInt(const Struct& s, const std::string& key) {
-  return static_cast<int64_t>(Field(s, key).number_value());
-}
-std::vector<int> GetIntList(const Struct& s, const std::string& key) {
-  std::vector<int> out;
-  for (const Value& v : Field(s, key).list_value().values()) {
-    out.push_back(static_cast<int>(v.number_value()));
-  }
-  return out;
 }
 
 }  // namespace
@@ -163,81 +121,6 @@ absl::Status RestoreState(SysfsIo& io, const BoardState& state) {
          io.Write(d + "/mrq_rate_locked", absl::StrCat(state.emc_locked)));
   }
   return first;
-}
-
-std::string StateToJson(const BoardState& s) {
-  Struct root;
-  auto& f = *root.mutable_fields();
-  f["version"] = Num(1);
-  f["online_cpus"] = IntList(s.online_cpus);
-  f["offline_cpus"] = IntList(s.offline_cpus);
-  Value clusters;
-  for (const ClusterState& c : s.clusters) {
-    Struct cs;
-    (*cs.mutable_fields())["cpufreq_dir"] = Str(c.cpufreq_dir);
-    (*cs.mutable_fields())["min_khz"] = Num(static_cast<double>(c.min_khz));
-    (*cs.mutable_fields())["max_khz"] = Num(static_cast<double>(c.max_khz));
-    *clusters.mutable_list_value()->add_values()->mutable_struct_value() = cs;
-  }
-  clusters.mutable_list_value();
-  f["clusters"] = clusters;
-  f["has_gpu"] = Bool(s.has_gpu);
-  f["gpu_devfreq_dir"] = Str(s.gpu_devfreq_dir);
-  f["gpu_power_control"] = Str(s.gpu_power_control);
-  f["gpu_control"] = Str(s.gpu_control);
-  f["gpu_min_hz"] = Num(static_cast<double>(s.gpu_min_hz));
-  f["gpu_max_hz"] = Num(static_cast<double>(s.gpu_max_hz));
-  f["has_emc"] = Bool(s.has_emc);
-  f["emc_rate_hz"] = Num(static_cast<double>(s.emc_rate_hz));
-  f["emc_locked"] = Num(static_cast<double>(s.emc_locked));
-  f["emc_state"] = Num(static_cast<double>(s.emc_state));
-  f["cores_touched"] = Bool(s.cores_touched);
-  f["cpu_touched"] = Bool(s.cpu_touched);
-  f["gpu_touched"] = Bool(s.gpu_touched);
-  f["emc_touched"] = Bool(s.emc_touched);
-  std::string out;
-  google::protobuf::util::JsonPrintOptions opts;
-  opts.add_whitespace = true;
-  (void)google::protobuf::util::MessageToJsonString(root, &out, opts);
-  return out;
-}
-
-absl::StatusOr<BoardState> StateFromJson(const std::string& json) {
-  Struct root;
-  if (!google::protobuf::util::JsonStringToMessage(json, &root).ok() ||
-      GetInt(root, "version") != 1) {
-    return absl::InvalidArgumentError(
-        "restore state: not a version 1 Jetson restore file");
-  }
-  BoardState s;
-  s.online_cpus = GetIntList(root, "online_cpus");
-  s.offline_cpus = GetIntList(root, "offline_cpus");
-  for (const Value& v : Field(root, "clusters").list_value().values()) {
-    ClusterState c;
-    c.cpufreq_dir = Field(v.struct_value(), "cpufreq_dir").string_value();
-    c.min_khz = GetInt(v.struct_value(), "min_khz");
-    c.max_khz = GetInt(v.struct_value(), "max_khz");
-    if (c.cpufreq_dir.empty() || c.min_khz <= 0 || c.max_khz <= 0) {
-      return absl::InvalidArgumentError(
-          "restore state: a cluster lacks cpufreq_dir/min_khz/max_khz");
-    }
-    s.clusters.push_back(c);
-  }
-  s.has_gpu = Field(root, "has_gpu").bool_value();
-  s.gpu_devfreq_dir = Field(root, "gpu_devfreq_dir").string_value();
-  s.gpu_power_control = Field(root, "gpu_power_control").string_value();
-  s.gpu_control = Field(root, "gpu_control").string_value();
-  s.gpu_min_hz = GetInt(root, "gpu_min_hz");
-  s.gpu_max_hz = GetInt(root, "gpu_max_hz");
-  s.has_emc = Field(root, "has_emc").bool_value();
-  s.emc_rate_hz = GetInt(root, "emc_rate_hz");
-  s.emc_locked = GetInt(root, "emc_locked");
-  s.emc_state = GetInt(root, "emc_state");
-  s.cores_touched = Field(root, "cores_touched").bool_value();
-  s.cpu_touched = Field(root, "cpu_touched").bool_value();
-  s.gpu_touched = Field(root, "gpu_touched").bool_value();
-  s.emc_touched = Field(root, "emc_touched").bool_value();
-  return s;
 }
 
 }  // namespace jetson

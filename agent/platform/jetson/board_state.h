@@ -2,7 +2,7 @@
 // them (online cores, every active cluster's scaling min/max, GPU devfreq
 // min/max and power control, EMC rate/lock/state), which of them the agent
 // touched since, and how to put them back. Serialized to JSON for the
-// restore file that survives an agent crash.
+// restore file that survives an agent crash (restore_file.h).
 //
 // Value type; the functions are stateless (thread safety is the caller's).
 #ifndef POWERSWEEP_AGENT_PLATFORM_JETSON_BOARD_STATE_H_
@@ -68,10 +68,6 @@ absl::Status RestoreState(SysfsIo& io, const BoardState& state);
 absl::Status WriteMinMax(SysfsIo& io, const std::string& min_path,
                          const std::string& max_path, int64_t min_value,
                          int64_t max_value);
-
-std::string StateToJson(const BoardState& state);
-// InvalidArgument when `json` is not a state written by StateToJson.
-absl::StatusOr<BoardState> StateFromJson(const std::string& json);
 
 }  // namespace jetson
 }  // namespace powersweep

@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -14,61 +12,13 @@
 namespace powersweep {
 namespace jetson {
 
-namespace {
-
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(tmp, ": cannot write the restore state"));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": cannot write the restore state: ", ec.message()));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-absl::Status RestoreFromStateFile(SysfsIo& io, const std::string& path) {
-  if (path.empty() || !std::filesystem::exists(path)) return absl::OkStatus();
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<BoardState> state = StateFromJson(text.str());
-  if (!state.ok()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": ", state.status().message(),
-                     "; check the board and delete the file"));
-  }
-  absl::Status s = RestoreState(io, *state);
-  if (!s.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "restoring the board from ", path, " (left by an agent that stopped "
-        "with a custom mode applied): ", s.message()));
-  }
-  std::error_code ec;
-  std::filesystem::remove(path, ec);
-  PS_LOG(WARNING) << "restored the board from " << path
-                  << ": the previous agent stopped with a custom mode applied";
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::unique_ptr<JetsonPlatform>> JetsonPlatform::Create(
     JetsonPlatformOptions options, Clock* clock, std::unique_ptr<SysfsIo> io) {
   if (!io) io = std::make_unique<RealSysfsIo>(options.sysfs_root);
   absl::StatusOr<BoardInfo> board = DiscoverBoard(*io);
   if (!board.ok()) return board.status();
-  absl::Status restored = RestoreFromStateFile(*io, options.restore_state_path);
+  absl::Status restored =
+      RestoreFromStateFile(*io, *board, options.restore_state_path);
   if (!restored.ok()) return restored;
   BoardPresets presets;
   if (!options.presets && options.board_presets) {
@@ -130,7 +80,7 @@ v1::DeviceCapabilities JetsonPlatform::Capabilities() const {
 
 absl::Status JetsonPlatform::PersistLocked() {
   if (options_.restore_state_path.empty() || !saved_) return absl::OkStatus();
-  return WriteFileAtomically(options_.restore_state_path, StateToJson(*saved_));
+  return WriteRestoreFile(options_.restore_state_path, *saved_);
 }
 
 void JetsonPlatform::DeleteStateFile() {

@@ -10,7 +10,8 @@
 // after a successful Restore; Create() finds a leftover file (the agent
 // died with a custom mode applied), restores the board from it and deletes
 // it, before anything else. A Restore that fails keeps the record and the
-// file so the next Restore (or start) tries again.
+// file so the next Restore (or start) tries again. The file's entries are
+// checked against discovery before anything is written (restore_file.h).
 //
 // Errors of Apply: InvalidArgument naming the PowerMode field (unknown or
 // unresolvable preset, values not in the board's tables with the nearest
@@ -36,6 +37,7 @@
 #include "agent/platform/jetson/board_presets.h"
 #include "agent/platform/jetson/board_state.h"
 #include "agent/platform/jetson/discovery.h"
+#include "agent/platform/jetson/restore_file.h"
 #include "agent/platform/jetson/sysfs_io.h"
 #include "agent/platform/jetson/telemetry.h"
 #include "agent/platform/platform.h"
@@ -106,10 +108,6 @@ class JetsonPlatform : public Platform {
   std::vector<int> run_cpus_ ABSL_GUARDED_BY(mu_);
   JetsonTelemetry telemetry_ ABSL_GUARDED_BY(mu_);
 };
-
-// Restores the board from the state file at `path` when it exists and
-// deletes it. OK when there is no file.
-absl::Status RestoreFromStateFile(SysfsIo& io, const std::string& path);
 
 }  // namespace jetson
 

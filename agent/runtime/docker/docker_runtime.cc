@@ -17,6 +17,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "agent/seconds_to_nanos.h"
+#include "agent/state_dir.h"
 #include "common/log.h"
 
 namespace powersweep {
@@ -141,15 +143,16 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
   }
   const std::string log_path =
       spec_.stderr_log_path.empty() ? "/dev/null" : spec_.stderr_log_path;
-  int log_fd =
-      open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0) {
-    int err = errno;
+  // O_NOFOLLOW | O_CLOEXEC, created 0600 (agent/state_dir.h).
+  absl::StatusOr<int> opened =
+      OpenStateFile(log_path, O_WRONLY | O_CREAT | O_APPEND);
+  if (!opened.ok()) {
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     return absl::InternalError(absl::StrCat(
-        log_path, ": cannot open the workload log: ", strerror(err)));
+        "cannot open the workload log: ", opened.status().message()));
   }
+  const int log_fd = *opened;
   {
     absl::MutexLock lock(&stats_mu_);
     stats_reader_ =
@@ -186,7 +189,7 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
 
 absl::Status DockerRuntime::AwaitRunning() {
   const int64_t deadline =
-      start_ns_ + static_cast<int64_t>(config_.start_timeout_s * 1e9);
+      start_ns_ + SecondsToNanos(config_.start_timeout_s);
   while (true) {
     if (ReapClient(false)) return absl::OkStatus();  // already ended
     {
@@ -365,12 +368,11 @@ ExitStatus DockerRuntime::Wait() {
     out.exit_code = -1;
     return out;
   }
-  const int64_t timeout_ns = static_cast<int64_t>(spec_.timeout_s * 1e9);
-  const int64_t grace_ns = static_cast<int64_t>(spec_.grace_s * 1e9);
+  const int64_t timeout_ns = SecondsToNanos(spec_.timeout_s);
+  const int64_t grace_ns = SecondsToNanos(spec_.grace_s);
   // A client that outlives a KILLed container this long is stuck.
-  const int64_t stuck_ns =
-      grace_ns + static_cast<int64_t>(config_.start_timeout_s * 1e9);
-  const int64_t stats_ns = static_cast<int64_t>(config_.stats_interval_s * 1e9);
+  const int64_t stuck_ns = grace_ns + SecondsToNanos(config_.start_timeout_s);
+  const int64_t stats_ns = SecondsToNanos(config_.stats_interval_s);
   bool timed_out = false;
   int64_t term_ns = -1;
   int64_t kill_ns = -1;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "agent/seconds_to_nanos.h"
 
 namespace powersweep {
 namespace {
@@ -131,7 +132,7 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
     return pid.status();
   }
   CommandResult result;
-  const int64_t deadline_ms = MonoMs() + static_cast<int64_t>(timeout_s * 1000);
+  const int64_t deadline_ms = MonoMs() + SecondsToNanos(timeout_s) / 1000000;
   pollfd pfd[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
   int open_count = 2;

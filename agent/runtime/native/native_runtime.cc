@@ -16,6 +16,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "agent/seconds_to_nanos.h"
+#include "agent/state_dir.h"
 #include "common/log.h"
 
 namespace powersweep {
@@ -67,14 +69,21 @@ namespace {
 }  // namespace
 
 std::string LastLineOfFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  std::streamoff from = size > 4096 ? size - 4096 : 0;
-  in.seekg(from);
-  std::string tail((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
+  // The log is in the agent's state dir: never follow a symlink there.
+  absl::StatusOr<int> fd = OpenStateFile(path, O_RDONLY);
+  if (!fd.ok()) return "";
+  const off_t size = lseek(*fd, 0, SEEK_END);
+  const off_t from = size > 4096 ? size - 4096 : 0;
+  std::string tail;
+  char buf[4096];
+  ssize_t n = 0;
+  if (size > 0 && lseek(*fd, from, SEEK_SET) == from) {
+    while ((n = read(*fd, buf, sizeof(buf))) > 0 ||
+           (n < 0 && errno == EINTR)) {
+      if (n > 0) tail.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(*fd);
   absl::string_view t = absl::StripTrailingAsciiWhitespace(tail);
   size_t nl = t.rfind('\n');
   absl::string_view line = nl == absl::string_view::npos ? t : t.substr(nl + 1);
@@ -131,18 +140,21 @@ absl::Status NativeRuntime::Start(const RuntimeSpec& spec,
   int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   const std::string log_path =
       spec_.stderr_log_path.empty() ? "/dev/null" : spec_.stderr_log_path;
-  int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-                    0644);
-  if (log_fd < 0 || devnull < 0) {
-    int err = errno;
+  // O_NOFOLLOW | O_CLOEXEC, created 0600 (agent/state_dir.h).
+  absl::StatusOr<int> opened =
+      OpenStateFile(log_path, O_WRONLY | O_CREAT | O_APPEND);
+  if (!opened.ok() || devnull < 0) {
+    const std::string why =
+        opened.ok() ? absl::StrCat("/dev/null: ", strerror(errno))
+                    : std::string(opened.status().message());
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     if (devnull >= 0) close(devnull);
-    if (log_fd >= 0) close(log_fd);
+    if (opened.ok()) close(*opened);
     return absl::InternalError(
-        absl::StrCat(log_path, ": cannot open the workload log: ",
-                     strerror(err)));
+        absl::StrCat("cannot open the workload log: ", why));
   }
+  const int log_fd = *opened;
   start_ns_ = clock_->MonotonicNanos();
   const pid_t agent_pid = getpid();
   pid_t pid = fork();
@@ -192,8 +204,8 @@ ExitStatus NativeRuntime::Wait() {
     out.exit_code = -1;
     return out;
   }
-  const int64_t timeout_ns = static_cast<int64_t>(spec_.timeout_s * 1e9);
-  const int64_t grace_ns = static_cast<int64_t>(spec_.grace_s * 1e9);
+  const int64_t timeout_ns = SecondsToNanos(spec_.timeout_s);
+  const int64_t grace_ns = SecondsToNanos(spec_.grace_s);
   int status = 0;
   rusage ru{};
   while (true) {

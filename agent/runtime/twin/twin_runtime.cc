@@ -7,6 +7,7 @@
 #include "agent/platform/twin/dataset_cost.h"
 #include "agent/platform/twin/twin_workload_cost.h"
 #include "agent/runtime/twin/twin_workload.h"
+#include "agent/seconds_to_nanos.h"
 
 namespace powersweep {
 
@@ -131,7 +132,7 @@ ExitStatus TwinRuntime::Wait() {
   *started.mutable_started() = Provenance(threads_);
   callback_(started);
 
-  const int64_t step_ns = static_cast<int64_t>(options_.max_sleep_s * 1e9);
+  const int64_t step_ns = SecondsToNanos(options_.max_sleep_s);
   TwinEvent event;
   bool cancelled = false;
   while (true) {
@@ -146,7 +147,7 @@ ExitStatus TwinRuntime::Wait() {
     if (cancelled || !sim_->Next(&event)) break;
     // Pace: wait until the event's simulated time, scaled, has passed.
     const int64_t due_ns =
-        start_ns_ + static_cast<int64_t>(event.t_s * options_.time_scale * 1e9);
+        start_ns_ + SecondsToNanos(event.t_s * options_.time_scale);
     bool stop = false;
     for (int64_t now = clock_->MonotonicNanos(); now < due_ns;
          now = clock_->MonotonicNanos()) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/platform/jetson/board_state.h"
+#include "agent/platform/jetson/restore_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/jetson/rig.h"

@@ -1,6 +1,8 @@
 #include "controller/sweep/submitter.h"
 
+#include "absl/strings/str_split.h"
 #include "common/clock.h"
+#include "controller/sweep/problem_list.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/controller/sweep/fake_store.h"
@@ -105,6 +107,34 @@ TEST_F(SweepSubmitterTest, StoreFailureIsReturned) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(r.status().message(), "disk full");
+}
+
+TEST_F(SweepSubmitterTest, ThousandsOfProblemsAreCutToTheFirstFifty) {
+  v1::SweepSpec spec = Spec();
+  for (int i = 0; i < 3000; ++i) spec.add_batch_sizes(-1 - i);
+  absl::StatusOr<v1::SubmitSweepResponse> r = submitter_.Submit(spec, Orin());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string msg(r.status().message());
+  const std::vector<std::string> lines = absl::StrSplit(msg, '\n');
+  ASSERT_EQ(lines.size(), kMaxProblemLines + 1);
+  EXPECT_THAT(lines[0], HasSubstr("batch_sizes[2]: must be positive"));
+  EXPECT_THAT(lines.back(), ::testing::MatchesRegex(
+                                "\\.\\.\\. and [0-9]+ more problems"));
+  EXPECT_LT(msg.size(), 16u * 1024);
+  EXPECT_EQ(store_.create_sweep_calls(), 0);
+}
+
+TEST(LimitProblemLines, KeepsShortListsAndCutsLongLines) {
+  EXPECT_TRUE(LimitProblemLines(absl::OkStatus()).ok());
+  absl::Status few = absl::InvalidArgumentError("a: x\nb: y");
+  EXPECT_EQ(LimitProblemLines(few), few);
+  absl::Status three = absl::InvalidArgumentError("a\nb\nc");
+  EXPECT_EQ(LimitProblemLines(three, 2).message(), "a\nb\n... and 1 more problem");
+  absl::Status wide = absl::InvalidArgumentError(std::string(1000, 'x'));
+  const std::string cut(LimitProblemLines(wide).message());
+  EXPECT_EQ(cut.size(), kMaxProblemLineChars);
+  EXPECT_THAT(cut, ::testing::EndsWith("..."));
 }
 
 }  // namespace

@@ -45,6 +45,20 @@ TEST(ValidateSweepDevicesTest, FrequencyNotInTableNamesTheNeighbours) {
                   "of xavier-agx (nearest: 2133000000)"));
 }
 
+TEST(ValidateSweepDevicesTest, DuplicateModesNameTheFirstOccurrence) {
+  v1::SweepSpec s = GoodSpec();
+  s.mutable_power_modes(0)->set_cpu_cores(4);
+  s.add_power_modes()->set_cpu_cores(2);
+  s.add_power_modes()->set_cpu_cores(4);
+  s.add_power_modes()->set_cpu_cores(4);
+  v1::PowerMode* preset = s.add_power_modes();
+  preset->set_preset("MAXN");
+  preset->set_cpu_cores(4);  // differs from [0] by its preset
+  EXPECT_THAT(Problems(s),
+              ElementsAre("power_modes[2]: duplicate of power_modes[0]",
+                          "power_modes[3]: duplicate of power_modes[0]"));
+}
+
 TEST(ValidateSweepDevicesTest, UnknownPreset) {
   v1::SweepSpec s = GoodSpec();
   s.mutable_power_modes(0)->set_preset("MODE_30W");
