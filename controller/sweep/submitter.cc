@@ -2,13 +2,15 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 #include "controller/sweep/expand.h"
 #include "controller/sweep/validate.h"
 
 namespace powersweep {
 
-SweepSubmitter::SweepSubmitter(Store* store, Clock* clock)
-    : store_(store), clock_(clock) {}
+SweepSubmitter::SweepSubmitter(Store* store, Clock* clock, int64_t max_runs)
+    : store_(store), clock_(clock), max_runs_(max_runs) {}
 
 absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
     const v1::SweepSpec& spec,
@@ -21,6 +23,14 @@ absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
   std::vector<std::string> warnings;
   absl::Status valid = ValidateSweep(full, ctx, &warnings);
   if (!valid.ok()) return valid;
+  // Counted without expanding, so a huge matrix costs no memory.
+  const int64_t count = CountRuns(full);
+  if (count > max_runs_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the sweep expands to ", count, " runs, more than the controller's "
+        "--max_sweep_runs of ", max_runs_, "; nothing was stored (split it "
+        "into smaller sweeps)"));
+  }
 
   const std::vector<v1::RunSpec> runs = ExpandSweep(full);
   absl::StatusOr<int64_t> sweep_id =
