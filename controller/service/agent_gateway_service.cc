@@ -7,6 +7,8 @@
 #include "absl/synchronization/mutex.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "common/peer_certificate.h"
+#include "controller/service/peer_identity.h"
 
 namespace powersweep {
 namespace {
@@ -57,8 +59,19 @@ grpc::Status AgentGatewayService::Session(grpc::ServerContext* context,
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "the first message of a session must be register");
   }
-  auto conn = std::make_shared<StreamConnection>(context, stream);
   const std::string device_id = first.register_().identity().device_id();
+  // Identity: decided here, before the Fleet sees the registration.
+  absl::StatusOr<bool> verified = VerifyAgentIdentity(
+      require_certificate_, PeerCertificateOf(*context), device_id);
+  if (!verified.ok()) {
+    PS_LOG(WARNING) << "refused registration from " << context->peer()
+                    << ": " << verified.status();
+    return ToGrpcStatus(verified.status());
+  }
+  PS_LOG(DEBUG) << "device " << device_id << " from " << context->peer()
+                << (*verified ? ": certificate verified"
+                              : ": no TLS, identity not verified");
+  auto conn = std::make_shared<StreamConnection>(context, stream);
   absl::Status st = fleet_->Register(first.register_(), conn);
   if (!st.ok()) {
     conn->MarkClosed();
