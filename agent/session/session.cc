@@ -27,8 +27,14 @@ Session::Session(SessionConfig config, Platform* platform,
               std::max(1, static_cast<int>(config_.initial_backoff_s * 1000)));
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               std::max(1, static_cast<int>(config_.max_backoff_s * 1000)));
+  if (config_.credentials != nullptr && !config_.tls_server_name.empty()) {
+    args.SetSslTargetNameOverride(config_.tls_server_name);
+  }
   stub_ = v1::AgentGateway::NewStub(grpc::CreateCustomChannel(
-      config_.controller, grpc::InsecureChannelCredentials(), args));
+      config_.controller,
+      config_.credentials != nullptr ? config_.credentials
+                                     : grpc::InsecureChannelCredentials(),
+      args));
   heartbeat_s_ = config_.default_heartbeat_s;
 }
 
