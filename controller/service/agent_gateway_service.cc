@@ -61,16 +61,18 @@ grpc::Status AgentGatewayService::Session(grpc::ServerContext* context,
   }
   const std::string device_id = first.register_().identity().device_id();
   // Identity: decided here, before the Fleet sees the registration.
-  absl::StatusOr<bool> verified = VerifyAgentIdentity(
+  absl::StatusOr<bool> identity = VerifyAgentIdentity(
       require_certificate_, PeerCertificateOf(*context), device_id);
-  if (!verified.ok()) {
+  if (!identity.ok()) {
     PS_LOG(WARNING) << "refused registration from " << context->peer()
-                    << ": " << verified.status();
-    return ToGrpcStatus(verified.status());
+                    << ": " << identity.status();
+    return ToGrpcStatus(identity.status());
   }
+  // True: the peer's verified certificate names device_id; false: no TLS.
+  const bool verified = *identity;
   PS_LOG(DEBUG) << "device " << device_id << " from " << context->peer()
-                << (*verified ? ": certificate verified"
-                              : ": no TLS, identity not verified");
+                << (verified ? ": certificate verified"
+                             : ": no TLS, identity not verified");
   auto conn = std::make_shared<StreamConnection>(context, stream);
   absl::Status st = fleet_->Register(first.register_(), conn);
   if (!st.ok()) {
