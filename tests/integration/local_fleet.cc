@@ -9,19 +9,23 @@
 
 namespace powersweep::testing {
 
-LocalFleet::LocalFleet() : dir_(MakeTempDir("powersweep-it")) {
-  controller_ = std::make_unique<Subprocess>(
-      std::vector<std::string>{POWERSWEEP_CONTROLLER_BIN,
-                               "--listen=127.0.0.1:0",
-                               "--db=" + db_path(),
-                               "--port_file=" + dir_ + "/port",
-                               "--heartbeat_s=0.5"},
-      dir_ + "/controller.log");
+LocalFleet::LocalFleet(LocalFleetOptions options)
+    : dir_(MakeTempDir("powersweep-it")) {
+  std::vector<std::string> argv = {POWERSWEEP_CONTROLLER_BIN,
+                                   "--listen=127.0.0.1:0",
+                                   "--db=" + db_path(),
+                                   "--port_file=" + dir_ + "/port",
+                                   "--heartbeat_s=0.5"};
+  argv.insert(argv.end(), options.controller_args.begin(),
+              options.controller_args.end());
+  controller_ = std::make_unique<Subprocess>(argv, dir_ + "/controller.log");
   WaitFor([&] { return !ReadFile(dir_ + "/port").empty(); }, 20);
   port_ = std::atoi(ReadFile(dir_ + "/port").c_str());
   if (port_ > 0) {
-    stub_ = v1::Control::NewStub(
-        grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
+    stub_ = v1::Control::NewStub(grpc::CreateChannel(
+        address(), options.control_credentials != nullptr
+                       ? options.control_credentials
+                       : grpc::InsecureChannelCredentials()));
   }
 }
 
