@@ -55,7 +55,8 @@ ABSL_FLAG(std::string, control_token_file, "",
           "at least 16 characters.");
 ABSL_FLAG(bool, insecure, false,
           "Allow serving plaintext, without authenticating agents, on an "
-          "address other machines can reach (refused otherwise).");
+          "address other machines can reach (refused otherwise). Control "
+          "callers from other machines still need the token.");
 ABSL_FLAG(bool, trust_loopback, true,
           "Allow Control calls from this machine without a token or "
           "certificate when no --control_token_file is set.");
