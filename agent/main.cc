@@ -33,9 +33,20 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/power/power_catalog.h"
+#include "common/tls_credentials.h"
 
 ABSL_FLAG(std::string, controller, "127.0.0.1:7070",
           "host:port of the controller's AgentGateway");
+ABSL_FLAG(std::string, tls_ca, "",
+          "CA certificate (PEM) of the controller's certificate; dial the "
+          "controller over TLS (default: plaintext)");
+ABSL_FLAG(std::string, tls_cert, "",
+          "this device's client certificate (PEM), CN = the device id "
+          "(infra/scripts/make-lab-ca.sh DIR device ID); needs --tls_ca");
+ABSL_FLAG(std::string, tls_key, "", "the private key of --tls_cert (PEM)");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "the name in the controller's certificate, when --controller "
+          "addresses it by another name or IP");
 ABSL_FLAG(std::string, device_id, "",
           "unique device id in the fleet (default: the hostname)");
 ABSL_FLAG(std::string, cpus, "",
@@ -285,9 +296,20 @@ int Main(bool probe) {
   sigaddset(&sigs, SIGINT);
   pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
 
-  RunExecutor executor(ecfg, &catalog, platform.get(), &clock, runtimes);
   SessionConfig scfg;
   scfg.controller = absl::GetFlag(FLAGS_controller);
+  ChannelTlsFiles tls{absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
+                      absl::GetFlag(FLAGS_tls_key)};
+  if (!tls.ca.empty() || !tls.cert.empty() || !tls.key.empty()) {
+    auto creds = MakeChannelCredentials(tls);
+    if (!creds.ok()) return Fail(std::string(creds.status().message()));
+    scfg.credentials = *creds;
+    scfg.tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
+  } else if (!absl::GetFlag(FLAGS_tls_server_name).empty()) {
+    return Fail("--tls_server_name: only used with --tls_ca (TLS)");
+  }
+
+  RunExecutor executor(ecfg, &catalog, platform.get(), &clock, runtimes);
   scfg.max_backoff_s = absl::GetFlag(FLAGS_max_backoff_s);
   if (scfg.max_backoff_s < scfg.initial_backoff_s) {
     scfg.max_backoff_s = scfg.initial_backoff_s;
@@ -311,7 +333,9 @@ int Main(bool probe) {
   PS_LOG(INFO) << "device " << device_id << " ("
                << platform->Capabilities().cpu_cores() << " CPUs"
                << (catalog.containers ? ", container runs" : "")
-               << "), controller " << scfg.controller << ", workload "
+               << "), controller " << scfg.controller
+               << (scfg.credentials != nullptr ? " (TLS)" : " (plaintext)")
+               << ", workload "
                << workload_bin << ", work dir " << ecfg.work_dir;
   session.Run();
   // Runs restore the board when they end (also when SIGTERM/SIGINT cancels

@@ -22,14 +22,17 @@
 #include "common/log.h"
 #include "controller/core/fleet.h"
 #include "controller/service/agent_gateway_service.h"
+#include "controller/service/control_auth.h"
 #include "controller/service/control_service.h"
+#include "controller/service/server_security.h"
 #include "controller/sweep/submitter.h"
 #include "grpcpp/grpcpp.h"
 #include "storage/sqlite_store.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
           "Address to serve Control and AgentGateway on. Use 0.0.0.0:7070 "
-          "to accept agents from other machines; port 0 picks a free port.");
+          "to accept agents from other machines (needs TLS or --insecure); "
+          "port 0 picks a free port.");
 ABSL_FLAG(std::string, db, "var/powersweep.db",
           "SQLite database file (created if missing; its folder must exist).");
 ABSL_FLAG(std::string, port_file, "",
@@ -53,6 +56,29 @@ ABSL_FLAG(int32_t, max_devices, 10000,
 ABSL_FLAG(int32_t, max_sessions, 5000,
           "Most agents connected at once; more are refused.");
 ABSL_FLAG(bool, verbose, false, "Log debug lines.");
+ABSL_FLAG(std::string, tls_cert, "",
+          "Serve TLS with this certificate (PEM; e.g. controller.crt from "
+          "infra/scripts/make-lab-ca.sh). Needs --tls_key and --tls_ca.");
+ABSL_FLAG(std::string, tls_key, "", "The private key of --tls_cert (PEM).");
+ABSL_FLAG(std::string, tls_ca, "",
+          "CA certificate (PEM) that signed the agents' and operators' client "
+          "certificates. With TLS an agent must present a certificate whose "
+          "CN is its device id.");
+ABSL_FLAG(std::string, control_token_file, "",
+          "File holding the bearer token Control callers may send "
+          "(authorization: Bearer TOKEN) instead of an operator certificate; "
+          "at least 16 characters.");
+ABSL_FLAG(bool, insecure, false,
+          "Allow serving plaintext, without authenticating agents, on an "
+          "address other machines can reach (refused otherwise). Control "
+          "callers from other machines still need the token.");
+ABSL_FLAG(bool, trust_loopback, true,
+          "Allow Control calls from this machine without a token or "
+          "certificate when no --control_token_file is set.");
+ABSL_FLAG(int64_t, max_sweep_runs, powersweep::kDefaultMaxSweepRuns,
+          "Refuse a submitted sweep that expands to more runs than this.");
+ABSL_FLAG(int64_t, max_import_samples, powersweep::kDefaultMaxImportSamples,
+          "Refuse an ImportTelemetry stream with more samples than this.");
 
 namespace powersweep {
 namespace {
@@ -64,6 +90,33 @@ int Serve() {
   if (!(heartbeat_s > 0)) {
     PS_LOG(ERROR) << "--heartbeat_s: must be positive, got " << heartbeat_s;
     return 2;
+  }
+
+  for (auto [flag, value] :
+       {std::pair<const char*, int64_t>{"--max_sweep_runs",
+                                        absl::GetFlag(FLAGS_max_sweep_runs)},
+        {"--max_import_samples", absl::GetFlag(FLAGS_max_import_samples)}}) {
+    if (value <= 0) {
+      PS_LOG(ERROR) << flag << ": must be positive, got " << value;
+      return 2;
+    }
+  }
+  ServerSecurityFlags security_flags;
+  security_flags.listen = absl::GetFlag(FLAGS_listen);
+  security_flags.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+  security_flags.tls_key = absl::GetFlag(FLAGS_tls_key);
+  security_flags.tls_ca = absl::GetFlag(FLAGS_tls_ca);
+  security_flags.control_token_file = absl::GetFlag(FLAGS_control_token_file);
+  security_flags.insecure = absl::GetFlag(FLAGS_insecure);
+  security_flags.trust_loopback = absl::GetFlag(FLAGS_trust_loopback);
+  absl::StatusOr<ServerSecurity> security = MakeServerSecurity(security_flags);
+  if (!security.ok()) {
+    PS_LOG(ERROR) << security.status().message();
+    return 2;
+  }
+  if (!security->tls && security_flags.insecure) {
+    PS_LOG(WARNING) << "--insecure: serving plaintext; agents' identities "
+                       "are not verified and tokens travel in the clear";
   }
 
   // Block the stop signals in every thread; one thread waits for them.
@@ -108,14 +161,20 @@ int Serve() {
   // Notes the runs a previous controller left active, before any agent
   // can register (they get reconnect_grace to come back).
   fleet.CheckLiveness();
-  SweepSubmitter submitter(store->get(), &clock);
-  ControlService control(store->get(), &fleet, &submitter);
-  AgentGatewayService gateway(&fleet);
+  SweepSubmitter submitter(store->get(), &clock,
+                           absl::GetFlag(FLAGS_max_sweep_runs));
+  const ControlAuthenticator control_auth(security->control);
+  ControlServiceOptions control_options;
+  control_options.auth = &control_auth;
+  control_options.max_import_samples = absl::GetFlag(FLAGS_max_import_samples);
+  ControlService control(store->get(), &fleet, &submitter, nullptr,
+                         control_options);
+  AgentGatewayService gateway(&fleet, /*require_certificate=*/security->tls);
 
   int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(absl::GetFlag(FLAGS_listen),
-                           grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), security->credentials,
+                           &port);
   // Agents ping every 20 s; notice dead agents (and permit their pings).
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
@@ -138,7 +197,9 @@ int Serve() {
       return 1;
     }
   }
-  PS_LOG(INFO) << "serving on port " << port << ", database " << db_path;
+  PS_LOG(INFO) << "serving on port " << port << ", database " << db_path
+               << (security->tls ? ", TLS (agents need certificates)"
+                                 : ", plaintext");
 
   absl::Notification stopping;
   std::thread liveness([&] {
@@ -172,9 +233,12 @@ int main(int argc, char** argv) {
       "Runs the powersweep controller: stores sweeps in SQLite, dispatches "
       "runs to connected agents, ingests their records.\n\n"
       "Usage: powersweep-controller [--listen=ADDR] [--db=FILE] "
-      "[--port_file=FILE] [--heartbeat_s=S] [--lease_timeout_s=S] "
-      "[--ack_timeout_s=S] [--reconnect_grace_s=S] [--max_devices=N] "
-      "[--max_sessions=N]");
+      "[--port_file=FILE] [--heartbeat_s=S] [--lease_timeout_s=S]\n"
+      "  [--ack_timeout_s=S] [--reconnect_grace_s=S] [--max_devices=N] "
+      "[--max_sessions=N]\n"
+      "  [--tls_cert=FILE --tls_key=FILE --tls_ca=FILE] "
+      "[--control_token_file=FILE] [--insecure]\n\n"
+      "Listening on a non-loopback address needs TLS or --insecure.");
   absl::ParseCommandLine(argc, argv);
   return powersweep::Serve();
 }

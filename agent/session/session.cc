@@ -43,6 +43,9 @@ Session::Session(SessionConfig config, Platform* platform,
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  if (config_.credentials != nullptr && !config_.tls_server_name.empty()) {
+    args.SetSslTargetNameOverride(config_.tls_server_name);
+  }
   std::shared_ptr<grpc::ChannelCredentials> creds =
       config_.credentials != nullptr ? config_.credentials
                                      : grpc::InsecureChannelCredentials();

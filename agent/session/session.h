@@ -47,13 +47,16 @@ namespace powersweep {
 
 struct SessionConfig {
   std::string controller = "127.0.0.1:7070";
-  // Channel credentials (TLS); null: an insecure channel.
-  std::shared_ptr<grpc::ChannelCredentials> credentials;
   double initial_backoff_s = 0.5;
   double max_backoff_s = 10;
   double default_heartbeat_s = 5;  // when Registered carries none
   double ack_timeout_s = 10;       // when Registered carries none
   double flush_timeout_s = 5;      // Shutdown: time to drain the spool
+  // Transport security (agent/main.cc --tls_*): null = plaintext. With TLS,
+  // `tls_server_name` (if set) is the name expected in the controller's
+  // certificate instead of the host of `controller`.
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  std::string tls_server_name;
 };
 
 class Session : public RunSink {

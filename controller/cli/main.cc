@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "common/flags_usage.h"
 #include "controller/cli/commands.h"
+#include "controller/cli/control_channel.h"
 #include "controller/cli/import_command.h"
 #include "controller/cli/model_args.h"
 #include "controller/cli/model_commands.h"
@@ -19,6 +21,20 @@
 
 ABSL_FLAG(std::string, controller, "127.0.0.1:7070",
           "Address of powersweep-controller (host:port).");
+ABSL_FLAG(std::string, tls_ca, "",
+          "CA certificate (PEM) of the controller's certificate: talk TLS "
+          "(default: plaintext).");
+ABSL_FLAG(std::string, tls_cert, "",
+          "Operator client certificate (PEM, OU=operator; make-lab-ca.sh DIR "
+          "operator NAME); needs --tls_ca.");
+ABSL_FLAG(std::string, tls_key, "", "The private key of --tls_cert (PEM).");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "The name in the controller's certificate, when --controller "
+          "addresses it by another name or IP.");
+ABSL_FLAG(std::string, token_file, "",
+          "File holding the controller's bearer token (its "
+          "--control_token_file); default: the POWERSWEEP_TOKEN environment "
+          "variable.");
 ABSL_FLAG(std::string, format, "table", "Output format: table, csv or json.");
 ABSL_FLAG(int64_t, sweep, 0, "Sweep id (runs, summary, export, watch).");
 ABSL_FLAG(std::string, out, "",
@@ -134,6 +150,9 @@ constexpr char kUsage[] =
     "                          reliable fit, as a sweep file for `submit`\n"
     "  (models, predict, best, pareto also take --dataset, --task,\n"
     "  --batch-size, --loader-workers, --model-id to pick one model)\n\n"
+    "Security: --tls_ca talks TLS; a controller with a --control_token_file\n"
+    "takes the token from --token_file or $POWERSWEEP_TOKEN, or an operator\n"
+    "certificate (--tls_cert, --tls_key).\n\n"
     "Exit codes: 0 ok, 1 failed request or failed runs, 2 bad usage,\n"
     "3 controller unreachable.";
 
@@ -294,9 +313,19 @@ int main(int argc, char** argv) {
   // `watch 3` and `watch --sweep 3` both work.
   if (cmd == "watch" && args.size() >= 3) opt.sweep_id = std::atoll(args[2]);
 
-  auto channel = grpc::CreateChannel(opt.controller,
-                                     grpc::InsecureChannelCredentials());
-  auto stub = powersweep::v1::Control::NewStub(channel);
+  powersweep::ControlChannelOptions channel_options;
+  channel_options.controller = opt.controller;
+  channel_options.tls_ca = absl::GetFlag(FLAGS_tls_ca);
+  channel_options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+  channel_options.tls_key = absl::GetFlag(FLAGS_tls_key);
+  channel_options.tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
+  channel_options.token_file = absl::GetFlag(FLAGS_token_file);
+  if (const char* env = std::getenv(powersweep::kTokenEnvVar)) {
+    channel_options.env_token = env;
+  }
+  auto channel = powersweep::MakeControlChannel(channel_options);
+  if (!channel.ok()) return Usage(std::string(channel.status().message()));
+  auto stub = powersweep::v1::Control::NewStub(*channel);
   auto& out = std::cout;
   auto& err = std::cerr;
 

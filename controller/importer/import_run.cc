@@ -75,7 +75,8 @@ void TelemetryImport::Abort(const std::string& reason, absl::Time now) {
 
 absl::StatusOr<v1::ImportTelemetryResponse> ImportTelemetryChunks(
     Store* store, const std::vector<v1::DeviceStatus>& devices,
-    const std::function<bool(v1::ImportTelemetryChunk*)>& next, Clock* clock) {
+    const std::function<bool(v1::ImportTelemetryChunk*)>& next, Clock* clock,
+    int64_t max_samples) {
   v1::ImportTelemetryChunk chunk;
   if (!next(&chunk)) {
     return absl::InvalidArgumentError("import: the stream carried no chunk");
@@ -96,19 +97,32 @@ absl::StatusOr<v1::ImportTelemetryResponse> ImportTelemetryChunks(
                                      absl::FromUnixMillis(chunk.started_unix_ms()),
                                      absl::UTCTimeZone()));
   }
+  // Every chunk is read (and counted) before the first write, so a stream
+  // over the limit stores nothing.
+  std::vector<std::vector<v1::TelemetrySample>> batches;
+  int64_t total = 0;
+  do {
+    total += chunk.samples_size();
+    if (total > max_samples) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "samples: the import has more than ", max_samples,
+          " samples, the controller's --max_import_samples; nothing was "
+          "stored (split the log, or raise the limit)"));
+    }
+    batches.emplace_back(chunk.samples().begin(), chunk.samples().end());
+    chunk.Clear();
+  } while (next(&chunk));
+
   absl::StatusOr<TelemetryImport> imp =
       TelemetryImport::Begin(store, *device, source, clock->Now());
   if (!imp.ok()) return imp.status();
-  do {
-    std::vector<v1::TelemetrySample> samples(chunk.samples().begin(),
-                                             chunk.samples().end());
+  for (const std::vector<v1::TelemetrySample>& samples : batches) {
     absl::Status st = imp->Add(samples);
     if (!st.ok()) {
       imp->Abort(std::string(st.message()), clock->Now());
       return st;
     }
-    chunk.Clear();
-  } while (next(&chunk));
+  }
   absl::StatusOr<v1::ImportTelemetryResponse> done = imp->Finish(clock->Now());
   if (!done.ok()) imp->Abort(std::string(done.status().message()), clock->Now());
   return done;

@@ -55,14 +55,23 @@ class TelemetryImport {
   double last_t_s_ = 0;
 };
 
+// The controller's default --max_import_samples: a day of tegrastats at
+// 100 ms is 864,000 samples.
+inline constexpr int64_t kDefaultMaxImportSamples = 1000000;
+
 // A whole Control.ImportTelemetry call: `next` fills the next chunk and
 // returns false at the end of the stream. The first chunk names a device
 // of `devices` (NotFound otherwise) and the source; each chunk's samples
-// become one data batch. On a storage error the run is marked FAILED and
-// the error returned. `clock` gives the stored times.
+// become one data batch. The whole stream is read before anything is
+// stored: one with more than `max_samples` samples is refused with
+// ResourceExhausted naming --max_import_samples, and nothing is stored
+// (reading stops at the first chunk over the limit). On a storage error
+// the run is marked FAILED and the error returned. `clock` gives the
+// stored times.
 absl::StatusOr<v1::ImportTelemetryResponse> ImportTelemetryChunks(
     Store* store, const std::vector<v1::DeviceStatus>& devices,
-    const std::function<bool(v1::ImportTelemetryChunk*)>& next, Clock* clock);
+    const std::function<bool(v1::ImportTelemetryChunk*)>& next, Clock* clock,
+    int64_t max_samples = kDefaultMaxImportSamples);
 
 }  // namespace powersweep
 

@@ -5,6 +5,8 @@
 
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "common/peer_certificate.h"
+#include "controller/service/peer_identity.h"
 #include "controller/service/stream_connection.h"
 
 namespace powersweep {
@@ -21,9 +23,22 @@ grpc::Status AgentGatewayService::Session(grpc::ServerContext* context,
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "the first message of a session must be register");
   }
-  auto conn = std::make_shared<StreamConnection>(context, stream);
   const std::string device_id = first.register_().identity().device_id();
-  absl::Status st = fleet_->Register(first.register_(), conn);
+  // Identity: decided here, before the Fleet sees the registration.
+  absl::StatusOr<bool> identity = VerifyAgentIdentity(
+      require_certificate_, PeerCertificateOf(*context), device_id);
+  if (!identity.ok()) {
+    PS_LOG(WARNING) << "refused registration from " << context->peer()
+                    << ": " << identity.status();
+    return ToGrpcStatus(identity.status());
+  }
+  // True: the peer's verified certificate names device_id; false: no TLS.
+  const bool verified = *identity;
+  PS_LOG(DEBUG) << "device " << device_id << " from " << context->peer()
+                << (verified ? ": certificate verified"
+                             : ": no TLS, identity not verified");
+  auto conn = std::make_shared<StreamConnection>(context, stream);
+  absl::Status st = fleet_->Register(first.register_(), conn, verified);
   if (!st.ok()) {
     conn->Stop();
     PS_LOG(WARNING) << "rejected registration from " << context->peer()

@@ -12,9 +12,21 @@
 
 namespace powersweep {
 
-grpc::Status ControlService::SubmitSweep(grpc::ServerContext*,
+grpc::Status ControlService::Authorize(
+    const grpc::ServerContext* context) const {
+  if (options_.auth == nullptr) return grpc::Status::OK;
+  absl::Status st = options_.auth->Check(*context);
+  if (!st.ok()) {
+    PS_LOG(WARNING) << "refused a Control call from " << context->peer()
+                    << ": " << st.message();
+  }
+  return ToGrpcStatus(st);
+}
+
+grpc::Status ControlService::SubmitSweep(grpc::ServerContext* context,
                                          const v1::SubmitSweepRequest* request,
                                          v1::SubmitSweepResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto devices = fleet_->ListDevices();
   if (!devices.ok()) return ToGrpcStatus(devices.status());
   auto submitted = submitter_->Submit(request->spec(), *devices);
@@ -27,36 +39,40 @@ grpc::Status ControlService::SubmitSweep(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::GetSweep(grpc::ServerContext*,
+grpc::Status ControlService::GetSweep(grpc::ServerContext* context,
                                       const v1::GetSweepRequest* request,
                                       v1::SweepStatus* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto status = store_->GetSweepStatus(request->sweep_id());
   if (!status.ok()) return ToGrpcStatus(status.status());
   *response = *status;
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::ListSweeps(grpc::ServerContext*,
+grpc::Status ControlService::ListSweeps(grpc::ServerContext* context,
                                         const v1::ListSweepsRequest*,
                                         v1::ListSweepsResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto sweeps = store_->ListSweeps();
   if (!sweeps.ok()) return ToGrpcStatus(sweeps.status());
   for (auto& s : *sweeps) *response->add_sweeps() = std::move(s);
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::ListDevices(grpc::ServerContext*,
+grpc::Status ControlService::ListDevices(grpc::ServerContext* context,
                                          const v1::ListDevicesRequest*,
                                          v1::ListDevicesResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto devices = fleet_->ListDevices();
   if (!devices.ok()) return ToGrpcStatus(devices.status());
   for (auto& d : *devices) *response->add_devices() = std::move(d);
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::ListRuns(grpc::ServerContext*,
+grpc::Status ControlService::ListRuns(grpc::ServerContext* context,
                                       const v1::ListRunsRequest* request,
                                       v1::ListRunsResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto runs = store_->ListRuns(request->sweep_id());
   if (!runs.ok()) return ToGrpcStatus(runs.status());
   // Read once for the whole listing (incremental energy of each run).
@@ -71,9 +87,10 @@ grpc::Status ControlService::ListRuns(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::Export(grpc::ServerContext*,
+grpc::Status ControlService::Export(grpc::ServerContext* context,
                                     const v1::ExportRequest* request,
                                     grpc::ServerWriter<v1::ExportChunk>* writer) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto spec = store_->GetSweepSpec(request->sweep_id());
   if (!spec.ok()) return ToGrpcStatus(spec.status());
   for (const char* table : {"runs", "minibatches", "telemetry"}) {
@@ -94,9 +111,10 @@ grpc::Status ControlService::Export(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::ListModes(grpc::ServerContext*,
+grpc::Status ControlService::ListModes(grpc::ServerContext* context,
                                        const v1::ListModesRequest* request,
                                        v1::ListModesResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto devices = fleet_->ListDevices();
   if (!devices.ok()) return ToGrpcStatus(devices.status());
   for (const v1::DeviceStatus& d : *devices) {
@@ -111,9 +129,10 @@ grpc::Status ControlService::ListModes(grpc::ServerContext*,
       "' (see `powersweep devices` for the registered ones)"));
 }
 
-grpc::Status ControlService::Compare(grpc::ServerContext*,
+grpc::Status ControlService::Compare(grpc::ServerContext* context,
                                      const v1::CompareRequest* request,
                                      v1::CompareResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto spec = store_->GetSweepSpec(request->sweep_id());
   if (!spec.ok()) return ToGrpcStatus(spec.status());
   auto by = ParseCompareBy(request->by().empty() ? "runtime" : request->by());
@@ -138,9 +157,10 @@ grpc::Status ControlService::Compare(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::CancelRuns(grpc::ServerContext*,
+grpc::Status ControlService::CancelRuns(grpc::ServerContext* context,
                                         const v1::CancelRunsRequest* request,
                                         v1::CancelRunsResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   const std::string reason = request->reason().empty()
                                  ? "cancelled by the user"
                                  : request->reason();
@@ -151,14 +171,15 @@ grpc::Status ControlService::CancelRuns(grpc::ServerContext*,
 }
 
 grpc::Status ControlService::ImportTelemetry(
-    grpc::ServerContext*, grpc::ServerReader<v1::ImportTelemetryChunk>* reader,
+    grpc::ServerContext* context, grpc::ServerReader<v1::ImportTelemetryChunk>* reader,
     v1::ImportTelemetryResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto devices = fleet_->ListDevices();
   if (!devices.ok()) return ToGrpcStatus(devices.status());
   auto imported = ImportTelemetryChunks(
       store_, *devices,
       [reader](v1::ImportTelemetryChunk* c) { return reader->Read(c); },
-      clock_);
+      clock_, options_.max_import_samples);
   if (!imported.ok()) return ToGrpcStatus(imported.status());
   *response = *imported;
   PS_LOG(INFO) << "imported " << response->samples() << " telemetry samples as run "
@@ -178,9 +199,10 @@ grpc::Status Reply(absl::StatusOr<T> result, T* response) {
 
 }  // namespace
 
-grpc::Status ControlService::FitModels(grpc::ServerContext*,
+grpc::Status ControlService::FitModels(grpc::ServerContext* context,
                                        const v1::FitModelsRequest* request,
                                        v1::FitModelsResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   grpc::Status st = Reply(modeling_.FitModels(*request), response);
   if (st.ok()) {
     PS_LOG(INFO) << "sweep " << request->sweep_id() << ": fitted "
@@ -190,33 +212,38 @@ grpc::Status ControlService::FitModels(grpc::ServerContext*,
   return st;
 }
 
-grpc::Status ControlService::ListModels(grpc::ServerContext*,
+grpc::Status ControlService::ListModels(grpc::ServerContext* context,
                                         const v1::ListModelsRequest* request,
                                         v1::ListModelsResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   return Reply(modeling_.ListModels(*request), response);
 }
 
-grpc::Status ControlService::Predict(grpc::ServerContext*,
+grpc::Status ControlService::Predict(grpc::ServerContext* context,
                                      const v1::PredictRequest* request,
                                      v1::PredictResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   return Reply(modeling_.Predict(*request), response);
 }
 
-grpc::Status ControlService::Best(grpc::ServerContext*,
+grpc::Status ControlService::Best(grpc::ServerContext* context,
                                   const v1::BestRequest* request,
                                   v1::BestResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   return Reply(modeling_.Best(*request), response);
 }
 
-grpc::Status ControlService::Pareto(grpc::ServerContext*,
+grpc::Status ControlService::Pareto(grpc::ServerContext* context,
                                     const v1::ParetoRequest* request,
                                     v1::ParetoResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   return Reply(modeling_.Pareto(*request), response);
 }
 
 grpc::Status ControlService::PlanProfiling(
-    grpc::ServerContext*, const v1::PlanProfilingRequest* request,
+    grpc::ServerContext* context, const v1::PlanProfilingRequest* request,
     v1::PlanProfilingResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
   return Reply(modeling_.PlanProfiling(*request), response);
 }
 

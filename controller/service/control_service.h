@@ -1,12 +1,17 @@
 // ControlService: the gRPC adapter for the Control API the CLI uses. Each
 // method translates protos and calls SweepSubmitter, Fleet, the Store or
 // the run-summary analysis; no logic of its own. Thread-safe if those are.
+// Every method first asks the ControlAuthenticator of the options (when
+// set) whether the caller may use Control (controller/service/control_auth.h)
+// and returns its UNAUTHENTICATED error if not.
 #ifndef POWERSWEEP_CONTROLLER_SERVICE_CONTROL_SERVICE_H_
 #define POWERSWEEP_CONTROLLER_SERVICE_CONTROL_SERVICE_H_
 
 #include "common/clock.h"
 #include "common/power/power_catalog.h"
 #include "controller/core/fleet.h"
+#include "controller/importer/import_run.h"
+#include "controller/service/control_auth.h"
 #include "controller/modeling/modeling_service.h"
 #include "controller/sweep/submitter.h"
 #include "powersweep/v1/powersweep.grpc.pb.h"
@@ -14,15 +19,23 @@
 
 namespace powersweep {
 
+struct ControlServiceOptions {
+  // Who may call; null: everyone (unit tests). Must outlive the service.
+  const ControlAuthenticator* auth = nullptr;
+  // ImportTelemetry refuses a stream with more samples (--max_import_samples).
+  int64_t max_import_samples = kDefaultMaxImportSamples;
+};
+
 class ControlService final : public v1::Control::Service {
  public:
   // `clock` (for the times of imported runs) may be null: the real clock.
   ControlService(Store* store, Fleet* fleet, SweepSubmitter* submitter,
-                 Clock* clock = nullptr)
+                 Clock* clock = nullptr, ControlServiceOptions options = {})
       : store_(store),
         fleet_(fleet),
         submitter_(submitter),
         clock_(clock != nullptr ? clock : &real_clock_),
+        options_(options),
         modeling_(store, clock_) {}
 
   grpc::Status SubmitSweep(grpc::ServerContext* context,
@@ -85,11 +98,15 @@ class ControlService final : public v1::Control::Service {
                              v1::PlanProfilingResponse* response) override;
 
  private:
+  // OK, or the authenticator's refusal of this call.
+  grpc::Status Authorize(const grpc::ServerContext* context) const;
+
   Store* store_;
   Fleet* fleet_;
   SweepSubmitter* submitter_;
   RealClock real_clock_;
   Clock* clock_;
+  const ControlServiceOptions options_;
   const PowerCatalog power_catalog_ = PowerCatalog::Default();
   modeling::ModelingService modeling_;
 };

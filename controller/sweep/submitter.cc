@@ -2,14 +2,16 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 #include "controller/sweep/expand.h"
 #include "controller/sweep/problem_list.h"
 #include "controller/sweep/validate.h"
 
 namespace powersweep {
 
-SweepSubmitter::SweepSubmitter(Store* store, Clock* clock)
-    : store_(store), clock_(clock) {}
+SweepSubmitter::SweepSubmitter(Store* store, Clock* clock, int64_t max_runs)
+    : store_(store), clock_(clock), max_runs_(max_runs) {}
 
 absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
     const v1::SweepSpec& spec,
@@ -23,6 +25,14 @@ absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
   absl::Status valid = ValidateSweep(full, ctx, &warnings);
   // Thousands of problems would not fit a gRPC status or a terminal.
   if (!valid.ok()) return LimitProblemLines(valid);
+  // Counted without expanding, so a huge matrix costs no memory.
+  const int64_t count = CountRuns(full);
+  if (count > max_runs_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the sweep expands to ", count, " runs, more than the controller's "
+        "--max_sweep_runs of ", max_runs_, "; nothing was stored (split it "
+        "into smaller sweeps)"));
+  }
 
   const std::vector<v1::RunSpec> runs = ExpandSweep(full);
   absl::StatusOr<int64_t> sweep_id =

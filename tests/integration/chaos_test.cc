@@ -106,8 +106,10 @@ std::string FailureReasons(const std::string& db) {
 }
 
 TEST(ChaosTest, NothingCompletedIsLostAndNothingStaysStuck) {
-  LocalFleet fleet({"--lease_timeout_s=3", "--ack_timeout_s=2",
-                    "--reconnect_grace_s=6"});
+  LocalFleetOptions options;
+  options.controller_args = {"--lease_timeout_s=3", "--ack_timeout_s=2",
+                             "--reconnect_grace_s=6"};
+  LocalFleet fleet(options);
   ASSERT_TRUE(fleet.ok()) << fleet.Logs();
   for (int i = 0; i < kAgents; ++i) fleet.StartAgent(AgentId(i), AgentArgs(i));
   ASSERT_TRUE(LocalFleet::WaitFor([&] { return Connected(fleet) == kAgents; },

@@ -11,14 +11,16 @@
 
 namespace powersweep::testing {
 
-LocalFleet::LocalFleet(std::vector<std::string> controller_args)
+LocalFleet::LocalFleet(LocalFleetOptions options)
     : dir_(MakeTempDir("powersweep-it")),
-      controller_args_(std::move(controller_args)) {
+      controller_args_(std::move(options.controller_args)) {
   if (!StartController("127.0.0.1:0")) return;
   port_ = std::atoi(ReadFile(dir_ + "/port").c_str());
   if (port_ > 0) {
-    stub_ = v1::Control::NewStub(
-        grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
+    stub_ = v1::Control::NewStub(grpc::CreateChannel(
+        address(), options.control_credentials != nullptr
+                       ? options.control_credentials
+                       : grpc::InsecureChannelCredentials()));
   }
 }
 

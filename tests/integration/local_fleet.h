@@ -10,16 +10,24 @@
 #include <string>
 #include <vector>
 
+#include "grpcpp/security/credentials.h"
 #include "powersweep/v1/powersweep.grpc.pb.h"
 #include "tests/integration/subprocess.h"
 
 namespace powersweep::testing {
 
+struct LocalFleetOptions {
+  // Appended to the controller's command line (e.g. --tls_cert=...).
+  std::vector<std::string> controller_args;
+  // Credentials of the control() stub's channel; null: plaintext.
+  std::shared_ptr<grpc::ChannelCredentials> control_credentials;
+};
+
 class LocalFleet {
  public:
-  // Starts a controller on a free port with its database in a new temp dir;
-  // `controller_args` are added to its command line.
-  explicit LocalFleet(std::vector<std::string> controller_args = {});
+  // Starts a controller on a free port with its database in a new temp dir.
+  LocalFleet() : LocalFleet(LocalFleetOptions()) {}
+  explicit LocalFleet(LocalFleetOptions options);
   ~LocalFleet();
 
   const std::string& dir() const { return dir_; }

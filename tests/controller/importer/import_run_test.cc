@@ -132,5 +132,33 @@ TEST(ImportRunTest, ChunkStreamNamesTheDeviceFirstAndStoresEveryChunk) {
   EXPECT_THAT(unknown.status().message(), HasSubstr("'nope'"));
 }
 
+TEST(ImportRunTest, StreamOverTheSampleLimitStoresNothing) {
+  TempDir dir;
+  auto store = OpenStore(dir.path() + "/store.db");
+  ASSERT_NE(store, nullptr);
+  FakeClock clock(absl::FromUnixSeconds(1800000000));
+  v1::DeviceStatus dev;
+  *dev.mutable_identity() = Orin();
+  std::vector<v1::ImportTelemetryChunk> chunks(3);
+  chunks[0].set_device_id("orin-07");
+  for (int i = 0; i < 9; ++i) chunks[i / 3].add_samples()->set_t_s(i);
+  size_t next = 0;
+  auto feed = [&](v1::ImportTelemetryChunk* c) {
+    if (next == chunks.size()) return false;
+    *c = chunks[next++];
+    return true;
+  };
+  auto over = ImportTelemetryChunks(store.get(), {dev}, feed, &clock, 8);
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(over.status().message(), HasSubstr("--max_import_samples"));
+  EXPECT_THAT(over.status().message(), HasSubstr("more than 8 samples"));
+  EXPECT_TRUE(store->ListSweeps()->empty());  // no import sweep, no run
+
+  next = 0;
+  auto at_limit = ImportTelemetryChunks(store.get(), {dev}, feed, &clock, 9);
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status();
+  EXPECT_EQ(at_limit->samples(), 9);
+}
+
 }  // namespace
 }  // namespace powersweep

@@ -137,5 +137,17 @@ TEST(LimitProblemLines, KeepsShortListsAndCutsLongLines) {
   EXPECT_THAT(cut, ::testing::EndsWith("..."));
 }
 
+TEST_F(SweepSubmitterTest, SweepOverTheRunLimitStoresNothing) {
+  SweepSubmitter limited(&store_, &clock_, /*max_runs=*/11);
+  absl::StatusOr<v1::SubmitSweepResponse> r = limited.Submit(Spec(), Orin());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(r.status().message(), HasSubstr("expands to 12 runs"));
+  EXPECT_THAT(r.status().message(), HasSubstr("--max_sweep_runs of 11"));
+  EXPECT_EQ(store_.create_sweep_calls(), 0);
+
+  SweepSubmitter exact(&store_, &clock_, /*max_runs=*/12);
+  EXPECT_TRUE(exact.Submit(Spec(), Orin()).ok());
+}
+
 }  // namespace
 }  // namespace powersweep
