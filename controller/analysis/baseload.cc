@@ -1,5 +1,7 @@
 #include "controller/analysis/baseload.h"
 
+#include <set>
+
 #include "absl/status/status.h"
 #include "google/protobuf/util/message_differencer.h"
 
@@ -95,28 +97,44 @@ void ApplyBaseload(const BaseloadRun& baseload, v1::RunResult* result) {
                                    baseload.power_mw / 1000.0 * span);
 }
 
+namespace {
+
+absl::Status AppendBaseloads(Store* store, const std::string& device_id,
+                             std::vector<BaseloadRun>* out) {
+  absl::StatusOr<std::vector<RunWithResult>> found =
+      store->FindBaseloads(device_id, nullptr);
+  if (!found.ok()) return found.status();
+  for (const RunWithResult& r : *found) {
+    std::optional<BaseloadRun> b = AsBaseload(r.run, r.result);
+    if (b.has_value()) out->push_back(*std::move(b));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(Store* store) {
+  return LoadBaseloads(store, std::string());
+}
+
+absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(
+    Store* store, const std::string& device_id) {
   std::vector<BaseloadRun> out;
-  absl::StatusOr<std::vector<v1::SweepStatus>> sweeps = store->ListSweeps();
-  if (!sweeps.ok()) return sweeps.status();
-  for (const v1::SweepStatus& sweep : *sweeps) {
-    absl::StatusOr<std::vector<v1::RunStatus>> runs =
-        store->ListRuns(sweep.sweep_id());
-    if (!runs.ok()) return runs.status();
-    for (const v1::RunStatus& run : *runs) {
-      if (run.state() != v1::RUN_STATE_DONE ||
-          run.spec().workload().task() != v1::TASK_BASELOAD) {
-        continue;
-      }
-      absl::StatusOr<v1::RunResult> result =
-          store->GetRunResult(run.spec().run_id());
-      if (!result.ok()) {
-        if (absl::IsNotFound(result.status())) continue;
-        return result.status();
-      }
-      std::optional<BaseloadRun> b = AsBaseload(run, *result);
-      if (b.has_value()) out.push_back(*std::move(b));
-    }
+  absl::Status st = AppendBaseloads(store, device_id, &out);
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloadsFor(
+    Store* store, const std::vector<v1::RunStatus>& runs) {
+  std::set<std::string> devices;
+  for (const v1::RunStatus& run : runs) {
+    if (!run.device_id().empty()) devices.insert(run.device_id());
+  }
+  std::vector<BaseloadRun> out;
+  for (const std::string& device : devices) {
+    absl::Status st = AppendBaseloads(store, device, &out);
+    if (!st.ok()) return st;
   }
   return out;
 }
