@@ -186,6 +186,7 @@ absl::Status MakeOld(const std::string& path) {
 }
 
 int Main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress as it happens
   Config config;
   bool ok = argc % 2 == 1;
   for (int i = 1; ok && i + 1 < argc; i += 2) {
@@ -226,6 +227,24 @@ int Main(int argc, char** argv) {
   if (!Check(listed.status())) return 1;
   std::printf("stored:    runs/summary tables (ListRunsWithSummaries) in %.3f s\n",
               Seconds(start));
+  {  // where that time goes
+    start = clock.MonotonicNanos();
+    auto runs = (*store)->ListRuns(sweep);
+    const double list_s = Seconds(start);
+    start = clock.MonotonicNanos();
+    auto aggs = (*store)->GetSweepAggregates(sweep);
+    const double aggs_s = Seconds(start);
+    start = clock.MonotonicNanos();
+    auto results = (*store)->ListRunResults(sweep);
+    const double results_s = Seconds(start);
+    start = clock.MonotonicNanos();
+    auto bases = LoadBaseloadsFor(store->get(), *runs);
+    const double bases_s = Seconds(start);
+    if (!runs.ok() || !aggs.ok() || !results.ok() || !bases.ok()) return 1;
+    std::printf("           ListRuns %.3f s, GetSweepAggregates %.3f s, ListRunResults"
+                " %.3f s, LoadBaseloadsFor %.3f s\n",
+                list_s, aggs_s, results_s, bases_s);
+  }
 
   int64_t summarized = 0;
   start = clock.MonotonicNanos();
