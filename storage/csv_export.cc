@@ -5,12 +5,15 @@
 // result); minibatches.csv and telemetry.csv hold every attempt's rows with
 // an `attempt` column. Cells go through AppendCsvCell (storage/csv_cell.h):
 // text that a spreadsheet would run as a formula is neutralized.
+// telemetry.csv's rails_json column shows the JSON of the sample's extras
+// however they are stored (telemetry_extras.h).
 #include <map>
 
 #include "absl/strings/str_cat.h"
 #include "storage/csv_cell.h"
 #include "storage/sqlite_store.h"
 #include "storage/status_macros.h"
+#include "storage/telemetry_extras.h"
 
 namespace powersweep {
 namespace {
@@ -76,7 +79,8 @@ const std::map<std::string, std::string>& ExportQueries() {
        " t.mem_total_bytes AS mem_total_bytes, t.proc_cpu_s AS proc_cpu_s,"
        " t.proc_rss_bytes AS proc_rss_bytes, t.gpu_util AS gpu_util,"
        " t.gpu_freq_hz AS gpu_freq_hz, t.power_mw AS power_mw,"
-       " t.power_provenance AS power_provenance, t.rails_json AS rails_json,"
+       " t.power_provenance AS power_provenance,"
+       " COALESCE(t.rails_json, t.extras_pb) AS rails_json,"
        " t.mem_freq_hz AS mem_freq_hz, t.pgfault AS pgfault,"
        " t.pgmajfault AS pgmajfault, t.nr_dirty AS nr_dirty,"
        " t.nr_writeback AS nr_writeback, t.pgpgout_kib AS pgpgout_kib,"
@@ -122,7 +126,12 @@ absl::Status SqliteStore::ExportCsv(
       if (!row) break;
       for (int c = 0; c < columns; ++c) {
         if (c > 0) chunk.push_back(',');
-        if (!stmt.IsNull(c)) AppendCsvCell(stmt.Text(c), &chunk);
+        if (stmt.IsBlob(c)) {  // telemetry extras_pb, shown as its JSON
+          PS_ASSIGN_OR_RETURN(std::string json, TelemetryExtrasJson(stmt.Bytes(c)));
+          AppendCsvCell(json, &chunk);
+        } else if (!stmt.IsNull(c)) {
+          AppendCsvCell(stmt.Text(c), &chunk);
+        }
       }
       chunk.push_back('\n');
       if (++rows_in_chunk == kRowsPerChunk) {

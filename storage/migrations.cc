@@ -232,9 +232,42 @@ ALTER TABLE run_results ADD COLUMN storage_kind TEXT;
 ALTER TABLE minibatches ADD COLUMN page_cache_resident REAL;
 )sql";
 
-// Version 7: dispatch looks up the pending runs of one device class
-// without scanning the others (Store::ListPendingRunsFor).
+// Version 7: scale. telemetry.extras_pb holds a sample's rails,
+// temperatures, memory clock and kernel counters as the protobuf bytes of
+// a TelemetrySample with only those fields (storage/telemetry_extras.h);
+// new rows leave rails_json NULL, rows stored before keep their JSON there
+// and readers accept both. run_aggregates holds, per run attempt, the part
+// of the run summary computed from its records (storage/record_aggregates.h),
+// written when the run reaches a final state and deleted when a batch adds
+// records to that attempt; energy_provenance is NULL without two power
+// readings. runs_by_device_task serves the baseload lookup of one device.
 constexpr char kSchemaV7[] = R"sql(
+ALTER TABLE telemetry ADD COLUMN extras_pb BLOB;
+CREATE TABLE run_aggregates (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  attempt INTEGER NOT NULL CHECK (attempt >= 1),
+  minibatches INTEGER NOT NULL,
+  mean_minibatch_s REAL NOT NULL,
+  mean_stall_s REAL NOT NULL,
+  mean_compute_s REAL NOT NULL,
+  samples_per_s REAL NOT NULL,
+  first_loss REAL NOT NULL,
+  last_loss REAL NOT NULL,
+  telemetry_samples INTEGER NOT NULL,
+  mean_cpu_util REAL NOT NULL,
+  peak_rss_bytes INTEGER NOT NULL,
+  duration_s REAL NOT NULL,
+  energy_j REAL NOT NULL,
+  energy_provenance TEXT,
+  power_span_s REAL NOT NULL,
+  PRIMARY KEY (run_id, attempt)
+);
+CREATE INDEX runs_by_device_task ON runs(device_id, task, state);
+)sql";
+
+// Version 8: dispatch looks up the pending runs of one device class
+// without scanning the others (Store::ListPendingRunsFor).
+constexpr char kSchemaV8[] = R"sql(
 CREATE INDEX runs_pending_by_class ON runs(state, device_class, run_id);
 )sql";
 
@@ -256,7 +289,7 @@ const std::vector<std::string>& Migrations() {
   static const std::vector<std::string>* const kMigrations =
       new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
                                      kSchemaV4, kSchemaV5, kSchemaV6,
-                                     kSchemaV7};
+                                     kSchemaV7, kSchemaV8};
   return *kMigrations;
 }
 

@@ -37,6 +37,12 @@ Stmt& Stmt::Bind(int index, absl::string_view value) {
   return *this;
 }
 
+Stmt& Stmt::BindBlob(int index, absl::string_view value) {
+  sqlite3_bind_blob(stmt_, index, value.data(), static_cast<int>(value.size()),
+                    SQLITE_TRANSIENT);
+  return *this;
+}
+
 Stmt& Stmt::BindNull(int index) {
   sqlite3_bind_null(stmt_, index);
   return *this;
@@ -71,6 +77,17 @@ bool Stmt::IsNull(int col) const {
 int64_t Stmt::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
 
 double Stmt::Double(int col) const { return sqlite3_column_double(stmt_, col); }
+
+bool Stmt::IsBlob(int col) const {
+  return sqlite3_column_type(stmt_, col) == SQLITE_BLOB;
+}
+
+absl::string_view Stmt::Bytes(int col) const {
+  const void* data = sqlite3_column_blob(stmt_, col);
+  if (data == nullptr) return absl::string_view();
+  return absl::string_view(static_cast<const char*>(data),
+                           static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+}
 
 std::string Stmt::Text(int col) const {
   const unsigned char* text = sqlite3_column_text(stmt_, col);

@@ -57,6 +57,8 @@ class Stmt {
     return Bind(index, absl::string_view(value));
   }
   Stmt& BindNull(int index);
+  // Binds `value` as a BLOB (copied).
+  Stmt& BindBlob(int index, absl::string_view value);
 
   // Advances to the next row: true when a row is available, false when done.
   absl::StatusOr<bool> Step();
@@ -71,6 +73,9 @@ class Stmt {
   int64_t Int(int col) const;
   double Double(int col) const;
   std::string Text(int col) const;
+  bool IsBlob(int col) const;
+  // The column's bytes, valid until the next Step/Reset (no copy).
+  absl::string_view Bytes(int col) const;
 
  private:
   SqliteDb* db_;

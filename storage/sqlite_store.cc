@@ -1,7 +1,8 @@
 // SqliteStore: opening, devices and sweeps. Runs are in
 // sqlite_store_runs.cc, ingest and results in sqlite_store_ingest.cc,
 // reading records in sqlite_store_records.cc, the CSV export in
-// csv_export.cc.
+// csv_export.cc, run aggregates and baseload lookups in
+// sqlite_store_aggregates.cc.
 #include "storage/sqlite_store.h"
 
 #include "absl/strings/str_cat.h"
@@ -44,7 +45,12 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
   PS_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));
   PS_ASSIGN_OR_RETURN(int applied, ApplyMigrations(*db));
   (void)applied;
-  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db)));
+  std::unique_ptr<SqliteStore> store(new SqliteStore(std::move(db)));
+  {
+    absl::MutexLock lock(&store->mu_);
+    PS_RETURN_IF_ERROR(store->BackfillAggregates());
+  }
+  return store;
 }
 
 // ---------------------------------------------------------------- devices

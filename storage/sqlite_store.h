@@ -20,6 +20,14 @@
 //   DONE|FAILED, LEASED -> FAILED).
 // - runs.spec_json holds the RunSpec without run_id, sweep_id and attempt
 //   (those live in their own columns, which are authoritative).
+// - telemetry.extras_pb holds what the fixed columns do not (rails,
+//   temperatures, memory clock, counters; telemetry_extras.h); rows from
+//   before schema 7 have it as JSON in rails_json instead.
+// - run_aggregates holds each attempt's record aggregates
+//   (record_aggregates.h): stored when a run enters DONE, FAILED or
+//   CANCELLED (in that transaction), deleted when a batch adds records to
+//   the attempt, filled at Open for finished runs of older files.
+//   GetSweepAggregates computes missing ones from the records.
 // - models.model_json holds the whole WorkloadModel without model_id (its
 //   own column); the selector columns beside it (class, workload, forms,
 //   CV MAPE) are copies for SQL users.
@@ -86,6 +94,13 @@ class SqliteStore : public Store {
   absl::Status ExportCsv(int64_t sweep_id, const std::string& table,
                          const std::function<void(const std::string&)>& sink) override;
 
+  absl::StatusOr<std::vector<RunAggregates>> GetSweepAggregates(
+      int64_t sweep_id) override;
+  absl::StatusOr<std::vector<v1::RunResult>> ListRunResults(
+      int64_t sweep_id) override;
+  absl::StatusOr<std::vector<RunWithResult>> FindBaseloads(
+      const std::string& device_id, const v1::PowerMode* mode) override;
+
   absl::StatusOr<int64_t> SaveModel(const v1::WorkloadModel& model) override;
   absl::StatusOr<std::vector<v1::WorkloadModel>> ListModels() override;
   absl::StatusOr<v1::WorkloadModel> GetModel(int64_t model_id) override;
@@ -111,6 +126,16 @@ class SqliteStore : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status InsertResult(const v1::RunResult& result, int32_t attempt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Record aggregates of one attempt from its stored records.
+  absl::StatusOr<RecordAggregates> ComputeAggregates(int64_t run_id,
+                                                     int32_t attempt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Computes and stores (replacing) the aggregates of one attempt.
+  absl::Status StoreAggregates(int64_t run_id, int32_t attempt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stores the aggregates of every run in a final state whose current
+  // attempt has none (files from before schema 7); one transaction.
+  absl::Status BackfillAggregates() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;
   absl::Mutex mu_;

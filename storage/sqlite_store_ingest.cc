@@ -6,25 +6,12 @@
 #include "storage/schema_text.h"
 #include "storage/sqlite_store.h"
 #include "storage/status_macros.h"
+#include "storage/telemetry_extras.h"
 
 namespace powersweep {
 namespace {
 
 using TxnKind = SqliteDb::TxnKind;
-
-// The rails of a sample as JSON: a TelemetrySample holding only its rails.
-// The parts of a sample the fixed columns do not hold (rails,
-// temperatures, memory clock, kernel counters) as one JSON object; empty
-// when there are none.
-std::string ExtrasJson(const v1::TelemetrySample& sample) {
-  v1::TelemetrySample extras;
-  *extras.mutable_rails() = sample.rails();
-  *extras.mutable_temperatures() = sample.temperatures();
-  extras.set_mem_freq_hz(sample.mem_freq_hz());
-  if (sample.has_counters()) *extras.mutable_counters() = sample.counters();
-  if (extras.ByteSizeLong() == 0) return std::string();
-  return ToJsonLine(extras);
-}
 
 }  // namespace
 
@@ -71,6 +58,13 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
       outcome = IngestOutcome::kDuplicate;
       return absl::OkStatus();
     }
+    if (batch.minibatches_size() > 0 || batch.telemetry_size() > 0) {
+      // Stored aggregates of this attempt no longer cover its records.
+      PS_ASSIGN_OR_RETURN(Stmt stale,
+                          db_->Prepare("DELETE FROM run_aggregates"
+                                       " WHERE run_id = ?1 AND attempt = ?2"));
+      PS_RETURN_IF_ERROR(stale.Bind(1, batch.run_id()).Bind(2, attempt).Run());
+    }
     PS_ASSIGN_OR_RETURN(
         Stmt mb, db_->Prepare("INSERT INTO minibatches(run_id, attempt, seq, idx, epoch,"
                               " t_start_s, stall_s, compute_s, e2e_s, samples, loss,"
@@ -102,21 +96,24 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
         Stmt tm, db_->Prepare("INSERT INTO telemetry(run_id, attempt, seq, t_s,"
                               " cpu_util, core_util, core_freq_khz, mem_used_bytes,"
                               " mem_total_bytes, proc_cpu_s, proc_rss_bytes, gpu_util,"
-                              " gpu_freq_hz, power_mw, power_provenance, rails_json,"
+                              " gpu_freq_hz, power_mw, power_provenance, extras_pb,"
                               " mem_freq_hz, pgfault, pgmajfault, nr_dirty,"
                               " nr_writeback, pgpgout_kib, nr_written, tenant_pgfault,"
                               " tenant_pgmajfault)"
                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
                               " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
                               " ?23, ?24, ?25)"));
+    std::vector<double> utils;
+    std::vector<int64_t> freqs;
+    std::string extras;
     for (const v1::TelemetrySample& s : batch.telemetry()) {
-      std::vector<double> utils;
-      std::vector<int64_t> freqs;
+      utils.clear();
+      freqs.clear();
       for (const v1::CoreSample& core : s.cores()) {
         utils.push_back(core.util());
         freqs.push_back(core.freq_khz());
       }
-      std::string rails = ExtrasJson(s);
+      EncodeTelemetryExtras(s, &extras);
       tm.Bind(1, batch.run_id())
           .Bind(2, attempt)
           .Bind(3, batch.seq())
@@ -132,10 +129,10 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
           .Bind(13, s.gpu_freq_hz())
           .Bind(14, s.power_mw())
           .Bind(15, ProvenanceText(s.power_provenance()));
-      if (rails.empty()) {
+      if (extras.empty()) {
         tm.BindNull(16);
       } else {
-        tm.Bind(16, rails);
+        tm.BindBlob(16, extras);
       }
       if (s.mem_freq_hz() > 0) {
         tm.Bind(17, s.mem_freq_hz());

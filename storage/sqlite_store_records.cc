@@ -5,6 +5,7 @@
 #include "storage/schema_text.h"
 #include "storage/sqlite_store.h"
 #include "storage/status_macros.h"
+#include "storage/telemetry_extras.h"
 
 namespace powersweep {
 namespace {
@@ -54,14 +55,20 @@ absl::StatusOr<std::vector<v1::TelemetrySample>> SqliteStore::GetTelemetry(int64
         Stmt stmt,
         db_->Prepare("SELECT t_s, cpu_util, core_util, core_freq_khz, mem_used_bytes,"
                      " mem_total_bytes, proc_cpu_s, proc_rss_bytes, gpu_util,"
-                     " gpu_freq_hz, power_mw, power_provenance, rails_json FROM telemetry"
+                     " gpu_freq_hz, power_mw, power_provenance, extras_pb, rails_json"
+                     " FROM telemetry"
                      " WHERE run_id = ?1 AND attempt = ?2 ORDER BY t_s, rowid"));
     stmt.Bind(1, run_id).Bind(2, attempt);
     while (true) {
       PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
       if (!row) return absl::OkStatus();
       v1::TelemetrySample& s = out.emplace_back();
-      if (!stmt.IsNull(12)) PS_RETURN_IF_ERROR(FromJson(stmt.Text(12), &s));
+      // extras_pb since schema 7, rails_json (JSON) in older rows.
+      if (!stmt.IsNull(12)) {
+        PS_RETURN_IF_ERROR(DecodeTelemetryExtras(stmt.Bytes(12), false, &s));
+      } else if (!stmt.IsNull(13)) {
+        PS_RETURN_IF_ERROR(DecodeTelemetryExtras(stmt.Bytes(13), true, &s));
+      }
       s.set_t_s(stmt.Double(0));
       s.set_cpu_util(stmt.Double(1));
       PS_ASSIGN_OR_RETURN(std::vector<double> utils, SplitDoubles(stmt.Text(2)));

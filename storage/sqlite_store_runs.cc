@@ -1,6 +1,7 @@
 // SqliteStore: runs, their state transitions and history.
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
+#include "storage/run_rows.h"
 #include "storage/schema_text.h"
 #include "storage/sqlite_store.h"
 #include "storage/status_macros.h"
@@ -9,38 +10,6 @@ namespace powersweep {
 namespace {
 
 using TxnKind = SqliteDb::TxnKind;
-
-constexpr char kRunColumns[] =
-    "SELECT run_id, sweep_id, attempt, state, device_id, reason,"
-    " created_unix_ms, started_unix_ms, finished_unix_ms, spec_json FROM runs ";
-
-// Reads a row selected with kRunColumns.
-absl::StatusOr<v1::RunStatus> ReadRun(const Stmt& stmt) {
-  v1::RunStatus run;
-  PS_RETURN_IF_ERROR(FromJson(stmt.Text(9), run.mutable_spec()));
-  run.mutable_spec()->set_run_id(stmt.Int(0));
-  run.mutable_spec()->set_sweep_id(stmt.Int(1));
-  run.mutable_spec()->set_attempt(static_cast<int32_t>(stmt.Int(2)));
-  PS_ASSIGN_OR_RETURN(v1::RunState state, ParseState(stmt.Text(3)));
-  run.set_state(state);
-  run.set_device_id(stmt.Text(4));
-  run.set_reason(stmt.Text(5));
-  run.set_created_unix_ms(stmt.Int(6));
-  run.set_started_unix_ms(stmt.Int(7));
-  run.set_finished_unix_ms(stmt.Int(8));
-  return run;
-}
-
-// Collects every row of `stmt` (already bound) with ReadRun.
-absl::StatusOr<std::vector<v1::RunStatus>> ReadRuns(Stmt& stmt) {
-  std::vector<v1::RunStatus> out;
-  while (true) {
-    PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) return out;
-    PS_ASSIGN_OR_RETURN(v1::RunStatus run, ReadRun(stmt));
-    out.push_back(std::move(run));
-  }
-}
 
 // Binds `text` or NULL when it is empty.
 void BindTextOrNull(Stmt& stmt, int index, const std::string& text) {
@@ -239,6 +208,8 @@ absl::Status SqliteStore::ApplyTransition(const v1::RunStatus& run, v1::RunState
       stmt.Bind(1, run_id).Bind(2, StateText(to)).Bind(3, now_ms);
       BindTextOrNull(stmt, 4, reason);
       PS_RETURN_IF_ERROR(stmt.Run());
+      // The attempt's records are complete: store what summaries need.
+      PS_RETURN_IF_ERROR(StoreAggregates(run_id, run.spec().attempt()));
       break;
     }
   }

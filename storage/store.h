@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "powersweep/v1/powersweep.pb.h"
+#include "storage/record_aggregates.h"
 
 namespace powersweep {
 
@@ -51,6 +52,19 @@ struct PendingFilter {
   std::vector<std::string> datasets;
   int max_cpu_cores = 0;
   std::vector<int64_t> exclude;
+};
+
+// The record aggregates of one run attempt (Store::GetSweepAggregates).
+struct RunAggregates {
+  int64_t run_id = 0;
+  int32_t attempt = 0;
+  RecordAggregates aggregates;
+};
+
+// A done run with its current attempt's result (Store::FindBaseloads).
+struct RunWithResult {
+  v1::RunStatus run;
+  v1::RunResult result;
 };
 
 // Result of ingesting one DataBatch.
@@ -147,6 +161,26 @@ class Store {
   virtual absl::Status ExportCsv(
       int64_t sweep_id, const std::string& table,
       const std::function<void(const std::string&)>& sink) = 0;
+
+  // ---- tables of a sweep at scale (schema 7)
+  // The record aggregates (record_aggregates.h) of every run of the sweep,
+  // for each run's current attempt, in run_id order: as stored when the
+  // attempt reached a final state, else computed from its stored records.
+  // Equal to RecordAggregator over GetMinibatches/GetTelemetry. NotFound
+  // for an unknown sweep.
+  virtual absl::StatusOr<std::vector<RunAggregates>> GetSweepAggregates(
+      int64_t sweep_id) = 0;
+  // The result of the current attempt of every run of the sweep that has
+  // one, in run_id order (GetRunResult for each). NotFound for an unknown
+  // sweep.
+  virtual absl::StatusOr<std::vector<v1::RunResult>> ListRunResults(
+      int64_t sweep_id) = 0;
+  // Done baseload runs (task baseload) of device `device_id` ("" = of every
+  // device) that have a result, with it, in run_id order; when `mode` is
+  // not null only those whose RunSpec.power_mode equals *mode. An indexed
+  // lookup, not a scan of every run.
+  virtual absl::StatusOr<std::vector<RunWithResult>> FindBaseloads(
+      const std::string& device_id, const v1::PowerMode* mode) = 0;
 
   // ---- fitted models (issue 6; controller/modeling)
   // Stores `model` as a new row and returns its model_id, assigned here

@@ -39,21 +39,51 @@ absl::StatusOr<std::map<std::string, int64_t>> ParseKeyValues(
 }  // namespace
 
 absl::StatusOr<VmstatCounters> ParseVmstat(absl::string_view text) {
-  absl::StatusOr<std::map<std::string, int64_t>> kv =
-      ParseKeyValues(text, "vmstat");
-  if (!kv.ok()) return kv.status();
+  // One pass over the lines, parsing only the six values used; no map and
+  // no allocation (/proc/vmstat has ~180 lines, read on every sample).
   VmstatCounters c;
-  const std::pair<const char*, int64_t*> keys[] = {
-      {"pgfault", &c.pgfault},         {"pgmajfault", &c.pgmajfault},
-      {"nr_dirty", &c.nr_dirty_pages}, {"nr_writeback", &c.nr_writeback_pages},
-      {"pgpgout", &c.pgpgout_kib},     {"nr_written", &c.nr_written_pages}};
-  for (const auto& [key, field] : keys) {
-    auto it = kv->find(key);
-    if (it == kv->end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("vmstat: no \"", key, "\" line"));
+  struct Key {
+    absl::string_view name;
+    int64_t* field;
+  };
+  const Key keys[] = {{"pgfault", &c.pgfault},
+                      {"pgmajfault", &c.pgmajfault},
+                      {"nr_dirty", &c.nr_dirty_pages},
+                      {"nr_writeback", &c.nr_writeback_pages},
+                      {"pgpgout", &c.pgpgout_kib},
+                      {"nr_written", &c.nr_written_pages}};
+  constexpr int kKeys = sizeof(keys) / sizeof(keys[0]);
+  bool found[kKeys] = {};
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == absl::string_view::npos) end = text.size();
+    absl::string_view line = absl::StripAsciiWhitespace(text.substr(pos, end - pos));
+    pos = end + 1;
+    ++line_no;
+    const size_t space = line.find(' ');
+    const absl::string_view name = line.substr(0, space);
+    for (int k = 0; k < kKeys; ++k) {
+      if (name != keys[k].name) continue;
+      absl::string_view value =
+          space == absl::string_view::npos
+              ? absl::string_view()
+              : absl::StripAsciiWhitespace(line.substr(space + 1));
+      if (!absl::SimpleAtoi(value, keys[k].field)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("vmstat: line ", line_no, " is not \"key integer\": \"",
+                         line.substr(0, 80), "\""));
+      }
+      found[k] = true;
+      break;
     }
-    *field = it->second;
+  }
+  for (int k = 0; k < kKeys; ++k) {
+    if (!found[k]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("vmstat: no \"", keys[k].name, "\" line"));
+    }
   }
   return c;
 }
@@ -109,9 +139,9 @@ VmstatReader::VmstatReader(const std::string& proc_root)
     : file_(proc_root + "/vmstat") {}
 
 absl::StatusOr<VmstatCounters> VmstatReader::Read() {
-  absl::StatusOr<std::string> text = file_.Read();
-  if (!text.ok()) return text.status();
-  absl::StatusOr<VmstatCounters> c = ParseVmstat(*text);
+  absl::Status read = file_.ReadInto(&text_);
+  if (!read.ok()) return read;
+  absl::StatusOr<VmstatCounters> c = ParseVmstat(text_);
   if (!c.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(file_.path(), ": ", c.status().message()));

@@ -9,7 +9,9 @@
 //   pgpgout          KiB paged out to block devices since boot (the kernel
 //                    counts this one in KiB, whatever its name says)
 //   nr_written       pages written back since boot
-// A missing key is InvalidArgument naming the key; other lines are ignored.
+// A missing key, or a used key whose value is not an integer, is
+// InvalidArgument naming the key or the line; other lines are ignored
+// (ParseVmstat parses only these six values, without allocating).
 //
 // Per cgroup, from memory.stat (ParseCgroupMemoryStat,
 // CgroupMemoryStatReader), cgroup v1 or v2 keys. For v1 the hierarchical
@@ -77,6 +79,7 @@ class VmstatReader {
 
  private:
   ProcFile file_;
+  std::string text_;  // reused between reads
 };
 
 class CgroupMemoryStatReader {

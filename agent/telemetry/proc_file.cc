@@ -34,6 +34,13 @@ ProcFile& ProcFile::operator=(ProcFile&& other) noexcept {
 }
 
 absl::StatusOr<std::string> ProcFile::Read() {
+  std::string out;
+  absl::Status st = ReadInto(&out);
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::Status ProcFile::ReadInto(std::string* out) {
   if (fd_ < 0) {
     fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) {
@@ -41,24 +48,25 @@ absl::StatusOr<std::string> ProcFile::Read() {
           absl::StrCat(path_, ": cannot open: ", strerror(errno)));
     }
   }
-  std::string out;
-  char buf[8192];
-  off_t offset = 0;
+  constexpr size_t kChunk = 8192;
+  size_t size = 0;
   while (true) {
-    ssize_t n = pread(fd_, buf, sizeof(buf), offset);
+    if (out->size() < size + kChunk) out->resize(size + kChunk);
+    ssize_t n = pread(fd_, out->data() + size, kChunk, static_cast<off_t>(size));
     if (n < 0) {
       if (errno == EINTR) continue;
       int err = errno;
       close(fd_);
       fd_ = -1;
+      out->clear();
       return absl::InternalError(
           absl::StrCat(path_, ": read failed: ", strerror(err)));
     }
     if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-    offset += n;
+    size += static_cast<size_t>(n);
   }
-  return out;
+  out->resize(size);
+  return absl::OkStatus();
 }
 
 }  // namespace powersweep

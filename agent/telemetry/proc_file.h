@@ -22,6 +22,9 @@ class ProcFile {
   // Whole current content. NotFound naming the path when it cannot be
   // opened (retried on the next Read), Internal on read errors.
   absl::StatusOr<std::string> Read();
+  // The same into `*out` (replaced), reusing its capacity: no allocation
+  // once it has grown to the file's size. Same errors.
+  absl::Status ReadInto(std::string* out);
   const std::string& path() const { return path_; }
 
  private:

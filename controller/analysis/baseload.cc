@@ -1,7 +1,8 @@
 #include "controller/analysis/baseload.h"
 
+#include <set>
+
 #include "absl/status/status.h"
-#include "google/protobuf/util/message_differencer.h"
 
 namespace powersweep {
 namespace {
@@ -11,8 +12,14 @@ v1::Runtime Runtime(const v1::RunSpec& spec) {
                                                  : v1::RUNTIME_NATIVE;
 }
 
-std::optional<BaseloadRun> PickAmong(const v1::RunStatus& run,
-                                     const std::vector<BaseloadRun>& baseloads);
+// Whether two power modes are the same (all fields equal).
+bool SameMode(const v1::PowerMode& a, const v1::PowerMode& b);
+
+// The latest of `candidates` (of `*runtime` only, when not null) that
+// finished at or before the run started, else the latest; null if none.
+const BaseloadRun* PickAmong(const v1::RunStatus& run,
+                             const std::vector<const BaseloadRun*>& candidates,
+                             const v1::Runtime* runtime);
 
 }  // namespace
 
@@ -39,19 +46,37 @@ std::optional<BaseloadRun> AsBaseload(const v1::RunStatus& run,
 
 std::optional<BaseloadRun> PickBaseload(
     const v1::RunStatus& run, const std::vector<BaseloadRun>& baseloads) {
+  // The candidates: other runs of the device in the same mode.
+  std::vector<const BaseloadRun*> candidates;
+  for (const BaseloadRun& b : baseloads) {
+    if (b.run_id != run.spec().run_id() && b.device_id == run.device_id() &&
+        SameMode(b.power_mode, run.spec().power_mode())) {
+      candidates.push_back(&b);
+    }
+  }
   // A baseload of the run's own runtime (a container run against the idle
   // device with an idle container) when there is one, else of any runtime.
-  std::vector<BaseloadRun> same;
-  for (const BaseloadRun& b : baseloads) {
-    if (b.runtime == Runtime(run.spec())) same.push_back(b);
-  }
-  std::optional<BaseloadRun> pick = PickAmong(run, same);
-  return pick ? pick : PickAmong(run, baseloads);
+  const v1::Runtime runtime = Runtime(run.spec());
+  const BaseloadRun* pick = PickAmong(run, candidates, &runtime);
+  if (pick == nullptr) pick = PickAmong(run, candidates, nullptr);
+  if (pick == nullptr) return std::nullopt;
+  return *pick;
 }
 
 namespace {
-std::optional<BaseloadRun> PickAmong(
-    const v1::RunStatus& run, const std::vector<BaseloadRun>& baseloads) {
+
+bool SameMode(const v1::PowerMode& a, const v1::PowerMode& b) {
+  // Field by field (every field of PowerMode): this runs for every
+  // candidate of every run of a sweep's tables, where a reflective
+  // comparison dominated.
+  return a.cpu_cores() == b.cpu_cores() && a.cpu_freq_khz() == b.cpu_freq_khz() &&
+         a.gpu_freq_hz() == b.gpu_freq_hz() && a.mem_freq_hz() == b.mem_freq_hz() &&
+         a.preset() == b.preset();
+}
+
+const BaseloadRun* PickAmong(const v1::RunStatus& run,
+                             const std::vector<const BaseloadRun*>& candidates,
+                             const v1::Runtime* runtime) {
   const BaseloadRun* before = nullptr;
   const BaseloadRun* any = nullptr;
   const int64_t started = run.started_unix_ms();
@@ -59,21 +84,16 @@ std::optional<BaseloadRun> PickAmong(
     return a == nullptr || b.finished_unix_ms > a->finished_unix_ms ||
            (b.finished_unix_ms == a->finished_unix_ms && b.run_id > a->run_id);
   };
-  for (const BaseloadRun& b : baseloads) {
-    if (b.run_id == run.spec().run_id() || b.device_id != run.device_id() ||
-        !google::protobuf::util::MessageDifferencer::Equals(
-            b.power_mode, run.spec().power_mode())) {
-      continue;
-    }
-    if (later(any, b)) any = &b;
-    if (started > 0 && b.finished_unix_ms <= started && later(before, b)) {
-      before = &b;
+  for (const BaseloadRun* b : candidates) {
+    if (runtime != nullptr && b->runtime != *runtime) continue;
+    if (later(any, *b)) any = b;
+    if (started > 0 && b->finished_unix_ms <= started && later(before, *b)) {
+      before = b;
     }
   }
-  if (before != nullptr) return *before;
-  if (any != nullptr) return *any;
-  return std::nullopt;
+  return before != nullptr ? before : any;
 }
+
 }  // namespace
 
 void ApplyBaseload(const BaseloadRun& baseload, double span_s,
@@ -95,28 +115,44 @@ void ApplyBaseload(const BaseloadRun& baseload, v1::RunResult* result) {
                                    baseload.power_mw / 1000.0 * span);
 }
 
+namespace {
+
+absl::Status AppendBaseloads(Store* store, const std::string& device_id,
+                             std::vector<BaseloadRun>* out) {
+  absl::StatusOr<std::vector<RunWithResult>> found =
+      store->FindBaseloads(device_id, nullptr);
+  if (!found.ok()) return found.status();
+  for (const RunWithResult& r : *found) {
+    std::optional<BaseloadRun> b = AsBaseload(r.run, r.result);
+    if (b.has_value()) out->push_back(*std::move(b));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(Store* store) {
+  return LoadBaseloads(store, std::string());
+}
+
+absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(
+    Store* store, const std::string& device_id) {
   std::vector<BaseloadRun> out;
-  absl::StatusOr<std::vector<v1::SweepStatus>> sweeps = store->ListSweeps();
-  if (!sweeps.ok()) return sweeps.status();
-  for (const v1::SweepStatus& sweep : *sweeps) {
-    absl::StatusOr<std::vector<v1::RunStatus>> runs =
-        store->ListRuns(sweep.sweep_id());
-    if (!runs.ok()) return runs.status();
-    for (const v1::RunStatus& run : *runs) {
-      if (run.state() != v1::RUN_STATE_DONE ||
-          run.spec().workload().task() != v1::TASK_BASELOAD) {
-        continue;
-      }
-      absl::StatusOr<v1::RunResult> result =
-          store->GetRunResult(run.spec().run_id());
-      if (!result.ok()) {
-        if (absl::IsNotFound(result.status())) continue;
-        return result.status();
-      }
-      std::optional<BaseloadRun> b = AsBaseload(run, *result);
-      if (b.has_value()) out.push_back(*std::move(b));
-    }
+  absl::Status st = AppendBaseloads(store, device_id, &out);
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloadsFor(
+    Store* store, const std::vector<v1::RunStatus>& runs) {
+  std::set<std::string> devices;
+  for (const v1::RunStatus& run : runs) {
+    if (!run.device_id().empty()) devices.insert(run.device_id());
+  }
+  std::vector<BaseloadRun> out;
+  for (const std::string& device : devices) {
+    absl::Status st = AppendBaseloads(store, device, &out);
+    if (!st.ok()) return st;
   }
   return out;
 }

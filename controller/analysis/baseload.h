@@ -13,7 +13,7 @@
 // where span_s is the time energy_j covers (first to last power reading:
 // RunResult.energy_span_s, or the stored samples' span).
 //
-// Pure functions except LoadBaseloads, which reads the store. Thread-safe.
+// Pure functions except LoadBaseloads*, which read the store. Thread-safe.
 #ifndef POWERSWEEP_CONTROLLER_ANALYSIS_BASELOAD_H_
 #define POWERSWEEP_CONTROLLER_ANALYSIS_BASELOAD_H_
 
@@ -58,8 +58,18 @@ void ApplyBaseload(const BaseloadRun& baseload, double span_s,
 // stores it): span = result.energy_span_s, else duration_s.
 void ApplyBaseload(const BaseloadRun& baseload, v1::RunResult* result);
 
-// Every done baseload run in `store` (all sweeps).
+// Every done baseload run in `store` (all sweeps, every device).
 absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(Store* store);
+
+// The done baseload runs of one device (Store::FindBaseloads: an indexed
+// lookup), e.g. for a run that just finished on it.
+absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(
+    Store* store, const std::string& device_id);
+
+// The done baseload runs of the devices `runs` ran on: all PickBaseload
+// can choose for any of them.
+absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloadsFor(
+    Store* store, const std::vector<v1::RunStatus>& runs);
 
 }  // namespace powersweep
 

@@ -188,7 +188,8 @@ absl::StatusOr<std::vector<RunMetrics>> LoadSweepRunMetrics(Store* store,
                                                             int64_t sweep_id) {
   absl::StatusOr<std::vector<v1::RunStatus>> runs = store->ListRuns(sweep_id);
   if (!runs.ok()) return runs.status();
-  absl::StatusOr<std::vector<BaseloadRun>> baseloads = LoadBaseloads(store);
+  absl::StatusOr<std::vector<BaseloadRun>> baseloads =
+      LoadBaseloadsFor(store, *runs);
   if (!baseloads.ok()) return baseloads.status();
   std::vector<RunMetrics> out;
   for (const v1::RunStatus& run : *runs) {

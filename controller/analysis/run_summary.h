@@ -16,9 +16,25 @@
 
 namespace powersweep {
 
+// The records' part is RecordAggregator's (storage/record_aggregates.h),
+// the same arithmetic the store keeps per finished run; then ApplyResult.
 v1::RunSummary SummarizeRun(const std::vector<v1::MinibatchRecord>& minibatches,
                             const std::vector<v1::TelemetrySample>& telemetry,
                             const v1::RunResult* result);
+
+// The result's figures over the records' ones: duration, energy and its
+// split (when the agent measured any), the agent's CPU fraction.
+void ApplyResult(const v1::RunResult& result, v1::RunSummary* summary);
+
+// The baseload fields of `summary` (whose energy is final): a baseload run
+// reports its own power; another run the baseload stored with its result,
+// else PickBaseload among `baseloads` and the incremental energy over the
+// result's energy_span_s, else over `power_span_s` (the records' first to
+// last power reading). `result` may be null.
+void ApplyRunBaseload(const v1::RunStatus& run, const v1::RunResult* result,
+                      double power_span_s,
+                      const std::vector<BaseloadRun>& baseloads,
+                      v1::RunSummary* summary);
 
 // Reads the run's records from `store` and summarizes them (a run without
 // a result yet is summarized from what is stored so far).

@@ -121,7 +121,8 @@ v1::RunResult Fleet::Impl::WithBaseload(const v1::RunStatus& run,
       run.spec().workload().task() == v1::TASK_BASELOAD) {
     return result;
   }
-  absl::StatusOr<std::vector<BaseloadRun>> baseloads = LoadBaseloads(store);
+  absl::StatusOr<std::vector<BaseloadRun>> baseloads =
+      LoadBaseloads(store, run.device_id());
   if (!baseloads.ok()) {
     PS_LOG(WARNING) << "run " << run.spec().run_id()
                     << ": no incremental energy stored: " << baseloads.status();

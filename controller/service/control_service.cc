@@ -7,7 +7,7 @@
 #include "common/log.h"
 #include "common/power/mode_listing.h"
 #include "controller/analysis/compare.h"
-#include "controller/analysis/run_summary.h"
+#include "controller/analysis/sweep_summaries.h"
 #include "controller/importer/import_run.h"
 
 namespace powersweep {
@@ -73,17 +73,10 @@ grpc::Status ControlService::ListRuns(grpc::ServerContext* context,
                                       const v1::ListRunsRequest* request,
                                       v1::ListRunsResponse* response) {
   if (grpc::Status st = Authorize(context); !st.ok()) return st;
-  auto runs = store_->ListRuns(request->sweep_id());
+  // Summaries from the store's per-run aggregates (sweep_summaries.h).
+  auto runs = ListRunsWithSummaries(store_, request->sweep_id());
   if (!runs.ok()) return ToGrpcStatus(runs.status());
-  // Read once for the whole listing (incremental energy of each run).
-  auto baseloads = LoadBaseloads(store_);
-  if (!baseloads.ok()) return ToGrpcStatus(baseloads.status());
-  for (auto& run : *runs) {
-    auto summary = SummarizeStoredRun(store_, run.spec().run_id(), *baseloads);
-    if (!summary.ok()) return ToGrpcStatus(summary.status());
-    *run.mutable_summary() = *summary;
-    *response->add_runs() = std::move(run);
-  }
+  for (auto& run : *runs) *response->add_runs() = std::move(run);
   return grpc::Status::OK;
 }
 

@@ -1,11 +1,14 @@
 // FakeStore: an in-memory Store with only what the sweep submitter and the
 // run-summary tests need (CreateSweep, GetSweepSpec, ListRuns, GetRun,
-// GetMinibatches, GetTelemetry, GetRunResult). Every other method returns
+// GetMinibatches, GetTelemetry, GetRunResult, and the sweep-table readers
+// GetSweepAggregates, ListRunResults, FindBaseloads computed from those).
+// Every other method returns
 // Unimplemented. Counts CreateSweep calls; `fail_create` makes CreateSweep
 // fail as a broken database would. Thread-safe (one mutex).
 #ifndef POWERSWEEP_TESTS_CONTROLLER_SWEEP_FAKE_STORE_H_
 #define POWERSWEEP_TESTS_CONTROLLER_SWEEP_FAKE_STORE_H_
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +16,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "storage/record_aggregates.h"
 #include "storage/store.h"
 
 namespace powersweep {
@@ -27,6 +32,11 @@ class FakeStore : public Store {
   void set_fail_create(absl::Status s) {
     absl::MutexLock l(&mu_);
     fail_create_ = std::move(s);
+  }
+  // Sets what a run's status says (state, device, sweep, task, ...).
+  void PutStatus(const v1::RunStatus& status) {
+    absl::MutexLock l(&mu_);
+    runs_[status.spec().run_id()] = status;
   }
   // Adds a run (state PENDING) with its records; result may be null.
   void PutRun(int64_t run_id, std::vector<v1::MinibatchRecord> mb,
@@ -103,6 +113,64 @@ class FakeStore : public Store {
           absl::StrCat("run ", run_id, " has no result"));
     }
     return it->second;
+  }
+
+  absl::StatusOr<std::vector<RunAggregates>> GetSweepAggregates(
+      int64_t sweep_id) override {
+    absl::MutexLock l(&mu_);
+    std::vector<RunAggregates> out;
+    for (const auto& [id, run] : runs_) {
+      if (run.spec().sweep_id() != sweep_id) continue;
+      RecordAggregator agg;
+      for (const v1::MinibatchRecord& r : minibatches_[id]) {
+        agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
+                         r.loss());
+      }
+      std::vector<v1::TelemetrySample> tel = telemetry_[id];
+      for (const v1::TelemetrySample& t : tel) {
+        agg.AddSample(t.t_s(), t.cpu_util(), t.proc_rss_bytes());
+      }
+      std::stable_sort(tel.begin(), tel.end(), [](const auto& a, const auto& b) {
+        return a.t_s() < b.t_s();
+      });
+      for (const v1::TelemetrySample& t : tel) {
+        if (t.power_mw() > 0) {
+          agg.AddPowerReading(t.t_s(), t.power_mw(), t.power_provenance());
+        }
+      }
+      out.push_back({id, run.spec().attempt(), agg.Finish()});
+    }
+    return out;
+  }
+  absl::StatusOr<std::vector<v1::RunResult>> ListRunResults(
+      int64_t sweep_id) override {
+    absl::MutexLock l(&mu_);
+    std::vector<v1::RunResult> out;
+    for (const auto& [id, run] : runs_) {
+      auto it = results_.find(id);
+      if (run.spec().sweep_id() == sweep_id && it != results_.end()) {
+        out.push_back(it->second);
+      }
+    }
+    return out;
+  }
+  absl::StatusOr<std::vector<RunWithResult>> FindBaseloads(
+      const std::string& device_id, const v1::PowerMode* mode) override {
+    absl::MutexLock l(&mu_);
+    std::vector<RunWithResult> out;
+    for (const auto& [id, run] : runs_) {
+      auto it = results_.find(id);
+      if (it == results_.end() || run.state() != v1::RUN_STATE_DONE ||
+          run.spec().workload().task() != v1::TASK_BASELOAD ||
+          (!device_id.empty() && run.device_id() != device_id) ||
+          (mode != nullptr &&
+           !google::protobuf::util::MessageDifferencer::Equals(
+               run.spec().power_mode(), *mode))) {
+        continue;
+      }
+      out.push_back({run, it->second});
+    }
+    return out;
   }
 
   // ---- not needed by these tests

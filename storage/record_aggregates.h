@@ -1,0 +1,62 @@
+// RecordAggregator: the part of a run's summary that comes from its stored
+// records (minibatch means and loss windows, telemetry means and peaks, the
+// energy integral), computed in one pass. The one implementation of that
+// arithmetic: SqliteStore stores its result per run attempt when the run
+// finishes (table run_aggregates), and controller/analysis/run_summary.cc
+// summarizes records in memory with it, so both give the same values.
+//
+// Feed minibatches in the order the store reads them (tenant, index), every
+// telemetry sample (any order) to AddSample, and the samples with a power
+// reading (power_mw > 0) to AddPowerReading in time order.
+// Not thread-safe: one owner.
+#ifndef POWERSWEEP_STORAGE_RECORD_AGGREGATES_H_
+#define POWERSWEEP_STORAGE_RECORD_AGGREGATES_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "powersweep/v1/powersweep.pb.h"
+
+namespace powersweep {
+
+namespace v1 = ::powersweep::v1;
+
+// Aggregates of one run attempt's records.
+struct RecordAggregates {
+  // minibatches, mean_*_s, samples_per_s, first/last_loss, telemetry_samples,
+  // mean_cpu_util, peak_rss_bytes, duration_s (last sample time), energy_j
+  // and energy_provenance (with >= 2 power readings); nothing else.
+  v1::RunSummary summary;
+  // Seconds from the first to the last power reading (0 without two).
+  double power_span_s = 0;
+};
+
+class RecordAggregator {
+ public:
+  static constexpr size_t kLossWindow = 5;  // minibatches in first/last loss
+
+  void AddMinibatch(double e2e_s, double stall_s, double compute_s,
+                    double samples, double loss);
+  void AddSample(double t_s, double cpu_util, int64_t proc_rss_bytes);
+  void AddPowerReading(double t_s, double power_mw, v1::Provenance provenance);
+
+  RecordAggregates Finish() const;
+
+ private:
+  int64_t minibatches_ = 0;
+  double e2e_ = 0, stall_ = 0, compute_ = 0, samples_ = 0;
+  double first_losses_[kLossWindow] = {};
+  double last_losses_[kLossWindow] = {};  // ring, oldest at minibatches_ % k
+
+  int64_t telemetry_ = 0;
+  double util_ = 0, last_t_ = 0;
+  int64_t peak_rss_ = 0;
+
+  int64_t readings_ = 0;
+  double joules_ = 0, first_power_t_ = 0, prev_t_ = 0, prev_mw_ = 0;
+  int provenance_ = v1::PROVENANCE_UNSPECIFIED;
+};
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_STORAGE_RECORD_AGGREGATES_H_

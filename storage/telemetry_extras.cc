@@ -1,0 +1,46 @@
+#include "storage/telemetry_extras.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/proto_json.h"
+#include "google/protobuf/io/coded_stream.h"
+
+namespace powersweep {
+
+void EncodeTelemetryExtras(const v1::TelemetrySample& sample, std::string* out) {
+  out->clear();
+  if (sample.rails_size() == 0 && sample.temperatures_size() == 0 &&
+      sample.mem_freq_hz() == 0 && !sample.has_counters()) {
+    return;
+  }
+  // One scratch message per thread: Clear() keeps its allocations, so the
+  // steady state copies the few fields without allocating.
+  thread_local v1::TelemetrySample extras;
+  extras.Clear();
+  *extras.mutable_rails() = sample.rails();
+  *extras.mutable_temperatures() = sample.temperatures();
+  extras.set_mem_freq_hz(sample.mem_freq_hz());
+  if (sample.has_counters()) *extras.mutable_counters() = sample.counters();
+  extras.SerializeToString(out);
+}
+
+absl::Status DecodeTelemetryExtras(absl::string_view bytes, bool is_json,
+                                   v1::TelemetrySample* sample) {
+  if (is_json) return FromJson(std::string(bytes), sample);
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+  if (!sample->MergeFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("telemetry extras_pb (", bytes.size(),
+                     " bytes) is not a TelemetrySample"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> TelemetryExtrasJson(absl::string_view bytes) {
+  v1::TelemetrySample extras;
+  absl::Status st = DecodeTelemetryExtras(bytes, /*is_json=*/false, &extras);
+  if (!st.ok()) return st;
+  return ToJsonLine(extras);
+}
+
+}  // namespace powersweep
