@@ -25,24 +25,7 @@ std::vector<std::string> TwinArgs() {
 }
 
 v1::SweepSpec TenRuns() {
-  v1::SweepSpec spec;
-  spec.set_name("it-hostile");
-  spec.add_device_classes("orin-agx");
-  spec.add_models("lenet5");
-  spec.add_datasets("fashion-mnist");
-  spec.add_tasks(v1::TASK_INFER);
-  spec.add_batch_sizes(32);
-  spec.add_loader_workers(1);
-  v1::PowerMode* m = spec.add_power_modes();
-  m->set_cpu_cores(4);
-  m->set_cpu_freq_khz(1497600);
-  spec.add_runtimes(v1::RUNTIME_NATIVE);
-  spec.set_repetitions(10);
-  spec.set_minibatches(20);
-  spec.set_seed(2);
-  spec.set_telemetry_hz(10);
-  spec.set_timeout_s(120);
-  return spec;
+  return OrinTwinSweep("it-hostile", v1::TASK_INFER, 10, 20);
 }
 
 v1::AgentMessage RegisterAs(const std::string& device_id, bool serves_lenet) {

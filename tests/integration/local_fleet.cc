@@ -11,6 +11,28 @@
 
 namespace powersweep::testing {
 
+v1::SweepSpec OrinTwinSweep(const std::string& name, v1::Task task,
+                            int repetitions, int minibatches) {
+  v1::SweepSpec spec;
+  spec.set_name(name);
+  spec.add_device_classes("orin-agx");
+  spec.add_models("lenet5");
+  spec.add_datasets("fashion-mnist");
+  spec.add_tasks(task);
+  spec.add_batch_sizes(32);
+  spec.add_loader_workers(1);
+  v1::PowerMode* m = spec.add_power_modes();
+  m->set_cpu_cores(4);
+  m->set_cpu_freq_khz(1497600);
+  spec.add_runtimes(v1::RUNTIME_NATIVE);
+  spec.set_repetitions(repetitions);
+  spec.set_minibatches(minibatches);
+  spec.set_seed(3);
+  spec.set_telemetry_hz(10);
+  spec.set_timeout_s(120);
+  return spec;
+}
+
 LocalFleet::LocalFleet(LocalFleetOptions options)
     : dir_(MakeTempDir("powersweep-it")),
       controller_args_(std::move(options.controller_args)) {

@@ -23,6 +23,11 @@ struct LocalFleetOptions {
   std::shared_ptr<grpc::ChannelCredentials> control_credentials;
 };
 
+// A sweep of LeNet-5 on Fashion-MNIST for orin-agx twins: one mode (4
+// cores at 1497.6 MHz), native, `repetitions` runs of `minibatches`.
+v1::SweepSpec OrinTwinSweep(const std::string& name, v1::Task task,
+                            int repetitions, int minibatches);
+
 class LocalFleet {
  public:
   // Starts a controller on a free port with its database in a new temp dir.

@@ -85,24 +85,7 @@ class SecureFleetTest : public ::testing::Test {
 };
 
 v1::SweepSpec ShortTwinSweep() {
-  v1::SweepSpec spec;
-  spec.set_name("it-secure");
-  spec.add_device_classes("orin-agx");
-  spec.add_models("lenet5");
-  spec.add_datasets("fashion-mnist");
-  spec.add_tasks(v1::TASK_TRAIN);
-  spec.add_batch_sizes(32);
-  spec.add_loader_workers(1);
-  v1::PowerMode* m = spec.add_power_modes();
-  m->set_cpu_cores(4);
-  m->set_cpu_freq_khz(1497600);
-  spec.add_runtimes(v1::RUNTIME_NATIVE);
-  spec.set_repetitions(4);
-  spec.set_minibatches(50);
-  spec.set_seed(3);
-  spec.set_telemetry_hz(10);
-  spec.set_timeout_s(120);
-  return spec;
+  return OrinTwinSweep("it-secure", v1::TASK_TRAIN, 4, 50);
 }
 
 TEST_F(SecureFleetTest, DevicesAndOperatorsAreAuthenticated) {
