@@ -20,6 +20,7 @@ absl::StatusOr<int> Fleet::CancelRuns(int64_t sweep_id, int64_t run_id,
   Impl& impl = *impl_;
   Outbox out;
   int cancelled = 0;
+  absl::Status first_error;
   {
     absl::MutexLock lock(&impl.run_mu);
     absl::StatusOr<std::vector<v1::RunStatus>> runs =
@@ -36,7 +37,12 @@ absl::StatusOr<int> Fleet::CancelRuns(int64_t sweep_id, int64_t run_id,
       if (Ended(run.state())) continue;
       absl::Status st = impl.store->TransitionRun(id, v1::RUN_STATE_CANCELLED,
                                                   "", reason, now);
-      if (!st.ok()) return st;
+      if (!st.ok()) {
+        // Keep going: the cancels already decided must still reach their
+        // agents; the first error is returned after they are sent.
+        if (first_error.ok()) first_error = st;
+        continue;
+      }
       ++cancelled;
       if (run.state() == v1::RUN_STATE_PENDING) continue;
       // Leased or running: the agent stops the workload (and removes its
@@ -56,6 +62,7 @@ absl::StatusOr<int> Fleet::CancelRuns(int64_t sweep_id, int64_t run_id,
     }
   }
   impl.Flush(std::move(out));
+  if (!first_error.ok()) return first_error;
   return cancelled;
 }
 

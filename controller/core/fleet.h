@@ -101,7 +101,9 @@ class Fleet {
   // once; a leased or running one's agent gets CancelRun, stops the
   // workload (a container is removed) and stays busy until it reports the
   // run finished; what it sent before is kept. Returns how many runs were
-  // cancelled. NotFound for an unknown sweep or a run not in it.
+  // cancelled. NotFound for an unknown sweep or a run not in it. A store
+  // error on one run does not stop the others (their agents are still
+  // told); the first error is returned then.
   absl::StatusOr<int> CancelRuns(int64_t sweep_id, int64_t run_id,
                                  const std::string& reason);
 
