@@ -266,9 +266,16 @@ CREATE INDEX runs_by_device_task ON runs(device_id, task, state);
 )sql";
 
 // Version 8: dispatch looks up the pending runs of one device class
-// without scanning the others (Store::ListPendingRunsFor).
+// without scanning the others (Store::ListPendingRunsFor); `meta` holds
+// the database's random identity (Store::GetDatabaseId), which agents use
+// to tell whether their spool belongs to this database.
 constexpr char kSchemaV8[] = R"sql(
 CREATE INDEX runs_pending_by_class ON runs(state, device_class, run_id);
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY NOT NULL,
+  value TEXT NOT NULL
+);
+INSERT INTO meta(key, value) VALUES ('database_id', lower(hex(randomblob(16))));
 )sql";
 
 constexpr char kCreateMigrationsTable[] =

@@ -80,6 +80,7 @@ class SqliteStore : public Store {
   absl::StatusOr<IngestOutcome> IngestBatch(const v1::DataBatch& batch) override;
   absl::StatusOr<int64_t> CountBatches(int64_t run_id) override;
   absl::StatusOr<std::vector<int64_t>> ListBatchSeqs(int64_t run_id) override;
+  absl::StatusOr<std::string> GetDatabaseId() override;
   absl::Status SaveAppliedMode(int64_t run_id,
                                const v1::AppliedPowerMode& mode) override;
   absl::Status FinishRun(const v1::RunResult& result, v1::RunState final_state,

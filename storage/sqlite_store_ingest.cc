@@ -175,6 +175,20 @@ absl::StatusOr<int64_t> SqliteStore::CountBatches(int64_t run_id) {
   return count;
 }
 
+absl::StatusOr<std::string> SqliteStore::GetDatabaseId() {
+  absl::MutexLock lock(&mu_);
+  std::string id;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt, db_->Prepare("SELECT value FROM meta WHERE key = 'database_id'"));
+    PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return absl::InternalError("meta: no database_id row");
+    id = stmt.Text(0);
+    return absl::OkStatus();
+  }));
+  return id;
+}
+
 absl::StatusOr<std::vector<int64_t>> SqliteStore::ListBatchSeqs(int64_t run_id) {
   absl::MutexLock lock(&mu_);
   std::vector<int64_t> seqs;

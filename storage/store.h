@@ -133,6 +133,9 @@ class Store {
   // Sequence numbers of the batches stored for the run's current attempt,
   // ascending.
   virtual absl::StatusOr<std::vector<int64_t>> ListBatchSeqs(int64_t run_id) = 0;
+  // The database's identity: random, made when its schema was created (or
+  // upgraded to version 8), never changed.
+  virtual absl::StatusOr<std::string> GetDatabaseId() = 0;
   // Stores what the platform applied for the run (idempotent overwrite).
   virtual absl::Status SaveAppliedMode(int64_t run_id,
                                        const v1::AppliedPowerMode& mode) = 0;

@@ -189,6 +189,13 @@ bool Session::ConnectOnce() {
     }
     PS_LOG(INFO) << "registered with " << config_.controller << " as "
                  << reg.device_id();
+    const size_t dropped = spool_->BindDatabase(reg.database_id());
+    if (dropped > 0) {
+      PS_LOG(WARNING) << "dropped " << dropped << " spooled messages written "
+                      << "for another controller database (its run ids "
+                      << "name other runs in database " << reg.database_id()
+                      << ")";
+    }
     Serve(stream.get());  // returns when Read fails: the stream has ended
   } else if (read) {
     PS_LOG(ERROR) << "controller answered Register with something other "

@@ -34,6 +34,10 @@ absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(const std::string& path) {
   auto spool = std::make_unique<Spool>();
   absl::MutexLock lock(&spool->mu_);
   for (const SpoolRecord& rec : records) {
+    if (rec.is_database) {
+      spool->database_id_ = rec.database_id;
+      continue;
+    }
     if (rec.is_ack) {
       auto it = spool->index_.find(rec.key);
       if (it == spool->index_.end()) continue;
@@ -70,6 +74,7 @@ void Spool::Compact() {
   absl::Status st;
   if (order_.empty()) {
     if (log_->size_bytes() > 0) st = log_->Clear();
+    if (st.ok() && !database_id_.empty()) st = log_->AppendDatabase(database_id_);
   } else {
     std::vector<v1::AgentMessage> pending;
     int64_t bytes = 0;
@@ -79,7 +84,7 @@ void Spool::Compact() {
     }
     if (log_->size_bytes() > bytes + kCompactBytes || log_->size_bytes() == 0 ||
         bytes < log_->size_bytes() / 2) {
-      st = log_->Rewrite(pending);
+      st = log_->Rewrite(database_id_, pending);
     }
   }
   if (!st.ok()) PS_LOG(WARNING) << st.message();
@@ -124,6 +129,33 @@ bool Spool::Ack(int64_t run_id, int32_t attempt, int64_t seq) {
     }
   }
   return true;
+}
+
+size_t Spool::BindDatabase(const std::string& database_id) {
+  absl::MutexLock lock(&mu_);
+  if (database_id.empty() || database_id == database_id_) return 0;
+  size_t dropped = 0;
+  if (!database_id_.empty()) {
+    dropped = order_.size();
+    order_.clear();
+    index_.clear();
+  }
+  database_id_ = database_id;
+  if (log_ != nullptr) {
+    absl::Status st = dropped > 0 || order_.empty()
+                          ? log_->Clear()
+                          : absl::OkStatus();
+    if (st.ok() && order_.empty()) {
+      st = log_->AppendDatabase(database_id_);
+    } else if (st.ok()) {
+      // Messages from before the id was known: they belong to this one.
+      std::vector<v1::AgentMessage> pending;
+      for (const Entry& e : order_) pending.push_back(e.msg);
+      st = log_->Rewrite(database_id_, pending);
+    }
+    if (!st.ok()) PS_LOG(WARNING) << st.message();
+  }
+  return dropped;
 }
 
 std::vector<v1::AgentMessage> Spool::Pending() const {

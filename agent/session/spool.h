@@ -57,6 +57,11 @@ class Spool {
   // The messages of (run_id, attempt) with one of `seqs`, in order.
   std::vector<v1::AgentMessage> Select(int64_t run_id, int32_t attempt,
                                        const std::vector<int64_t>& seqs) const;
+  // Ties the spool to the controller database `database_id` (from
+  // Registered). Messages written for another database are dropped (their
+  // run ids name other runs there); returns how many. An empty id (an old
+  // controller) changes nothing.
+  size_t BindDatabase(const std::string& database_id);
   // One entry per (run, attempt) spooled: finished, last_seq.
   std::vector<v1::RunProgress> Progress() const;
   size_t size() const;
@@ -80,6 +85,7 @@ class Spool {
   List order_ ABSL_GUARDED_BY(mu_);
   std::map<Key, List::iterator> index_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<SpoolLog> log_ ABSL_GUARDED_BY(mu_);
+  std::string database_id_ ABSL_GUARDED_BY(mu_);  // empty: not known yet
 };
 
 }  // namespace powersweep

@@ -82,6 +82,9 @@ size_t ParseRecords(const std::string& data, std::vector<SpoolRecord>* out) {
                                       static_cast<int>(payload.size() - 1))) {
         break;
       }
+    } else if (payload[0] == 'D') {
+      rec.is_database = true;
+      rec.database_id = payload.substr(1);
     } else if (payload[0] == 'K' && payload.size() == 21) {
       rec.is_ack = true;
       rec.key.run_id = static_cast<int64_t>(GetLE(payload.data() + 1, 8));
@@ -165,7 +168,12 @@ absl::Status SpoolLog::AppendAck(const SpoolKey& key) {
   return Append(payload, /*sync=*/false);
 }
 
-absl::Status SpoolLog::Rewrite(const std::vector<v1::AgentMessage>& pending) {
+absl::Status SpoolLog::AppendDatabase(const std::string& database_id) {
+  return Append("D" + database_id, /*sync=*/true);
+}
+
+absl::Status SpoolLog::Rewrite(const std::string& database_id,
+                               const std::vector<v1::AgentMessage>& pending) {
   const std::string tmp = path_ + ".tmp";
   ::unlink(tmp.c_str());
   const int fd = ::open(tmp.c_str(),
@@ -173,6 +181,7 @@ absl::Status SpoolLog::Rewrite(const std::vector<v1::AgentMessage>& pending) {
                         0600);
   if (fd < 0) return Errno("cannot create", tmp);
   std::string data;
+  if (!database_id.empty()) data += Framed("D" + database_id);
   for (const v1::AgentMessage& m : pending) data += Framed(AddPayload(m));
   absl::Status st = WriteAll(fd, data, tmp);
   if (st.ok() && ::fdatasync(fd) != 0) st = Errno("fdatasync", tmp);

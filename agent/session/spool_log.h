@@ -6,6 +6,7 @@
 // where the payload's first byte is the record type:
 //   'A' + a serialized AgentMessage (a spooled DataBatch or RunFinished)
 //   'K' + run_id (i64) + attempt (i32) + seq (i64), little-endian: an ack.
+//   'D' + the controller database's id: what the following adds belong to.
 // Reading stops at the first record that is truncated or fails its CRC (a
 // write cut short by a crash); the file is cut back to the last good record.
 //
@@ -47,6 +48,8 @@ struct SpoolKey {
 // One record read back from the file.
 struct SpoolRecord {
   bool is_ack = false;
+  bool is_database = false;
+  std::string database_id;  // database records
   SpoolKey key;             // acks
   v1::AgentMessage message;  // adds
 };
@@ -64,8 +67,12 @@ class SpoolLog {
   absl::Status AppendAdd(const v1::AgentMessage& msg);
   // Appends an ack (not synced).
   absl::Status AppendAck(const SpoolKey& key);
-  // Replaces the whole file by the adds of `pending` (atomic rename).
-  absl::Status Rewrite(const std::vector<v1::AgentMessage>& pending);
+  // Appends the database id the following adds belong to (synced).
+  absl::Status AppendDatabase(const std::string& database_id);
+  // Replaces the whole file by `database_id` (if not empty) and the adds
+  // of `pending` (atomic rename).
+  absl::Status Rewrite(const std::string& database_id,
+                       const std::vector<v1::AgentMessage>& pending);
   // Empties the file.
   absl::Status Clear();
 

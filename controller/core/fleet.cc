@@ -78,6 +78,9 @@ absl::Status Fleet::Register(const v1::Register& reg,
       for (const v1::DeviceStatus& d : *known) {
         im.known_devices.insert(d.identity().device_id());
       }
+      absl::StatusOr<std::string> database_id = im.store->GetDatabaseId();
+      if (!database_id.ok()) return database_id.status();
+      im.database_id = *database_id;
       im.devices_loaded = true;
     }
     if (im.known_devices.count(device_id) == 0 &&
@@ -112,6 +115,7 @@ absl::Status Fleet::Register(const v1::Register& reg,
     hello.mutable_registered()->set_resume_token(token);
     hello.mutable_registered()->set_ack_timeout_s(
         absl::ToDoubleSeconds(im.options.ack_timeout));
+    hello.mutable_registered()->set_database_id(im.database_id);
     if (!conn->Send(hello)) {
       PS_LOG(WARNING) << "could not send registered to " << device_id;
     }

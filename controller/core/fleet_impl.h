@@ -50,6 +50,8 @@ struct Fleet::Impl {
   // max_devices quota.
   bool devices_loaded ABSL_GUARDED_BY(run_mu) = false;
   std::set<std::string> known_devices ABSL_GUARDED_BY(run_mu);
+  // The store's identity, told to agents in Registered.
+  std::string database_id ABSL_GUARDED_BY(run_mu);
 
   // Runs the store held as active when this controller started, kept for
   // their agents until `orphan_deadline` (reconnect_grace).

@@ -206,5 +206,32 @@ TEST(DurableSpool, ASymlinkIsRefused) {
   EXPECT_FALSE(spool.ok());
 }
 
+TEST(DurableSpool, DataOfAnotherControllerDatabaseIsDroppedNotReplayed) {
+  const std::string path = TempPath("database");
+  {
+    auto spool = Spool::Open(path);
+    ASSERT_TRUE(spool.ok());
+    EXPECT_EQ((*spool)->BindDatabase("db-one"), 0u);
+    ASSERT_TRUE((*spool)->Add(Batch(3, 1)).ok());
+  }
+  {
+    // Same database after a restart: the batch is replayed.
+    auto spool = Spool::Open(path);
+    ASSERT_TRUE(spool.ok());
+    EXPECT_EQ((*spool)->BindDatabase("db-one"), 0u);
+    EXPECT_THAT(Keys(**spool), ElementsAre("3/1/1"));
+  }
+  // A controller with a new database: run 3 there is another run.
+  auto spool = Spool::Open(path);
+  ASSERT_TRUE(spool.ok());
+  EXPECT_EQ((*spool)->BindDatabase("db-two"), 1u);
+  EXPECT_EQ((*spool)->size(), 0u);
+  ASSERT_TRUE((*spool)->Add(Batch(3, 1)).ok());
+  auto reread = Spool::Open(path);
+  ASSERT_TRUE(reread.ok());
+  EXPECT_EQ((*reread)->BindDatabase("db-two"), 0u);
+  EXPECT_THAT(Keys(**reread), ElementsAre("3/1/1"));
+}
+
 }  // namespace
 }  // namespace powersweep

@@ -279,5 +279,21 @@ TEST_F(FleetProtocolTest, ARunStartedAfterItsLeaseExpiredIsCancelledThere) {
   EXPECT_GE(conn->CancelledRunIds().size(), 1u);
 }
 
+std::string DatabaseIdSentTo(const FakeAgentConnection& conn) {
+  for (const v1::ControllerMessage& m : conn.sent()) {
+    if (m.has_registered()) return m.registered().database_id();
+  }
+  return "";
+}
+
+TEST_F(FleetProtocolTest, RegisteredNamesTheDatabaseTheSameAfterARestart) {
+  auto conn = Connect("host-0");
+  const std::string id = DatabaseIdSentTo(*conn);
+  EXPECT_EQ(id.size(), 32u);
+  RestartController();
+  auto again = Connect("host-0");
+  EXPECT_EQ(DatabaseIdSentTo(*again), id);
+}
+
 }  // namespace
 }  // namespace powersweep

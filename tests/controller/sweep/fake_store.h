@@ -212,6 +212,9 @@ class FakeStore : public Store {
   absl::StatusOr<int64_t> CountBatches(int64_t) override {
     return Unimplemented();
   }
+  absl::StatusOr<std::string> GetDatabaseId() override {
+    return std::string("fake-database");
+  }
   absl::StatusOr<std::vector<int64_t>> ListBatchSeqs(int64_t) override {
     return Unimplemented();
   }
