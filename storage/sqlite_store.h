@@ -107,6 +107,19 @@ class SqliteStore : public Store {
   absl::StatusOr<v1::WorkloadModel> GetModel(int64_t model_id) override;
 
  private:
+  // One batch waiting for a group commit (IngestBatch).
+  struct PendingIngest {
+    const v1::DataBatch* batch = nullptr;
+    absl::StatusOr<IngestOutcome> result = IngestOutcome::kStored;
+    bool done = false;
+  };
+  // Commits `group` in one transaction, a savepoint per batch.
+  void CommitGroup(const std::vector<PendingIngest*>& group)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Stores one batch; inside a write transaction.
+  absl::Status IngestOneLocked(const v1::DataBatch& batch,
+                               IngestOutcome* outcome)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   explicit SqliteStore(std::unique_ptr<SqliteDb> db)
       : path_(db->path()), db_(std::move(db)) {}
 
@@ -141,6 +154,10 @@ class SqliteStore : public Store {
   const std::string path_;
   absl::Mutex mu_;
   std::unique_ptr<SqliteDb> db_ ABSL_GUARDED_BY(mu_);
+  // Group commit of concurrent IngestBatch calls; taken before mu_.
+  absl::Mutex group_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  std::vector<PendingIngest*> group_queue_ ABSL_GUARDED_BY(group_mu_);
+  bool group_leader_ ABSL_GUARDED_BY(group_mu_) = false;
 };
 
 }  // namespace powersweep

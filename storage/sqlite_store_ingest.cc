@@ -32,132 +32,182 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
     return absl::InvalidArgumentError(absl::StrCat(
         "batch attempt must be >= 0, got ", batch.attempt(), " for run ", batch.run_id()));
   }
+  // Group commit: batches that arrive while another thread commits wait
+  // and are then committed together, in one transaction (one fsync), by
+  // whichever of them leads; each keeps its own outcome (a savepoint per
+  // batch), so one bad batch fails alone.
+  PendingIngest me;
+  me.batch = &batch;
+  {
+    absl::MutexLock lock(&group_mu_);
+    group_queue_.push_back(&me);
+    std::pair<SqliteStore*, PendingIngest*> arg(this, &me);
+    group_mu_.Await(absl::Condition(
+        +[](std::pair<SqliteStore*, PendingIngest*>* a) {
+          a->first->group_mu_.AssertReaderHeld();
+          return a->second->done || !a->first->group_leader_;
+        },
+        &arg));
+    if (me.done) return me.result;
+    group_leader_ = true;
+  }
+  std::vector<PendingIngest*> group;
+  {
+    absl::MutexLock lock(&group_mu_);
+    group.swap(group_queue_);
+  }
+  CommitGroup(group);
+  absl::MutexLock lock(&group_mu_);
+  for (PendingIngest* p : group) p->done = true;
+  group_leader_ = false;
+  return me.result;
+}
+
+void SqliteStore::CommitGroup(const std::vector<PendingIngest*>& group) {
   absl::MutexLock lock(&mu_);
-  IngestOutcome outcome = IngestOutcome::kStored;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
-    PS_ASSIGN_OR_RETURN(const int32_t current, CurrentAttempt(batch.run_id()));
-    // 0 comes from agents that predate the field: the current attempt.
-    const int32_t attempt = batch.attempt() == 0 ? current : batch.attempt();
-    if (attempt != current) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("run ", batch.run_id(), " is on attempt ", current,
-                       "; batch of attempt ", attempt, " not stored"));
-    }
-    {
-      PS_ASSIGN_OR_RETURN(
-          Stmt stmt, db_->Prepare("INSERT OR IGNORE INTO batches(run_id, attempt, seq,"
-                                  " minibatches, telemetry) VALUES (?1, ?2, ?3, ?4, ?5)"));
-      PS_RETURN_IF_ERROR(stmt.Bind(1, batch.run_id())
-                             .Bind(2, attempt)
-                             .Bind(3, batch.seq())
-                             .Bind(4, batch.minibatches_size())
-                             .Bind(5, batch.telemetry_size())
-                             .Run());
-    }
-    if (db_->Changes() == 0) {
-      outcome = IngestOutcome::kDuplicate;
-      return absl::OkStatus();
-    }
-    if (batch.minibatches_size() > 0 || batch.telemetry_size() > 0) {
-      // Stored aggregates of this attempt no longer cover its records.
-      PS_ASSIGN_OR_RETURN(Stmt stale,
-                          db_->Prepare("DELETE FROM run_aggregates"
-                                       " WHERE run_id = ?1 AND attempt = ?2"));
-      PS_RETURN_IF_ERROR(stale.Bind(1, batch.run_id()).Bind(2, attempt).Run());
-    }
-    PS_ASSIGN_OR_RETURN(
-        Stmt mb, db_->Prepare("INSERT INTO minibatches(run_id, attempt, seq, idx, epoch,"
-                              " t_start_s, stall_s, compute_s, e2e_s, samples, loss,"
-                              " tenant, page_cache_resident)"
-                              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-                              " ?12, ?13)"));
-    for (const v1::MinibatchRecord& r : batch.minibatches()) {
-      if (r.has_page_cache_resident()) {
-        mb.Bind(13, r.page_cache_resident());
+  absl::Status st = db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+    for (PendingIngest* p : group) {
+      PS_RETURN_IF_ERROR(db_->Exec("SAVEPOINT ingest_batch"));
+      IngestOutcome outcome = IngestOutcome::kStored;
+      absl::Status one = IngestOneLocked(*p->batch, &outcome);
+      if (!one.ok()) {
+        PS_RETURN_IF_ERROR(db_->Exec("ROLLBACK TO ingest_batch"));
+        p->result = one;
       } else {
-        mb.BindNull(13);
+        p->result = outcome;
       }
-      PS_RETURN_IF_ERROR(mb.Bind(1, batch.run_id())
-                             .Bind(2, attempt)
-                             .Bind(3, batch.seq())
-                             .Bind(4, r.index())
-                             .Bind(5, r.epoch())
-                             .Bind(6, r.t_start_s())
-                             .Bind(7, r.stall_s())
-                             .Bind(8, r.compute_s())
-                             .Bind(9, r.e2e_s())
-                             .Bind(10, r.samples())
-                             .Bind(11, r.loss())
-                             .Bind(12, r.tenant())
-                             .Run());
-      mb.Reset();
-    }
-    PS_ASSIGN_OR_RETURN(
-        Stmt tm, db_->Prepare("INSERT INTO telemetry(run_id, attempt, seq, t_s,"
-                              " cpu_util, core_util, core_freq_khz, mem_used_bytes,"
-                              " mem_total_bytes, proc_cpu_s, proc_rss_bytes, gpu_util,"
-                              " gpu_freq_hz, power_mw, power_provenance, extras_pb,"
-                              " mem_freq_hz, pgfault, pgmajfault, nr_dirty,"
-                              " nr_writeback, pgpgout_kib, nr_written, tenant_pgfault,"
-                              " tenant_pgmajfault)"
-                              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-                              " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-                              " ?23, ?24, ?25)"));
-    std::vector<double> utils;
-    std::vector<int64_t> freqs;
-    std::string extras;
-    for (const v1::TelemetrySample& s : batch.telemetry()) {
-      utils.clear();
-      freqs.clear();
-      for (const v1::CoreSample& core : s.cores()) {
-        utils.push_back(core.util());
-        freqs.push_back(core.freq_khz());
-      }
-      EncodeTelemetryExtras(s, &extras);
-      tm.Bind(1, batch.run_id())
-          .Bind(2, attempt)
-          .Bind(3, batch.seq())
-          .Bind(4, s.t_s())
-          .Bind(5, s.cpu_util())
-          .Bind(6, JoinDoubles(utils))
-          .Bind(7, JoinInts(freqs))
-          .Bind(8, s.mem_used_bytes())
-          .Bind(9, s.mem_total_bytes())
-          .Bind(10, s.proc_cpu_s())
-          .Bind(11, s.proc_rss_bytes())
-          .Bind(12, s.gpu_util())
-          .Bind(13, s.gpu_freq_hz())
-          .Bind(14, s.power_mw())
-          .Bind(15, ProvenanceText(s.power_provenance()));
-      if (extras.empty()) {
-        tm.BindNull(16);
-      } else {
-        tm.BindBlob(16, extras);
-      }
-      if (s.mem_freq_hz() > 0) {
-        tm.Bind(17, s.mem_freq_hz());
-      } else {
-        tm.BindNull(17);
-      }
-      if (s.has_counters()) {
-        const v1::KernelCounters& k = s.counters();
-        tm.Bind(18, k.pgfault())
-            .Bind(19, k.pgmajfault())
-            .Bind(20, k.nr_dirty())
-            .Bind(21, k.nr_writeback())
-            .Bind(22, k.pgpgout())
-            .Bind(23, k.nr_written())
-            .Bind(24, k.tenant_pgfault())
-            .Bind(25, k.tenant_pgmajfault());
-      } else {
-        for (int col = 18; col <= 25; ++col) tm.BindNull(col);
-      }
-      PS_RETURN_IF_ERROR(tm.Run());
-      tm.Reset();
+      PS_RETURN_IF_ERROR(db_->Exec("RELEASE ingest_batch"));
     }
     return absl::OkStatus();
-  }));
-  return outcome;
+  });
+  if (!st.ok()) {
+    for (PendingIngest* p : group) p->result = st;
+  }
+}
+
+absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
+                                          IngestOutcome* outcome) {
+  PS_ASSIGN_OR_RETURN(const int32_t current, CurrentAttempt(batch.run_id()));
+  // 0 comes from agents that predate the field: the current attempt.
+  const int32_t attempt = batch.attempt() == 0 ? current : batch.attempt();
+  if (attempt != current) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("run ", batch.run_id(), " is on attempt ", current,
+                     "; batch of attempt ", attempt, " not stored"));
+  }
+  {
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt, db_->Prepare("INSERT OR IGNORE INTO batches(run_id, attempt, seq,"
+                                " minibatches, telemetry) VALUES (?1, ?2, ?3, ?4, ?5)"));
+    PS_RETURN_IF_ERROR(stmt.Bind(1, batch.run_id())
+                           .Bind(2, attempt)
+                           .Bind(3, batch.seq())
+                           .Bind(4, batch.minibatches_size())
+                           .Bind(5, batch.telemetry_size())
+                           .Run());
+  }
+  if (db_->Changes() == 0) {
+    *outcome = IngestOutcome::kDuplicate;
+    return absl::OkStatus();
+  }
+  if (batch.minibatches_size() > 0 || batch.telemetry_size() > 0) {
+    // Stored aggregates of this attempt no longer cover its records.
+    PS_ASSIGN_OR_RETURN(Stmt stale,
+                        db_->Prepare("DELETE FROM run_aggregates"
+                                     " WHERE run_id = ?1 AND attempt = ?2"));
+    PS_RETURN_IF_ERROR(stale.Bind(1, batch.run_id()).Bind(2, attempt).Run());
+  }
+  PS_ASSIGN_OR_RETURN(
+      Stmt mb, db_->Prepare("INSERT INTO minibatches(run_id, attempt, seq, idx, epoch,"
+                            " t_start_s, stall_s, compute_s, e2e_s, samples, loss,"
+                            " tenant, page_cache_resident)"
+                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                            " ?12, ?13)"));
+  for (const v1::MinibatchRecord& r : batch.minibatches()) {
+    if (r.has_page_cache_resident()) {
+      mb.Bind(13, r.page_cache_resident());
+    } else {
+      mb.BindNull(13);
+    }
+    PS_RETURN_IF_ERROR(mb.Bind(1, batch.run_id())
+                           .Bind(2, attempt)
+                           .Bind(3, batch.seq())
+                           .Bind(4, r.index())
+                           .Bind(5, r.epoch())
+                           .Bind(6, r.t_start_s())
+                           .Bind(7, r.stall_s())
+                           .Bind(8, r.compute_s())
+                           .Bind(9, r.e2e_s())
+                           .Bind(10, r.samples())
+                           .Bind(11, r.loss())
+                           .Bind(12, r.tenant())
+                           .Run());
+    mb.Reset();
+  }
+  PS_ASSIGN_OR_RETURN(
+      Stmt tm, db_->Prepare("INSERT INTO telemetry(run_id, attempt, seq, t_s,"
+                            " cpu_util, core_util, core_freq_khz, mem_used_bytes,"
+                            " mem_total_bytes, proc_cpu_s, proc_rss_bytes, gpu_util,"
+                            " gpu_freq_hz, power_mw, power_provenance, extras_pb,"
+                            " mem_freq_hz, pgfault, pgmajfault, nr_dirty,"
+                            " nr_writeback, pgpgout_kib, nr_written, tenant_pgfault,"
+                            " tenant_pgmajfault)"
+                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                            " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
+                            " ?23, ?24, ?25)"));
+  std::vector<double> utils;
+  std::vector<int64_t> freqs;
+  std::string extras;
+  for (const v1::TelemetrySample& s : batch.telemetry()) {
+    utils.clear();
+    freqs.clear();
+    for (const v1::CoreSample& core : s.cores()) {
+      utils.push_back(core.util());
+      freqs.push_back(core.freq_khz());
+    }
+    EncodeTelemetryExtras(s, &extras);
+    tm.Bind(1, batch.run_id())
+        .Bind(2, attempt)
+        .Bind(3, batch.seq())
+        .Bind(4, s.t_s())
+        .Bind(5, s.cpu_util())
+        .Bind(6, JoinDoubles(utils))
+        .Bind(7, JoinInts(freqs))
+        .Bind(8, s.mem_used_bytes())
+        .Bind(9, s.mem_total_bytes())
+        .Bind(10, s.proc_cpu_s())
+        .Bind(11, s.proc_rss_bytes())
+        .Bind(12, s.gpu_util())
+        .Bind(13, s.gpu_freq_hz())
+        .Bind(14, s.power_mw())
+        .Bind(15, ProvenanceText(s.power_provenance()));
+    if (extras.empty()) {
+      tm.BindNull(16);
+    } else {
+      tm.BindBlob(16, extras);
+    }
+    if (s.mem_freq_hz() > 0) {
+      tm.Bind(17, s.mem_freq_hz());
+    } else {
+      tm.BindNull(17);
+    }
+    if (s.has_counters()) {
+      const v1::KernelCounters& k = s.counters();
+      tm.Bind(18, k.pgfault())
+          .Bind(19, k.pgmajfault())
+          .Bind(20, k.nr_dirty())
+          .Bind(21, k.nr_writeback())
+          .Bind(22, k.pgpgout())
+          .Bind(23, k.nr_written())
+          .Bind(24, k.tenant_pgfault())
+          .Bind(25, k.tenant_pgmajfault());
+    } else {
+      for (int col = 18; col <= 25; ++col) tm.BindNull(col);
+    }
+    PS_RETURN_IF_ERROR(tm.Run());
+    tm.Reset();
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> SqliteStore::CountBatches(int64_t run_id) {

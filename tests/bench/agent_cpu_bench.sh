@@ -35,7 +35,7 @@ loader_workers: [0]
 power_modes: [{cpu_cores: 1}]
 runtimes: [native]
 repetitions: 1
-duration_s: 20
+duration_s: ${RUN_S:-20}
 seed: 1
 telemetry_hz: $hz
 timeout_s: 120
