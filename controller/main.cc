@@ -17,6 +17,7 @@
 #include "absl/flags/usage.h"
 #include "common/flags_usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -229,6 +230,9 @@ int Serve() {
 }  // namespace powersweep
 
 int main(int argc, char** argv) {
+  // Lock-order cycle detection walks a graph on every lock; tests keep it,
+  // the long-running processes do not pay for it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   powersweep::InitFlagsUsage(
       "Runs the powersweep controller: stores sweeps in SQLite, dispatches "
       "runs to connected agents, ingests their records.\n\n"
