@@ -49,8 +49,9 @@ struct FleetOptions {
   absl::Duration lease_timeout = absl::Seconds(15);
   // Agents send unacknowledged messages again after this (Registered).
   absl::Duration ack_timeout = absl::Seconds(10);
-  // Runs the store holds as leased or running when the controller starts
-  // are kept this long for their agents to come back and report them.
+  // Runs the store holds as leased or running that no session holds (e.g.
+  // after a controller restart) are kept this long for their agents to
+  // come back and report them.
   absl::Duration reconnect_grace = absl::Seconds(30);
   // Quotas: devices the store may hold, sessions at once.
   int max_devices = 10000;
@@ -112,8 +113,9 @@ class Fleet {
 
   // Decides, never blocks on an agent: closes and disconnects agents
   // silent for 3 heartbeat intervals, releases assignments unanswered for
-  // lease_timeout, and releases runs left active by a previous controller
-  // whose agents did not come back within reconnect_grace.
+  // lease_timeout, and releases runs the store holds as active that no
+  // session has held for reconnect_grace (left by a previous controller,
+  // or a release the store refused).
   void CheckLiveness();
 
   // Every device the store knows, with connected / current_run_id filled.

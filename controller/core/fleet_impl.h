@@ -15,6 +15,7 @@
 #ifndef POWERSWEEP_CONTROLLER_CORE_FLEET_IMPL_H_
 #define POWERSWEEP_CONTROLLER_CORE_FLEET_IMPL_H_
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -53,11 +54,12 @@ struct Fleet::Impl {
   // The store's identity, told to agents in Registered.
   std::string database_id ABSL_GUARDED_BY(run_mu);
 
-  // Runs the store held as active when this controller started, kept for
-  // their agents until `orphan_deadline` (reconnect_grace).
-  bool orphans_loaded ABSL_GUARDED_BY(run_mu) = false;
-  absl::Time orphan_deadline ABSL_GUARDED_BY(run_mu);
-  std::vector<int64_t> orphans ABSL_GUARDED_BY(run_mu);
+  // Runs the store holds as leased or running that no session holds (left
+  // by a previous controller, or a release the store refused), with when
+  // they were first seen so; released after reconnect_grace. Scanned at
+  // most every reconnect_grace / 3.
+  std::map<int64_t, absl::Time> unheld_since ABSL_GUARDED_BY(run_mu);
+  absl::Time next_unheld_scan ABSL_GUARDED_BY(run_mu) = absl::InfinitePast();
 
   // ---- reconcile.cc
   // Decides what happens to the device's active runs (store) given what
@@ -124,8 +126,9 @@ struct Fleet::Impl {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
   // Assignments unanswered past their deadline go back to PENDING.
   void ReleaseExpiredLeases(Outbox* out) ABSL_LOCKS_EXCLUDED(run_mu);
-  // Runs left active by a previous controller whose agents did not come
-  // back within reconnect_grace are released.
+  // Runs active in the store that no session has held for
+  // reconnect_grace (their agent did not come back after a controller
+  // restart, or releasing them failed) are released.
   void ReleaseOrphans() ABSL_LOCKS_EXCLUDED(run_mu);
 
   // Queues an Ack to session `conn`.

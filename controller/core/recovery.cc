@@ -1,4 +1,5 @@
 // Fleet::Impl: ending sessions and recovering the runs they held.
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -142,44 +143,40 @@ void Fleet::Impl::ReleaseExpiredLeases(Outbox* out) {
 void Fleet::Impl::ReleaseOrphans() {
   absl::MutexLock lock(&run_mu);
   const absl::Time now = clock->Now();
-  if (!orphans_loaded) {
-    absl::StatusOr<std::vector<v1::RunStatus>> active =
-        store->ListActiveRuns("");
-    if (!active.ok()) {
-      PS_LOG(ERROR) << "cannot list the runs left active: " << active.status();
-      return;
-    }
-    orphans_loaded = true;
-    orphan_deadline = now + options.reconnect_grace;
-    for (const v1::RunStatus& run : *active) {
-      orphans.push_back(run.spec().run_id());
-    }
-    if (!orphans.empty()) {
-      PS_LOG(INFO) << orphans.size() << " runs were active when the "
-                   << "controller started; their agents have "
-                   << absl::FormatDuration(options.reconnect_grace)
-                   << " to come back and report them";
-    }
+  if (now < next_unheld_scan) return;
+  next_unheld_scan = now + options.reconnect_grace / 3;
+  absl::StatusOr<std::vector<v1::RunStatus>> active = store->ListActiveRuns("");
+  if (!active.ok()) {
+    PS_LOG(ERROR) << "cannot list the active runs: " << active.status();
     return;
   }
-  if (orphans.empty() || now < orphan_deadline) return;
-  for (int64_t run_id : orphans) {
-    absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
-    if (!run.ok()) continue;
-    if (run->state() != v1::RUN_STATE_LEASED &&
-        run->state() != v1::RUN_STATE_RUNNING) {
+  std::map<int64_t, absl::Time> still;
+  for (const v1::RunStatus& run : *active) {
+    const int64_t run_id = run.spec().run_id();
+    std::optional<AgentEntry> agent = registry.Get(run.device_id());
+    if (agent && agent->current_run_id == run_id) continue;  // held
+    auto seen = unheld_since.find(run_id);
+    const absl::Time since = seen != unheld_since.end() ? seen->second : now;
+    if (now - since < options.reconnect_grace) {
+      if (seen == unheld_since.end()) {
+        PS_LOG(INFO) << "run " << run.spec().run_id() << " is "
+                     << v1::RunState_Name(run.state()) << " on "
+                     << run.device_id() << ", which does not hold it; it "
+                     << "has " << absl::FormatDuration(options.reconnect_grace)
+                     << " to come back and report it";
+      }
+      still[run_id] = since;
       continue;
     }
-    std::optional<AgentEntry> agent = registry.Get(run->device_id());
-    if (agent && agent->current_run_id == run_id) continue;  // reconciled
-    if (agent) continue;  // connected: its registration decided already
     const std::string cause = absl::StrCat(
-        "the controller restarted and agent ", run->device_id(),
-        " did not come back within ",
+        agent ? "agent " : "the controller restarted and agent ",
+        run.device_id(),
+        agent ? " did not report the run within "
+              : " did not come back within ",
         absl::FormatDuration(options.reconnect_grace));
-    ReleaseLostRun(*run, run->device_id(), cause, cause);
+    ReleaseLostRun(run, run.device_id(), cause, cause);
   }
-  orphans.clear();
+  unheld_since = std::move(still);
 }
 
 }  // namespace powersweep

@@ -279,6 +279,31 @@ TEST_F(FleetProtocolTest, ARunStartedAfterItsLeaseExpiredIsCancelledThere) {
   EXPECT_GE(conn->CancelledRunIds().size(), 1u);
 }
 
+// A run the store holds as running on a connected agent that does not hold
+// it (e.g. releasing it failed while the database was locked) does not
+// stay running forever.
+TEST_F(FleetProtocolTest, ARunNoSessionHoldsIsReleasedAfterGrace) {
+  auto runs = AddSweep({HostRun()}, /*max_retries=*/1);
+  v1::DeviceCapabilities none = HostCaps(4);
+  none.clear_models();
+  auto conn = Connect("host-0", none);  // serves nothing: gets no run
+  ASSERT_TRUE(store_->TransitionRun(runs[0], v1::RUN_STATE_LEASED, "host-0",
+                                    "", clock_.Now()).ok());
+  ASSERT_TRUE(store_->TransitionRun(runs[0], v1::RUN_STATE_RUNNING, "host-0",
+                                    "", clock_.Now()).ok());
+  fleet_->CheckLiveness();
+  clock_.Advance(absl::Seconds(12));
+  Deliver("host-0", Heartbeat(0));
+  fleet_->CheckLiveness();
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_RUNNING);
+  clock_.Advance(absl::Seconds(20));
+  Deliver("host-0", Heartbeat(0));
+  fleet_->CheckLiveness();
+  EXPECT_THAT(ReasonsFor(runs[0], v1::RUN_STATE_FAILED),
+              ElementsAre(HasSubstr("agent host-0 did not report the run")));
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_PENDING);  // retried
+}
+
 std::string DatabaseIdSentTo(const FakeAgentConnection& conn) {
   for (const v1::ControllerMessage& m : conn.sent()) {
     if (m.has_registered()) return m.registered().database_id();
