@@ -48,9 +48,9 @@ ABSL_FLAG(double, ack_timeout_s, 10.0,
           "Agents send data the controller has not acknowledged again after "
           "this many seconds (doubling while unanswered, up to 8x).");
 ABSL_FLAG(double, reconnect_grace_s, 30.0,
-          "Runs that were leased or running when the controller started are "
-          "kept this many seconds for their agents to come back; then they "
-          "are released (failed and retried).");
+          "Runs leased or running that no agent holds (e.g. after a "
+          "controller restart) are kept this many seconds for their agents "
+          "to come back; then they are released (failed and retried).");
 ABSL_FLAG(int32_t, max_devices, 10000,
           "Most devices the database may hold; registrations of new devices "
           "beyond it are refused.");
