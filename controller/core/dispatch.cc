@@ -5,102 +5,59 @@
 // runs as it has agents (Store::ListPendingRunsFor, an indexed query that
 // decodes only the rows it returns). The cost of a dispatch therefore
 // grows with the idle agents, not with the pending runs.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/log.h"
 #include "controller/core/fleet_impl.h"
-#include "controller/core/scheduler.h"
 
 namespace powersweep {
-namespace {
-
-PendingFilter FilterOf(const AgentEntry& agent) {
-  PendingFilter f;
-  f.device_class = agent.identity.device_class();
-  for (int r : agent.capabilities.runtimes()) {
-    f.runtimes.push_back(static_cast<v1::Runtime>(r));
-  }
-  f.models.assign(agent.capabilities.models().begin(),
-                  agent.capabilities.models().end());
-  f.datasets.assign(agent.capabilities.datasets().begin(),
-                    agent.capabilities.datasets().end());
-  f.max_cpu_cores = agent.capabilities.cpu_cores();
-  return f;
-}
-
-std::string GroupKey(const PendingFilter& f) {
-  std::string key = absl::StrCat(f.device_class, "|", f.max_cpu_cores, "|");
-  for (v1::Runtime r : f.runtimes) absl::StrAppend(&key, r, ",");
-  absl::StrAppend(&key, "|", absl::StrJoin(f.models, ","), "|",
-                  absl::StrJoin(f.datasets, ","));
-  return key;
-}
-
-}  // namespace
-
 void Fleet::Impl::DispatchLocked(Outbox* out, const std::string& device_id) {
-  std::vector<AgentEntry> idle;
-  if (device_id.empty()) {
-    idle = registry.Idle();
-  } else {
-    std::optional<AgentEntry> e = registry.Get(device_id);
-    if (e && e->assignable && e->current_run_id == 0 && e->foreign_run_id == 0) {
-      idle.push_back(std::move(*e));
-    }
-  }
+  std::vector<IdleAgent> idle = registry.IdleAgents(device_id);
   if (idle.empty()) return;
-  std::map<std::string, std::pair<PendingFilter, std::vector<AgentEntry*>>>
-      groups;
-  for (AgentEntry& agent : idle) {
-    PendingFilter f = FilterOf(agent);
-    auto& g = groups[GroupKey(f)];
-    if (g.second.empty()) g.first = std::move(f);
-    g.second.push_back(&agent);
+  // Agents that serve the same, in device_id order within a group.
+  std::map<std::string, std::vector<const IdleAgent*>> groups;
+  for (const IdleAgent& agent : idle) {
+    groups[agent.profile->key].push_back(&agent);
   }
   std::set<int64_t> taken;  // leased by an earlier group of this dispatch
   const absl::Time now = clock->Now();
   for (auto& [key, group] : groups) {
-    PendingFilter& filter = group.first;
+    PendingFilter filter = group.front()->profile->filter;
     filter.exclude.assign(taken.begin(), taken.end());
     absl::StatusOr<std::vector<v1::RunSpec>> pending = store->ListPendingRunsFor(
-        filter, static_cast<int>(group.second.size()));
+        filter, static_cast<int>(group.size()));
     if (!pending.ok()) {
       PS_LOG(ERROR) << "dispatch: cannot list pending runs: "
                     << pending.status();
       return;
     }
-    size_t next = 0;
-    for (AgentEntry* agent : group.second) {
-      const std::string& id = agent->identity.device_id();
-      while (next < pending->size()) {
-        const v1::RunSpec& spec = (*pending)[next++];
-        if (!CanServe(agent->identity, agent->capabilities, spec)) continue;
-        absl::Status st = store->TransitionRun(
-            spec.run_id(), v1::RUN_STATE_LEASED, id, "", now);
-        if (!st.ok()) {  // e.g. cancelled since it was listed
-          PS_LOG(WARNING) << "cannot lease run " << spec.run_id() << " to "
-                          << id << ": " << st;
-          continue;
-        }
-        taken.insert(spec.run_id());
-        // run_mu keeps the session as it was when it was read.
-        registry.SetCurrentRun(id, agent->conn.get(), spec.run_id(),
-                               spec.attempt());
-        registry.SetLeaseDeadline(id, agent->conn.get(),
-                                  now + options.lease_timeout);
-        Outgoing assign{id, agent->conn, {}};
-        *assign.msg.mutable_assign()->mutable_spec() = spec;
-        out->push_back(std::move(assign));
-        PS_LOG(INFO) << "assigned run " << spec.run_id() << " (sweep "
-                     << spec.sweep_id() << ", attempt " << spec.attempt()
-                     << ") to " << id;
-        break;
+    const size_t n = std::min(group.size(), pending->size());
+    for (size_t i = 0; i < n; ++i) {
+      const IdleAgent& agent = *group[i];
+      const v1::RunSpec& spec = (*pending)[i];
+      absl::Status st = store->TransitionRun(
+          spec.run_id(), v1::RUN_STATE_LEASED, agent.device_id, "", now);
+      if (!st.ok()) {  // e.g. the database is locked; the tick retries
+        PS_LOG(WARNING) << "cannot lease run " << spec.run_id() << " to "
+                        << agent.device_id << ": " << st;
+        continue;
       }
-      if (next >= pending->size()) break;
+      taken.insert(spec.run_id());
+      // run_mu keeps the session as it was when it was read.
+      registry.SetCurrentRun(agent.device_id, agent.conn.get(), spec.run_id(),
+                             spec.attempt());
+      registry.SetLeaseDeadline(agent.device_id, agent.conn.get(),
+                                now + options.lease_timeout);
+      Outgoing assign{agent.device_id, agent.conn, {}};
+      *assign.msg.mutable_assign()->mutable_spec() = spec;
+      out->push_back(std::move(assign));
+      PS_LOG(INFO) << "assigned run " << spec.run_id() << " (sweep "
+                   << spec.sweep_id() << ", attempt " << spec.attempt()
+                   << ") to " << agent.device_id;
     }
   }
 }

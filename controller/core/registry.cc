@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
 namespace powersweep {
 
 std::shared_ptr<AgentConnection> AgentRegistry::Put(AgentEntry entry) {
@@ -125,6 +128,41 @@ std::vector<AgentEntry> AgentRegistry::Snapshot() const {
   std::vector<AgentEntry> out;
   out.reserve(agents_.size());
   for (const auto& [id, entry] : agents_) out.push_back(entry);
+  return out;
+}
+
+std::shared_ptr<const DispatchProfile> MakeDispatchProfile(
+    const v1::DeviceIdentity& identity, const v1::DeviceCapabilities& caps) {
+  auto p = std::make_shared<DispatchProfile>();
+  PendingFilter& f = p->filter;
+  f.device_class = identity.device_class();
+  for (int r : caps.runtimes()) f.runtimes.push_back(static_cast<v1::Runtime>(r));
+  f.models.assign(caps.models().begin(), caps.models().end());
+  f.datasets.assign(caps.datasets().begin(), caps.datasets().end());
+  f.max_cpu_cores = caps.cpu_cores();
+  p->key = absl::StrCat(f.device_class, "|", f.max_cpu_cores, "|");
+  for (v1::Runtime r : f.runtimes) absl::StrAppend(&p->key, r, ",");
+  absl::StrAppend(&p->key, "|", absl::StrJoin(f.models, ","), "|",
+                  absl::StrJoin(f.datasets, ","));
+  return p;
+}
+
+std::vector<IdleAgent> AgentRegistry::IdleAgents(
+    const std::string& device_id) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<IdleAgent> out;
+  auto add = [&out](const AgentEntry& e) {
+    if (e.assignable && e.current_run_id == 0 && e.foreign_run_id == 0 &&
+        e.profile != nullptr) {
+      out.push_back(IdleAgent{e.identity.device_id(), e.conn, e.profile});
+    }
+  };
+  if (!device_id.empty()) {
+    auto it = agents_.find(device_id);
+    if (it != agents_.end()) add(it->second);
+    return out;
+  }
+  for (const auto& [id, entry] : agents_) add(entry);
   return out;
 }
 

@@ -23,12 +23,26 @@
 #include "absl/time/time.h"
 #include "controller/core/agent_connection.h"
 #include "powersweep/v1/powersweep.pb.h"
+#include "storage/store.h"
 
 namespace powersweep {
+
+// What a device can serve, worked out once at registration: the store
+// query's filter and a key that is equal for devices that serve the same.
+struct DispatchProfile {
+  PendingFilter filter;
+  std::string key;
+};
+
+// The profile of a device with `identity` and `caps`.
+std::shared_ptr<const DispatchProfile> MakeDispatchProfile(
+    const ::powersweep::v1::DeviceIdentity& identity,
+    const ::powersweep::v1::DeviceCapabilities& caps);
 
 struct AgentEntry {
   ::powersweep::v1::DeviceIdentity identity;
   ::powersweep::v1::DeviceCapabilities capabilities;
+  std::shared_ptr<const DispatchProfile> profile;
   std::shared_ptr<AgentConnection> conn;
   int64_t current_run_id = 0;  // 0 when idle
   int32_t current_attempt = 0;
@@ -46,6 +60,13 @@ struct AgentEntry {
   // False once a Send to this session failed: the session is going away,
   // so no more runs are handed to it until it is replaced.
   bool assignable = true;
+};
+
+// An idle session and what it can serve (no capabilities copied).
+struct IdleAgent {
+  std::string device_id;
+  std::shared_ptr<AgentConnection> conn;
+  std::shared_ptr<const DispatchProfile> profile;
 };
 
 // What message handling needs of a session, without copying capabilities.
@@ -106,6 +127,8 @@ class AgentRegistry {
   // Assignable entries holding no run and executing no foreign run, in
   // device_id order.
   std::vector<AgentEntry> Idle() const;
+  // The same as IdleAgent views (only `device_id`'s when not empty).
+  std::vector<IdleAgent> IdleAgents(const std::string& device_id = "") const;
 
   // Entries whose last message is older than `cutoff`.
   std::vector<AgentEntry> SilentSince(absl::Time cutoff) const;
