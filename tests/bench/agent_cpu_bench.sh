@@ -3,7 +3,9 @@
 # (utime + stime of the agent, not of its workload) as a share of one core:
 # idle (connected, heartbeating) for 20 s, then during one real LeNet-5
 # training run on this host at 10 Hz and at 100 Hz telemetry (duration_s
-# 20 each). Prints the figures; asserts nothing (a benchmark).
+# RUN_S, default 20, each): in steady state (from 5 s into the run to 3 s
+# before its end) and over the whole run with its start and end. Prints
+# the figures; asserts nothing (a benchmark).
 set -euo pipefail
 BUILD=$(cd "${1:-build}" && pwd)
 DIR=$(mktemp -d /tmp/agent-cpu-bench.XXXXXX)
@@ -43,7 +45,10 @@ YAML
   c0=$(cpu_s $AGENT); t0=$(date +%s.%N)
   out=$("$BUILD/controller/cli/powersweep" --controller="$ADDR" submit "$DIR/sweep-$hz.yaml")
   id=$(grep -o 'sweep [0-9]*' <<<"$out" | head -1 | grep -o '[0-9]*')
+  # Steady state: from 5 s into the run to 3 s before its end.
+  sleep 5; s0=$(cpu_s $AGENT); u0=$(date +%s.%N)
+  sleep $(( ${RUN_S:-20} - 8 )); s1=$(cpu_s $AGENT); u1=$(date +%s.%N)
   "$BUILD/controller/cli/powersweep" --controller="$ADDR" watch "$id" >/dev/null 2>&1
   c1=$(cpu_s $AGENT); t1=$(date +%s.%N)
-  echo "agent during a LeNet-5 training run at $hz Hz: $(awk -v a="$c0" -v b="$c1" -v s="$t0" -v e="$t1" 'BEGIN{printf "%.3f", (b-a)/(e-s)*100}')% of a core over $(awk -v s="$t0" -v e="$t1" 'BEGIN{printf "%.1f", e-s}') s"
+  echo "agent during a LeNet-5 training run at $hz Hz: $(awk -v a="$s0" -v b="$s1" -v s="$u0" -v e="$u1" 'BEGIN{printf "%.3f", (b-a)/(e-s)*100}')% of a core in steady state, $(awk -v a="$c0" -v b="$c1" -v s="$t0" -v e="$t1" 'BEGIN{printf "%.3f", (b-a)/(e-s)*100}')% over the whole run ($(awk -v s="$t0" -v e="$t1" 'BEGIN{printf "%.1f", e-s}') s with start and end)"
 done
