@@ -75,7 +75,10 @@ std::vector<int64_t> BenchRuns(SqliteStore* store, int n) {
   spec.set_name("bench");
   v1::RunSpec run;
   run.set_device_class("host");
+  run.set_runtime(v1::RUNTIME_NATIVE);
   run.mutable_workload()->set_model("lenet5");
+  run.mutable_workload()->set_dataset("fashion-mnist");
+  run.mutable_workload()->set_task(v1::TASK_TRAIN);
   RealClock clock;
   auto sweep = store->CreateSweep(spec, std::vector<v1::RunSpec>(n, run), clock.Now());
   std::vector<int64_t> ids;

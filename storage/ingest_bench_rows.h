@@ -19,7 +19,8 @@ v1::MinibatchRecord BenchMinibatch(int64_t index);
 v1::TelemetrySample BenchTelemetry(int64_t index);
 // Prints a failed status to stderr; true when ok.
 bool BenchCheck(const absl::Status& st);
-// A store with one sweep of `n` host runs; returns their ids.
+// A store with one sweep of `n` host runs (native LeNet-5 training on
+// fashion-mnist, so a host agent can be assigned them); returns their ids.
 std::vector<int64_t> BenchRuns(SqliteStore* store, int n);
 // `batches` DataBatches of run `run_id` as wire bytes, each with
 // `minibatches` records and `telemetry` samples.

@@ -98,7 +98,6 @@ absl::Status Fleet::Register(const v1::Register& reg,
     AgentEntry entry;
     entry.identity = reg.identity();
     entry.capabilities = reg.capabilities();
-    entry.profile = MakeDispatchProfile(reg.identity(), reg.capabilities());
     entry.conn = conn;
     entry.last_message = now;
     entry.resume_token = NewResumeToken();

@@ -153,8 +153,8 @@ void Fleet::Impl::ReleaseOrphans() {
   std::map<int64_t, absl::Time> still;
   for (const v1::RunStatus& run : *active) {
     const int64_t run_id = run.spec().run_id();
-    std::optional<AgentEntry> agent = registry.Get(run.device_id());
-    if (agent && agent->current_run_id == run_id) continue;  // held
+    std::optional<int64_t> held = registry.CurrentRun(run.device_id());
+    if (held == run_id) continue;
     auto seen = unheld_since.find(run_id);
     const absl::Time since = seen != unheld_since.end() ? seen->second : now;
     if (now - since < options.reconnect_grace) {
@@ -168,11 +168,12 @@ void Fleet::Impl::ReleaseOrphans() {
       still[run_id] = since;
       continue;
     }
+    const bool connected = held.has_value();
     const std::string cause = absl::StrCat(
-        agent ? "agent " : "the controller restarted and agent ",
+        connected ? "agent " : "the controller restarted and agent ",
         run.device_id(),
-        agent ? " did not report the run within "
-              : " did not come back within ",
+        connected ? " did not report the run within "
+                  : " did not come back within ",
         absl::FormatDuration(options.reconnect_grace));
     ReleaseLostRun(run, run.device_id(), cause, cause);
   }

@@ -8,6 +8,7 @@
 namespace powersweep {
 
 std::shared_ptr<AgentConnection> AgentRegistry::Put(AgentEntry entry) {
+  entry.profile = MakeDispatchProfile(entry.identity, entry.capabilities);
   absl::MutexLock lock(&mu_);
   const std::string id = entry.identity.device_id();
   std::shared_ptr<AgentConnection> old;
@@ -102,6 +103,14 @@ void AgentRegistry::SetForeignRun(const std::string& device_id,
   if (entry != nullptr) entry->foreign_run_id = run_id;
 }
 
+std::optional<int64_t> AgentRegistry::CurrentRun(
+    const std::string& device_id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = agents_.find(device_id);
+  if (it == agents_.end()) return std::nullopt;
+  return it->second.current_run_id;
+}
+
 std::vector<AgentEntry> AgentRegistry::ExpiredLeases(absl::Time now) const {
   absl::MutexLock lock(&mu_);
   std::vector<AgentEntry> out;
@@ -152,8 +161,7 @@ std::vector<IdleAgent> AgentRegistry::IdleAgents(
   absl::MutexLock lock(&mu_);
   std::vector<IdleAgent> out;
   auto add = [&out](const AgentEntry& e) {
-    if (e.assignable && e.current_run_id == 0 && e.foreign_run_id == 0 &&
-        e.profile != nullptr) {
+    if (e.assignable && e.current_run_id == 0 && e.foreign_run_id == 0) {
       out.push_back(IdleAgent{e.identity.device_id(), e.conn, e.profile});
     }
   };
@@ -163,18 +171,6 @@ std::vector<IdleAgent> AgentRegistry::IdleAgents(
     return out;
   }
   for (const auto& [id, entry] : agents_) add(entry);
-  return out;
-}
-
-std::vector<AgentEntry> AgentRegistry::Idle() const {
-  absl::MutexLock lock(&mu_);
-  std::vector<AgentEntry> out;
-  for (const auto& [id, entry] : agents_) {
-    if (entry.assignable && entry.current_run_id == 0 &&
-        entry.foreign_run_id == 0) {
-      out.push_back(entry);
-    }
-  }
   return out;
 }
 

@@ -42,6 +42,7 @@ std::shared_ptr<const DispatchProfile> MakeDispatchProfile(
 struct AgentEntry {
   ::powersweep::v1::DeviceIdentity identity;
   ::powersweep::v1::DeviceCapabilities capabilities;
+  // Derived from identity and capabilities by Put.
   std::shared_ptr<const DispatchProfile> profile;
   std::shared_ptr<AgentConnection> conn;
   int64_t current_run_id = 0;  // 0 when idle
@@ -79,8 +80,8 @@ struct SessionView {
 
 class AgentRegistry {
  public:
-  // Adds `entry` under entry.identity.device_id, replacing any older
-  // session. Returns the replaced session's connection (nullptr if none).
+  // Adds `entry` under entry.identity.device_id (with its dispatch profile
+  // worked out), replacing any older session. Returns the replaced session's connection (nullptr if none).
   std::shared_ptr<AgentConnection> Put(AgentEntry entry);
 
   // Removes `device_id` if `conn` is its current session; returns the
@@ -90,6 +91,10 @@ class AgentRegistry {
 
   // Records a message from `device_id` at `now`. False if unknown.
   bool Touch(const std::string& device_id, absl::Time now);
+
+  // The run the device's session holds (0: none), or nullopt if it is
+  // not connected. Copies nothing else.
+  std::optional<int64_t> CurrentRun(const std::string& device_id) const;
 
   // A copy of the device's entry, or nullopt if it is not connected.
   std::optional<AgentEntry> Get(const std::string& device_id) const;
@@ -124,10 +129,8 @@ class AgentRegistry {
   // Every entry, in device_id order.
   std::vector<AgentEntry> Snapshot() const;
 
-  // Assignable entries holding no run and executing no foreign run, in
-  // device_id order.
-  std::vector<AgentEntry> Idle() const;
-  // The same as IdleAgent views (only `device_id`'s when not empty).
+  // Assignable sessions holding no run and executing no foreign run, in
+  // device_id order (only `device_id`'s when not empty).
   std::vector<IdleAgent> IdleAgents(const std::string& device_id = "") const;
 
   // Entries whose last message is older than `cutoff`.

@@ -29,16 +29,4 @@ bool CanServe(const v1::DeviceIdentity& identity,
   return spec.power_mode().cpu_cores() <= caps.cpu_cores();
 }
 
-int PickRun(const v1::DeviceIdentity& identity,
-            const v1::DeviceCapabilities& caps,
-            const std::vector<v1::RunSpec>& pending,
-            const std::vector<bool>& taken) {
-  for (size_t i = 0; i < pending.size(); ++i) {
-    if (!taken[i] && CanServe(identity, caps, pending[i])) {
-      return static_cast<int>(i);
-    }
-  }
-  return -1;
-}
-
 }  // namespace powersweep

@@ -1,9 +1,9 @@
-// Matching of runs to agents: which pending run an agent can serve.
-// Pure functions; thread-safe.
+// Matching of runs to agents: which pending run an agent can serve. The
+// rule in one function; dispatch asks the store with the same rule as a
+// query (Store::ListPendingRunsFor, checked against CanServe in
+// tests/controller/core/pending_filter_test.cc). Pure; thread-safe.
 #ifndef POWERSWEEP_CONTROLLER_CORE_SCHEDULER_H_
 #define POWERSWEEP_CONTROLLER_CORE_SCHEDULER_H_
-
-#include <vector>
 
 #include "powersweep/v1/powersweep.pb.h"
 
@@ -16,14 +16,6 @@ namespace powersweep {
 bool CanServe(const ::powersweep::v1::DeviceIdentity& identity,
               const ::powersweep::v1::DeviceCapabilities& caps,
               const ::powersweep::v1::RunSpec& spec);
-
-// Index of the first run in `pending` (oldest first) that is not `taken`
-// and that the agent can serve; -1 if none. `taken` has pending.size()
-// entries.
-int PickRun(const ::powersweep::v1::DeviceIdentity& identity,
-            const ::powersweep::v1::DeviceCapabilities& caps,
-            const std::vector<::powersweep::v1::RunSpec>& pending,
-            const std::vector<bool>& taken);
 
 }  // namespace powersweep
 

@@ -38,6 +38,7 @@
 #include "common/log.h"
 #include "grpcpp/grpcpp.h"
 #include "powersweep/v1/powersweep.grpc.pb.h"
+#include "tests/integration/local_fleet.h"
 #include "tests/integration/sqlite_query.h"
 #include "tests/integration/subprocess.h"
 
@@ -96,20 +97,8 @@ struct BenchAgent {
 };
 
 v1::SweepSpec Sweep(int runs) {
-  v1::SweepSpec spec;
-  spec.set_name("fleet-bench");
-  spec.add_device_classes("orin-agx");
-  spec.add_models("lenet5");
-  spec.add_datasets("fashion-mnist");
-  spec.add_tasks(v1::TASK_INFER);
-  spec.add_batch_sizes(32);
-  spec.add_loader_workers(1);
-  v1::PowerMode* m = spec.add_power_modes();
-  m->set_cpu_cores(4);
-  m->set_cpu_freq_khz(1497600);
-  spec.add_runtimes(v1::RUNTIME_NATIVE);
-  spec.set_repetitions(runs);
-  spec.set_minibatches(absl::GetFlag(FLAGS_minibatches));
+  v1::SweepSpec spec = testing::OrinTwinSweep(
+      "fleet-bench", v1::TASK_INFER, runs, absl::GetFlag(FLAGS_minibatches));
   spec.set_seed(1);
   spec.set_telemetry_hz(5);
   spec.set_timeout_s(600);

@@ -48,26 +48,6 @@ double Seconds(std::chrono::steady_clock::time_point a,
   return std::chrono::duration<double>(b - a).count();
 }
 
-// The run the client will be assigned: what BenchRuns makes, servable.
-std::vector<int64_t> ServableRun(SqliteStore* store) {
-  v1::SweepSpec spec;
-  spec.set_name("ingest-grpc-bench");
-  v1::RunSpec run;
-  run.set_device_class("host");
-  run.set_runtime(v1::RUNTIME_NATIVE);
-  run.mutable_workload()->set_model("lenet5");
-  run.mutable_workload()->set_dataset("fashion-mnist");
-  run.mutable_workload()->set_task(v1::TASK_TRAIN);
-  RealClock clock;
-  auto sweep = store->CreateSweep(spec, {run}, clock.Now());
-  std::vector<int64_t> ids;
-  if (!BenchCheck(sweep.status())) return ids;
-  auto runs = store->ListRuns(*sweep);
-  if (!BenchCheck(runs.status())) return ids;
-  for (const v1::RunStatus& r : *runs) ids.push_back(r.spec().run_id());
-  return ids;
-}
-
 // Condition: `*acked` reached `at_least`.
 struct AckedAtLeast {
   int64_t* acked;
@@ -172,7 +152,7 @@ int Main() {
 
   auto store = SqliteStore::Open(tmpl + "/bench.db");
   if (!BenchCheck(store.status())) return 1;
-  std::vector<int64_t> ids = ServableRun(store->get());
+  std::vector<int64_t> ids = BenchRuns(store->get(), 1);
   if (ids.empty()) return 1;
   RealClock clock;
   Fleet fleet(store->get(), &clock, FleetOptions());

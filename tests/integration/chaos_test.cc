@@ -37,23 +37,16 @@ std::vector<std::string> AgentArgs(int i) {
 }
 
 v1::SweepSpec HundredRuns() {
-  v1::SweepSpec spec;
-  spec.set_name("it-chaos");
-  spec.add_device_classes("orin-agx");
-  spec.add_models("lenet5");
-  spec.add_datasets("fashion-mnist");
-  spec.add_tasks(v1::TASK_TRAIN);
+  v1::SweepSpec spec =
+      OrinTwinSweep("it-chaos", v1::TASK_TRAIN, /*repetitions=*/10, kMinibatches);
   spec.add_tasks(v1::TASK_INFER);
-  spec.add_batch_sizes(32);
-  spec.add_loader_workers(1);
+  spec.clear_power_modes();
   for (int64_t khz : {729600, 1113600, 1497600, 1881600, 2201600}) {
     v1::PowerMode* m = spec.add_power_modes();
     m->set_cpu_cores(4);
     m->set_cpu_freq_khz(khz);
   }
-  spec.add_runtimes(v1::RUNTIME_NATIVE);
-  spec.set_repetitions(10);  // 2 x 5 x 10 = 100
-  spec.set_minibatches(kMinibatches);
+  // 2 tasks x 5 modes x 10 repetitions = 100
   spec.set_seed(11);
   spec.set_telemetry_hz(20);
   spec.set_timeout_s(300);

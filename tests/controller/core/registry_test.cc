@@ -58,9 +58,9 @@ TEST(AgentRegistryTest, IdleListsAssignableAgentsWithoutARun) {
   reg.Put(Entry("c", c, kT0));
   reg.SetCurrentRun("a", a.get(), 3);
   reg.MarkUnassignable("c", c.get());
-  auto idle = reg.Idle();
+  auto idle = reg.IdleAgents();
   ASSERT_EQ(idle.size(), 1u);
-  EXPECT_EQ(idle[0].identity.device_id(), "b");
+  EXPECT_EQ(idle[0].device_id, "b");
 }
 
 TEST(AgentRegistryTest, SilentSinceUsesTheLastMessage) {

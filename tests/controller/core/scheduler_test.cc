@@ -56,13 +56,6 @@ TEST(CanServeTest, EachMismatchPreventsServing) {
   EXPECT_FALSE(CanServe(Host(), Caps(), spec)) << "dataset";
 }
 
-TEST(PickRunTest, PicksTheOldestServableRunNotTaken) {
-  std::vector<v1::RunSpec> pending = {Spec(8), Spec(1), Spec(2)};
-  EXPECT_EQ(PickRun(Host(), Caps(), pending, {false, false, false}), 1);
-  EXPECT_EQ(PickRun(Host(), Caps(), pending, {false, true, false}), 2);
-  EXPECT_EQ(PickRun(Host(), Caps(), pending, {false, true, true}), -1);
-}
-
 TEST(CanServeTest, BaseloadRunNeedsNoModelOrDatasetButTheClassAndRuntime) {
   v1::RunSpec spec;
   spec.set_device_class("host");
