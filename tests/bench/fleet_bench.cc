@@ -12,7 +12,6 @@
 //
 // Usage: fleet_bench [--agents=50,200,1000] [--runs_per_agent=10]
 //                    [--minibatches=4] [--timeout_s=900]
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,7 +39,6 @@
 #include "powersweep/v1/powersweep.grpc.pb.h"
 #include "tests/integration/local_fleet.h"
 #include "tests/integration/sqlite_query.h"
-#include "tests/integration/subprocess.h"
 
 ABSL_FLAG(std::string, agents, "50,200,1000",
           "Fleet sizes to measure, comma-separated.");
@@ -51,11 +49,8 @@ ABSL_FLAG(double, timeout_s, 900, "Give up on a fleet size after this long.");
 namespace powersweep {
 namespace {
 
-using testing::MakeTempDir;
 using testing::QueryNumber;
 using testing::Query;
-using testing::ReadFile;
-using testing::Subprocess;
 
 // utime + stime of `pid`, in seconds.
 double CpuSeconds(pid_t pid) {
@@ -130,18 +125,19 @@ std::vector<double> DispatchLatencies(const std::string& db) {
 }
 
 bool MeasureFleet(int n, int runs_per_agent) {
-  const std::string dir = MakeTempDir("fleet-bench");
-  const std::string db = dir + "/bench.db";
-  Subprocess controller(
-      {POWERSWEEP_CONTROLLER_BIN, "--listen=127.0.0.1:0", "--db=" + db,
-       "--port_file=" + dir + "/port", "--heartbeat_s=2"},
-      dir + "/controller.log");
-  for (int i = 0; i < 200 && ReadFile(dir + "/port").empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  testing::LocalFleetOptions options;
+  options.controller_args = {"--heartbeat_s=2"};
+  testing::LocalFleet fleet(options);
+  if (!fleet.ok()) {
+    std::fprintf(stderr, "the controller did not start:\n%s\n",
+                 fleet.Logs().c_str());
+    return false;
   }
-  const std::string address = "127.0.0.1:" + ReadFile(dir + "/port");
-  auto stub = v1::Control::NewStub(grpc::CreateChannel(
-      address.substr(0, address.find('\n')), grpc::InsecureChannelCredentials()));
+  const std::string dir = fleet.dir();
+  const std::string db = fleet.db_path();
+  const std::string address = fleet.address();
+  v1::Control::Stub* stub = fleet.control();
+  const pid_t controller = fleet.controller()->pid();
 
   RealClock clock;
   std::vector<std::unique_ptr<BenchAgent>> agents;
@@ -168,7 +164,7 @@ bool MeasureFleet(int n, int runs_per_agent) {
         ecfg, &a->twin.catalog, a->twin.platform.get(), &clock,
         NativeOnly(a->twin.runtimes));
     SessionConfig scfg;
-    scfg.controller = address.substr(0, address.find('\n'));
+    scfg.controller = address;
     scfg.max_backoff_s = 2;
     a->session = std::make_unique<Session>(scfg, a->twin.platform.get(),
                                            a->executor.get(), &clock);
@@ -189,7 +185,7 @@ bool MeasureFleet(int n, int runs_per_agent) {
                                std::chrono::steady_clock::now() - t_start)
                                .count();
 
-  const double cpu0 = CpuSeconds(controller.pid());
+  const double cpu0 = CpuSeconds(controller);
   const auto t0 = std::chrono::steady_clock::now();
   grpc::ClientContext sctx;
   v1::SubmitSweepRequest req;
@@ -215,8 +211,8 @@ bool MeasureFleet(int n, int runs_per_agent) {
     if (done >= total) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  const double cpu = CpuSeconds(controller.pid()) - cpu0;
-  const double peak = PeakMib(controller.pid());
+  const double cpu = CpuSeconds(controller) - cpu0;
+  const double peak = PeakMib(controller);
   const std::vector<double> lat = DispatchLatencies(db);
   const int ok_runs = static_cast<int>(
       QueryNumber(db, "SELECT COUNT(*) FROM runs WHERE state = 'done'"));
@@ -232,7 +228,6 @@ bool MeasureFleet(int n, int runs_per_agent) {
   for (auto& a : agents) a->session->Shutdown();
   for (auto& a : agents) a->thread.join();
   agents.clear();
-  controller.Kill(SIGTERM);
   return done >= total;
 }
 

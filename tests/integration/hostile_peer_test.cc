@@ -50,13 +50,19 @@ bool Connected(LocalFleet& fleet, const std::string& id) {
   return false;
 }
 
-TEST(HostilePeerTest, APeerThatStopsReadingFreezesNobodyElse) {
-  LocalFleet fleet;
+// Starts the well-behaved twin agent "orin-ok" and waits until it is
+// connected.
+void StartTwin(LocalFleet& fleet) {
   ASSERT_TRUE(fleet.ok()) << fleet.Logs();
   fleet.StartAgent("orin-ok", TwinArgs());
   ASSERT_TRUE(LocalFleet::WaitFor([&] { return Connected(fleet, "orin-ok"); },
                                   30))
       << fleet.Logs();
+}
+
+TEST(HostilePeerTest, APeerThatStopsReadingFreezesNobodyElse) {
+  LocalFleet fleet;
+  ASSERT_NO_FATAL_FAILURE(StartTwin(fleet));
 
   // The slow peer registers (serving nothing) and then floods the
   // controller with batches of a run it does not hold: each is answered
@@ -101,11 +107,7 @@ TEST(HostilePeerTest, APeerThatStopsReadingFreezesNobodyElse) {
 
 TEST(HostilePeerTest, AnImpostorCannotTakeOverALiveAgentsSession) {
   LocalFleet fleet;
-  ASSERT_TRUE(fleet.ok()) << fleet.Logs();
-  fleet.StartAgent("orin-ok", TwinArgs());
-  ASSERT_TRUE(LocalFleet::WaitFor([&] { return Connected(fleet, "orin-ok"); },
-                                  30))
-      << fleet.Logs();
+  ASSERT_NO_FATAL_FAILURE(StartTwin(fleet));
   std::string error;
   const int64_t sweep = fleet.Submit(TenRuns(), &error);
   ASSERT_GT(sweep, 0) << error;
