@@ -156,8 +156,14 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
         break;
       }
       case v1::WorkloadEvent::kMinibatch: {
-        v1::MinibatchRecord record = e.minibatch();
-        if (tenants > 1) record.set_tenant(tenant);
+        // Copied only to label a co-located tenant.
+        v1::MinibatchRecord labelled;
+        if (tenants > 1) {
+          labelled = e.minibatch();
+          labelled.set_tenant(tenant);
+        }
+        const v1::MinibatchRecord& record =
+            tenants > 1 ? labelled : e.minibatch();
         energy.AddRecord(
             record, records_on_run_clock
                         ? record.t_start_s() + record.e2e_s()
@@ -279,6 +285,8 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
 
   std::vector<ExitStatus> exits;
   for (auto& r : runtimes) exits.push_back(r->Wait());
+  // The run ends when its last tenant is reaped, not after the clean-up.
+  const int64_t end_ns = clock_->MonotonicNanos();
   const double sampler_cpu_s = sampler.Stop();
   const double agent_cpu_s = ProcessCpuSeconds() - agent_cpu_start_s;
   batcher.Flush();
@@ -336,7 +344,7 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
   r->set_ok(reason.empty());
   r->set_reason(reason);
   *r->mutable_applied_mode() = *applied;
-  r->set_duration_s((clock_->MonotonicNanos() - start_ns) * 1e-9);
+  r->set_duration_s((end_ns - start_ns) * 1e-9);
   FillRunEnergy(energy.Result(), baseload, agent_cpu_s, r->duration_s(), r);
   if (simulated != nullptr) {
     r->set_duration_s(simulated->SimulatedDurationS());

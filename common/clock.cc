@@ -14,6 +14,10 @@ int64_t RealClock::MonotonicNanos() {
 
 void RealClock::SleepFor(absl::Duration d) { absl::SleepFor(d); }
 
+bool RealClock::WaitFor(absl::Notification* n, absl::Duration d) {
+  return n->WaitForNotificationWithTimeout(d);
+}
+
 FakeClock::FakeClock(absl::Time start) : now_(start) {}
 
 absl::Time FakeClock::Now() {
@@ -27,6 +31,12 @@ int64_t FakeClock::MonotonicNanos() {
 }
 
 void FakeClock::SleepFor(absl::Duration d) { Advance(d); }
+
+bool FakeClock::WaitFor(absl::Notification* n, absl::Duration d) {
+  if (n->HasBeenNotified()) return true;
+  Advance(d);
+  return n->HasBeenNotified();
+}
 
 void FakeClock::Advance(absl::Duration d) {
   absl::MutexLock lock(&mu_);

@@ -10,6 +10,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 
 namespace powersweep {
@@ -23,6 +24,11 @@ class Clock {
   virtual int64_t MonotonicNanos() = 0;
   // Blocks the calling thread for `d` (FakeClock: advances time instead).
   virtual void SleepFor(absl::Duration d) = 0;
+  // Blocks until `n` is notified or `d` has passed; true if notified.
+  // A thread that waits for an event and a deadline wakes once, not on
+  // every poll step (FakeClock: advances time by `d` unless already
+  // notified).
+  virtual bool WaitFor(absl::Notification* n, absl::Duration d) = 0;
 };
 
 class RealClock : public Clock {
@@ -30,6 +36,7 @@ class RealClock : public Clock {
   absl::Time Now() override;
   int64_t MonotonicNanos() override;
   void SleepFor(absl::Duration d) override;
+  bool WaitFor(absl::Notification* n, absl::Duration d) override;
 };
 
 class FakeClock : public Clock {
@@ -38,6 +45,7 @@ class FakeClock : public Clock {
   absl::Time Now() override;
   int64_t MonotonicNanos() override;
   void SleepFor(absl::Duration d) override;
+  bool WaitFor(absl::Notification* n, absl::Duration d) override;
   void Advance(absl::Duration d);
 
  private:

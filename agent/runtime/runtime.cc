@@ -4,6 +4,7 @@
 #include <thread>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "agent/runtime/record_line.h"
@@ -29,8 +30,18 @@ std::string ExitStatus::FailureReason() const {
   return "";
 }
 
-// How long the record reader lets lines accumulate after a read.
-constexpr int kRecordBatchMs = 20;
+// How long the record reader lets lines accumulate after a read: at most
+// ten wake-ups a second, whatever the minibatch rate. (Each wake-up costs
+// more than parsing a few lines.) Delivery is late by up to this much; the
+// records' own times are what is stored, and the energy split aligns them
+// by the smallest delivery lag seen (agent/telemetry/energy.h).
+constexpr int kRecordBatchMs = 100;
+
+void WidenRecordPipe(int fd) {
+  // The default 64 KiB holds ~300 lines; 1 MiB is the unprivileged limit
+  // (/proc/sys/fs/pipe-max-size) on stock kernels.
+  (void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+}
 
 void ReadRecordLines(int fd, const std::string& source,
                      const Runtime::RecordCallback& callback,
@@ -63,8 +74,7 @@ void ReadRecordLines(int fd, const std::string& source,
     }
     buf.erase(0, start);
     // A workload writes a line per minibatch (hundreds a second for small
-    // models): let a few accumulate instead of waking for each. Records
-    // carry their own times, so this delays delivery only.
+    // models): let them accumulate instead of waking for each.
     if (static_cast<size_t>(n) < sizeof(chunk)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(kRecordBatchMs));
     }

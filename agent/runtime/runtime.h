@@ -94,6 +94,11 @@ class Runtime {
   virtual int Pid() const = 0;
 };
 
+// Grows the record pipe `fd` (either end) to 1 MiB where the kernel allows,
+// so a workload writing thousands of lines a second never blocks on a full
+// pipe while the reader lets lines accumulate. Best effort.
+void WidenRecordPipe(int fd);
+
 // Reads JSON-line WorkloadEvents from `fd` until EOF and closes it: each
 // line is parsed and handed to `callback` in order; a last line without a
 // newline counts. Lines that do not parse are counted in `*bad_lines` (the

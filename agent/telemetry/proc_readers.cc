@@ -86,65 +86,70 @@ absl::StatusOr<MemInfo> ParseMeminfo(const std::string& text) {
   return m;
 }
 
-absl::StatusOr<uint64_t> ParsePidStatTicks(const std::string& text) {
+absl::StatusOr<PidStat> ParsePidStat(absl::string_view text) {
   // The command name may contain spaces and ')'; fields restart after the
-  // last ')'. Field 3 (state) is the first token there; utime is field 14.
+  // last ')'. Field 3 (state) is the first token there.
   size_t close = text.rfind(')');
-  if (close == std::string::npos) {
+  if (close == absl::string_view::npos) {
     return absl::InvalidArgumentError("pid stat: no ')' after the command");
   }
-  std::vector<absl::string_view> f = absl::StrSplit(
-      absl::string_view(text).substr(close + 1), ' ', absl::SkipEmpty());
+  absl::string_view rest = text.substr(close + 1);
+  // Tokens 11, 12 and 21 after the ')' are fields 14, 15 and 24.
+  absl::string_view tok[22];
+  int n = 0;
+  for (size_t i = 0; i < rest.size() && n < 22;) {
+    while (i < rest.size() && rest[i] == ' ') ++i;
+    size_t j = i;
+    while (j < rest.size() && rest[j] != ' ' && rest[j] != '\n') ++j;
+    if (j > i) tok[n++] = rest.substr(i, j - i);
+    i = j + 1;
+  }
+  PidStat out;
   uint64_t utime = 0, stime = 0;
-  if (f.size() < 13 || !absl::SimpleAtoi(f[11], &utime) ||
-      !absl::SimpleAtoi(f[12], &stime)) {
+  if (n < 13 || !absl::SimpleAtoi(tok[11], &utime) ||
+      !absl::SimpleAtoi(tok[12], &stime)) {
     return absl::InvalidArgumentError("pid stat: malformed utime/stime");
   }
-  return utime + stime;
-}
-
-absl::StatusOr<int64_t> ParseStatusRss(const std::string& text) {
-  int64_t kb = FindKb(text, "VmRSS");
-  if (kb < 0) return absl::InvalidArgumentError("pid status: no VmRSS");
-  return kb * 1024;
+  out.ticks = utime + stime;
+  if (n < 22 || !absl::SimpleAtoi(tok[21], &out.rss_pages)) {
+    return absl::InvalidArgumentError("pid stat: malformed rss");
+  }
+  return out;
 }
 
 ProcStatReader::ProcStatReader(const std::string& proc_root)
     : file_(proc_root + "/stat") {}
 
 absl::StatusOr<std::map<int, CpuTimes>> ProcStatReader::Read() {
-  absl::StatusOr<std::string> text = file_.Read();
-  if (!text.ok()) return text.status();
-  return ParseProcStat(*text);
+  absl::Status read = file_.ReadInto(&text_);
+  if (!read.ok()) return read;
+  return ParseProcStat(text_);
 }
 
 MeminfoReader::MeminfoReader(const std::string& proc_root)
     : file_(proc_root + "/meminfo") {}
 
 absl::StatusOr<MemInfo> MeminfoReader::Read() {
-  absl::StatusOr<std::string> text = file_.Read();
-  if (!text.ok()) return text.status();
-  return ParseMeminfo(*text);
+  absl::Status read = file_.ReadInto(&text_);
+  if (!read.ok()) return read;
+  return ParseMeminfo(text_);
 }
 
 ProcessReader::ProcessReader(const std::string& proc_root, int pid,
-                             long ticks_per_s)
+                             long ticks_per_s, long page_bytes)
     : stat_(absl::StrCat(proc_root, "/", pid, "/stat")),
-      status_(absl::StrCat(proc_root, "/", pid, "/status")),
-      ticks_per_s_(ticks_per_s > 0 ? ticks_per_s : sysconf(_SC_CLK_TCK)) {}
+      ticks_per_s_(ticks_per_s > 0 ? ticks_per_s : sysconf(_SC_CLK_TCK)),
+      page_bytes_(page_bytes > 0 ? page_bytes : sysconf(_SC_PAGESIZE)) {}
 
 absl::StatusOr<ProcessUsage> ProcessReader::Read() {
-  absl::StatusOr<std::string> stat = stat_.Read();
+  absl::Status read = stat_.ReadInto(&text_);
+  if (!read.ok()) return read;
+  absl::StatusOr<PidStat> stat = ParsePidStat(text_);
   if (!stat.ok()) return stat.status();
-  absl::StatusOr<uint64_t> ticks = ParsePidStatTicks(*stat);
-  if (!ticks.ok()) return ticks.status();
-  absl::StatusOr<std::string> status = status_.Read();
-  if (!status.ok()) return status.status();
-  absl::StatusOr<int64_t> rss = ParseStatusRss(*status);
-  if (!rss.ok()) return rss.status();
   ProcessUsage u;
-  u.cpu_s = static_cast<double>(*ticks) / static_cast<double>(ticks_per_s_);
-  u.rss_bytes = *rss;
+  u.cpu_s =
+      static_cast<double>(stat->ticks) / static_cast<double>(ticks_per_s_);
+  u.rss_bytes = stat->rss_pages * page_bytes_;
   return u;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "agent/telemetry/proc_file.h"
 
 namespace powersweep {
@@ -44,12 +45,14 @@ absl::StatusOr<MemInfo> ParseMeminfo(const std::string& text);
 
 struct ProcessUsage {
   double cpu_s = 0;        // utime + stime
-  int64_t rss_bytes = 0;   // VmRSS
+  int64_t rss_bytes = 0;   // resident set (the same count as VmRSS)
 };
-// utime+stime (fields 14 and 15) of /proc/<pid>/stat in clock ticks.
-absl::StatusOr<uint64_t> ParsePidStatTicks(const std::string& text);
-// VmRSS of /proc/<pid>/status in bytes.
-absl::StatusOr<int64_t> ParseStatusRss(const std::string& text);
+struct PidStat {
+  uint64_t ticks = 0;      // utime + stime (fields 14 and 15)
+  int64_t rss_pages = 0;   // field 24
+};
+// The fields above of /proc/<pid>/stat.
+absl::StatusOr<PidStat> ParsePidStat(absl::string_view text);
 
 class ProcStatReader {
  public:
@@ -58,6 +61,7 @@ class ProcStatReader {
 
  private:
   ProcFile file_;
+  std::string text_;  // reused between reads
 };
 
 class MeminfoReader {
@@ -67,18 +71,23 @@ class MeminfoReader {
 
  private:
   ProcFile file_;
+  std::string text_;  // reused between reads
 };
 
-// Reads one process's CPU time and RSS. ticks_per_s 0 = sysconf(_SC_CLK_TCK).
+// Reads one process's CPU time and RSS from /proc/<pid>/stat alone (one
+// read per sample). ticks_per_s 0 = sysconf(_SC_CLK_TCK), page_bytes 0 =
+// sysconf(_SC_PAGESIZE).
 class ProcessReader {
  public:
-  ProcessReader(const std::string& proc_root, int pid, long ticks_per_s = 0);
+  ProcessReader(const std::string& proc_root, int pid, long ticks_per_s = 0,
+                long page_bytes = 0);
   absl::StatusOr<ProcessUsage> Read();
 
  private:
   ProcFile stat_;
-  ProcFile status_;
+  std::string text_;  // reused between reads
   long ticks_per_s_;
+  long page_bytes_;
 };
 
 }  // namespace powersweep

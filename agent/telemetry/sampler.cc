@@ -29,7 +29,7 @@ void Sampler::Start(const SamplerOptions& options, Callback callback) {
   Stop();
   options_ = options;
   callback_ = std::move(callback);
-  stop_ = false;
+  stop_ = std::make_unique<absl::Notification>();
   thread_cpu_s_ = 0;
   prev_stat_.clear();
   if (options_.hz <= 0) return;
@@ -37,7 +37,7 @@ void Sampler::Start(const SamplerOptions& options, Callback callback) {
 }
 
 double Sampler::Stop() {
-  stop_ = true;
+  if (stop_ != nullptr && !stop_->HasBeenNotified()) stop_->Notify();
   if (thread_.joinable()) thread_.join();
   return thread_cpu_s_;
 }
@@ -97,6 +97,10 @@ v1::TelemetrySample Sampler::TakeSample(int64_t now_ns) {
   return s;
 }
 
+namespace {
+constexpr int64_t kPlainSleepNs = 50'000'000;
+}  // namespace
+
 void Sampler::Loop() {
   stat_reader_ = std::make_unique<ProcStatReader>(options_.proc_root);
   mem_reader_ = std::make_unique<MeminfoReader>(options_.proc_root);
@@ -114,12 +118,19 @@ void Sampler::Loop() {
   // At least 1 ns, so the loop always advances.
   const int64_t period_ns =
       std::max<int64_t>(1, SecondsToNanos(1.0 / options_.hz));
-  const int64_t step_ns = 50 * 1000 * 1000;
   int64_t next_ns = options_.run_start_mono_ns + period_ns;
-  while (!stop_) {
+  while (!stop_->HasBeenNotified()) {
     int64_t now = clock_->MonotonicNanos();
     if (now < next_ns) {
-      clock_->SleepFor(absl::Nanoseconds(std::min(next_ns - now, step_ns)));
+      // One wake-up per sample. A short wait is a plain sleep (cheaper than
+      // waiting on the notification; Stop() waits for it); a long one ends
+      // at once when Stop() is called.
+      const int64_t wait_ns = next_ns - now;
+      if (wait_ns <= kPlainSleepNs) {
+        clock_->SleepFor(absl::Nanoseconds(wait_ns));
+      } else if (clock_->WaitFor(stop_.get(), absl::Nanoseconds(wait_ns))) {
+        break;
+      }
       continue;
     }
     // Sample at the due time's schedule; if we fell behind, skip missed slots.

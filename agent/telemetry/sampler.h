@@ -71,7 +71,9 @@ class Sampler {
   SamplerOptions options_;
   Callback callback_;
   std::thread thread_;
-  std::atomic<bool> stop_{false};
+  // Notified by Stop(); a new one per Start(). The loop sleeps on it until
+  // the next sample is due, so it wakes once per sample.
+  std::unique_ptr<absl::Notification> stop_;
   std::atomic<double> thread_cpu_s_{0};
   // Owned by the sampler thread while it runs.
   std::unique_ptr<ProcStatReader> stat_reader_;

@@ -124,8 +124,8 @@ TEST_F(NativeRuntimeTest, CancelStopsACooperativeWorkloadWithSigterm) {
 }
 
 TEST_F(NativeRuntimeTest, TimeoutIsEnforcedOnTheClock) {
-  FakeClock fake;  // every poll advances it, so 600 s pass quickly
-  NativeRuntime rt(&fake, 0.5);
+  FakeClock fake;  // every wait advances it, so 600 s pass quickly
+  NativeRuntime rt(&fake);
   RuntimeSpec spec = Spec({"--sleep-s", "30"});
   spec.timeout_s = 600;
   spec.grace_s = 3600;

@@ -1,5 +1,7 @@
 #include "agent/telemetry/proc_readers.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 
@@ -65,17 +67,48 @@ TEST(Meminfo, MissingAvailableIsNamed) {
   EXPECT_NE(mem.status().message().find("MemAvailable"), std::string::npos);
 }
 
-TEST(ProcessReader, CpuSecondsFromTicksAndRssFromStatus) {
-  // utime 250 + stime 50 ticks at 100 ticks/s; the command has a space.
-  ProcessReader reader(kProc, 4242, 100);
+TEST(ProcessReader, CpuSecondsAndRssFromPidStat) {
+  // utime 250 + stime 50 ticks at 100 ticks/s; rss 2560 pages of 4 KiB,
+  // the same as the fixture's VmRSS; the command has a space.
+  ProcessReader reader(kProc, 4242, 100, 4096);
   auto u = reader.Read();
   ASSERT_TRUE(u.ok()) << u.status();
   EXPECT_DOUBLE_EQ(u->cpu_s, 3.0);
   EXPECT_EQ(u->rss_bytes, 10240LL * 1024);
 }
 
+TEST(PidStat, CommandWithParenthesesAndSpacesIsSkipped) {
+  auto st = ParsePidStat(
+      "7 (a) b (c)) S 1 7 7 0 -1 0 0 0 0 0 12 3 0 0 20 0 1 0 99 4096 77 0\n");
+  ASSERT_TRUE(st.ok()) << st.status();
+  EXPECT_EQ(st->ticks, 15u);
+  EXPECT_EQ(st->rss_pages, 77);
+}
+
+TEST(PidStat, TruncatedLineNamesTheMissingField) {
+  auto st = ParsePidStat("7 (w) S 1 7 7 0 -1 0 0 0 0 0 12 3 0 0 20\n");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.status().message().find("rss"), std::string::npos);
+}
+
+TEST(ProcessReader, AgreesWithTheKernelsVmRssForThisProcess) {
+  ProcessReader reader("/proc", getpid());
+  auto u = reader.Read();
+  ASSERT_TRUE(u.ok()) << u.status();
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  int64_t vmrss_kb = -1;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) vmrss_kb = std::stoll(line.substr(6));
+  }
+  ASSERT_GT(vmrss_kb, 0);
+  // Read a moment apart: allow 1 MiB of drift.
+  EXPECT_NEAR(static_cast<double>(u->rss_bytes), vmrss_kb * 1024.0,
+              1024.0 * 1024.0);
+}
+
 TEST(ProcessReader, MissingProcessIsNotFound) {
-  ProcessReader reader(kProc, 999999, 100);
+  ProcessReader reader(kProc, 999999, 100, 4096);
   auto u = reader.Read();
   ASSERT_FALSE(u.ok());
   EXPECT_EQ(u.status().code(), absl::StatusCode::kNotFound);

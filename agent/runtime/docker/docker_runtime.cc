@@ -141,6 +141,7 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", strerror(errno)));
   }
+  WidenRecordPipe(pipe_fds[0]);
   const std::string log_path =
       spec_.stderr_log_path.empty() ? "/dev/null" : spec_.stderr_log_path;
   // O_NOFOLLOW | O_CLOEXEC, created 0600 (agent/state_dir.h).

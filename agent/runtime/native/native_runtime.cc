@@ -93,8 +93,7 @@ std::string LastLineOfFile(const std::string& path) {
   return std::string(line.substr(0, 300));
 }
 
-NativeRuntime::NativeRuntime(Clock* clock, double poll_s)
-    : clock_(clock), poll_s_(poll_s) {}
+NativeRuntime::NativeRuntime(Clock* clock) : clock_(clock) {}
 
 NativeRuntime::~NativeRuntime() {
   bool running = false;
@@ -139,6 +138,7 @@ absl::Status NativeRuntime::Start(const RuntimeSpec& spec,
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", strerror(errno)));
   }
+  WidenRecordPipe(pipe_fds[0]);
   int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   const std::string log_path =
       spec_.stderr_log_path.empty() ? "/dev/null" : spec_.stderr_log_path;
@@ -174,7 +174,17 @@ absl::Status NativeRuntime::Start(const RuntimeSpec& spec,
         absl::StrCat("fork: ", strerror(fork_err)));
   }
   setpgid(pid, pid);  // also done in the child; whichever runs first wins
-  pid_ = pid;
+  exit_watcher_ = std::make_unique<ChildExitWatcher>(pid);
+  {
+    absl::MutexLock lock(&mu_);
+    pid_ = pid;
+    // A Cancel() that came after the check above found no process to
+    // signal: honour it now.
+    if (cancelled_ && term_sent_ns_ < 0) {
+      SignalLocked(SIGTERM);
+      term_sent_ns_ = clock_->MonotonicNanos();
+    }
+  }
   reader_ = std::thread([this, fd = pipe_fds[0]] { ReadLoop(fd); });
   return absl::OkStatus();
 }
@@ -199,6 +209,11 @@ void NativeRuntime::Cancel(const std::string& reason) {
     term_sent_ns_ = clock_->MonotonicNanos();
   }
 }
+
+namespace {
+constexpr int64_t kMaxStepNs = 250'000'000;
+constexpr int64_t kMinStepNs = 1'000'000;
+}  // namespace
 
 ExitStatus NativeRuntime::Wait() {
   ExitStatus out;
@@ -232,18 +247,22 @@ ExitStatus NativeRuntime::Wait() {
         SignalLocked(SIGKILL);
       }
     }
-    // Poll finely at first (short runs, quick failures) and while a
-    // signal was sent; then at most every 50 ms, which is what a running
-    // workload needs and costs the agent a fifth of the wake-ups.
-    double poll_s = poll_s_;
+    // Sleep until the child exits or the next deadline (timeout, grace),
+    // re-checking at least every kMaxStepNs: a running workload costs the
+    // agent a few wake-ups a second, and its exit is seen at once.
+    int64_t step_ns = kMaxStepNs;
     {
       absl::MutexLock lock(&mu_);
-      const bool settling =
-          clock_->MonotonicNanos() - start_ns_ < 1'000'000'000 ||
-          term_sent_ns_ >= 0 || cancelled_;
-      if (!settling) poll_s = std::max(poll_s_, 0.05);
+      const int64_t now = clock_->MonotonicNanos();
+      if (timeout_ns > 0 && !cancelled_ && !timed_out_) {
+        step_ns = std::min(step_ns, start_ns_ + timeout_ns - now);
+      }
+      if (term_sent_ns_ >= 0 && !killed_) {
+        step_ns = std::min(step_ns, term_sent_ns_ + grace_ns - now);
+      }
     }
-    clock_->SleepFor(absl::Seconds(poll_s));
+    clock_->WaitFor(exit_watcher_->exited(),
+                    absl::Nanoseconds(std::max<int64_t>(step_ns, kMinStepNs)));
   }
   if (reader_.joinable()) reader_.join();
   out.wall_s = (clock_->MonotonicNanos() - start_ns_) * 1e-9;

@@ -5,9 +5,11 @@
 // pipe's write end on fd kRecordsFd (3), every other descriptor closed.
 // The parent reads the pipe line by line on a reader thread.
 //
-// Signals go to the child's whole process group. Wait() polls waitpid every
-// `poll_s` of Clock time and enforces the timeout and grace period on the
-// Clock (a FakeClock makes timeouts elapse as fast as the loop spins).
+// Signals go to the child's whole process group. Wait() sleeps until the
+// child exits (ChildExitWatcher) or its next deadline, at most 250 ms, and
+// enforces the timeout and grace period on the Clock (a FakeClock makes
+// timeouts elapse as fast as the loop spins). A Cancel() racing Start() is
+// honoured as soon as the process exists.
 //
 // Thread safety: Start/Wait from one thread; Cancel and Pid from any thread.
 // One process per instance. The destructor kills and reaps a process still
@@ -16,11 +18,13 @@
 #define POWERSWEEP_AGENT_RUNTIME_NATIVE_NATIVE_RUNTIME_H_
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "agent/runtime/child_exit_watcher.h"
 #include "agent/runtime/runtime.h"
 #include "common/clock.h"
 
@@ -28,7 +32,7 @@ namespace powersweep {
 
 class NativeRuntime : public Runtime {
  public:
-  explicit NativeRuntime(Clock* clock, double poll_s = 0.01);
+  explicit NativeRuntime(Clock* clock);
   ~NativeRuntime() override;
 
   absl::Status Start(const RuntimeSpec& spec,
@@ -43,10 +47,10 @@ class NativeRuntime : public Runtime {
   void SignalLocked(int sig) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Clock* const clock_;
-  const double poll_s_;
   RuntimeSpec spec_;
   RecordCallback callback_;
   std::thread reader_;
+  std::unique_ptr<ChildExitWatcher> exit_watcher_;  // set with pid_
   std::atomic<int> pid_{0};
   std::atomic<int> bad_lines_{0};
   int64_t start_ns_ = 0;
