@@ -51,6 +51,10 @@ ABSL_FLAG(double, reconnect_grace_s, 30.0,
           "Runs leased or running that no agent holds (e.g. after a "
           "controller restart) are kept this many seconds for their agents "
           "to come back; then they are released (failed and retried).");
+ABSL_FLAG(double, write_timeout_s, 20.0,
+          "An agent session whose stream write waits longer than this many "
+          "seconds (the agent stopped reading) is ended and its run "
+          "released.");
 ABSL_FLAG(int32_t, max_devices, 10000,
           "Most devices the database may hold; registrations of new devices "
           "beyond it are refused.");
@@ -140,7 +144,8 @@ int Serve() {
        {std::pair<const char*, double>{"--lease_timeout_s",
                                        absl::GetFlag(FLAGS_lease_timeout_s)},
         {"--ack_timeout_s", absl::GetFlag(FLAGS_ack_timeout_s)},
-        {"--reconnect_grace_s", absl::GetFlag(FLAGS_reconnect_grace_s)}}) {
+        {"--reconnect_grace_s", absl::GetFlag(FLAGS_reconnect_grace_s)},
+        {"--write_timeout_s", absl::GetFlag(FLAGS_write_timeout_s)}}) {
     if (!(value > 0) || value > 86400) {
       PS_LOG(ERROR) << name << ": must be in (0, 86400] seconds, got "
                     << value;
@@ -152,6 +157,8 @@ int Serve() {
   fleet_options.ack_timeout = absl::Seconds(absl::GetFlag(FLAGS_ack_timeout_s));
   fleet_options.reconnect_grace =
       absl::Seconds(absl::GetFlag(FLAGS_reconnect_grace_s));
+  fleet_options.write_timeout =
+      absl::Seconds(absl::GetFlag(FLAGS_write_timeout_s));
   fleet_options.max_devices = absl::GetFlag(FLAGS_max_devices);
   fleet_options.max_sessions = absl::GetFlag(FLAGS_max_sessions);
   if (fleet_options.max_devices < 1 || fleet_options.max_sessions < 1) {
@@ -238,7 +245,8 @@ int main(int argc, char** argv) {
       "runs to connected agents, ingests their records.\n\n"
       "Usage: powersweep-controller [--listen=ADDR] [--db=FILE] "
       "[--port_file=FILE] [--heartbeat_s=S] [--lease_timeout_s=S]\n"
-      "  [--ack_timeout_s=S] [--reconnect_grace_s=S] [--max_devices=N] "
+      "  [--ack_timeout_s=S] [--reconnect_grace_s=S] [--write_timeout_s=S]\n"
+      "  [--max_devices=N] "
       "[--max_sessions=N]\n"
       "  [--tls_cert=FILE --tls_key=FILE --tls_ca=FILE] "
       "[--control_token_file=FILE] [--insecure]\n\n"

@@ -204,6 +204,20 @@ void Fleet::CheckLiveness() {
                                " disconnected (silent for ",
                                absl::FormatDuration(limit), ")"));
   }
+  for (const AgentEntry& stalled :
+       im.registry.StalledWriters(im.options.write_timeout)) {
+    const std::string& id = stalled.identity.device_id();
+    PS_LOG(WARNING) << id << " has not read its stream for "
+                    << absl::FormatDuration(im.options.write_timeout)
+                    << "; closing its session";
+    stalled.conn->Close();
+    im.EndSession(id, stalled.conn.get(),
+                  absl::StrCat("agent ", id,
+                               " stopped reading its stream (a write waited "
+                               "more than ",
+                               absl::FormatDuration(im.options.write_timeout),
+                               ")"));
+  }
   Outbox out;
   im.ReleaseExpiredLeases(&out);
   im.Flush(std::move(out));

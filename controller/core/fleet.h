@@ -53,6 +53,9 @@ struct FleetOptions {
   // after a controller restart) are kept this long for their agents to
   // come back and report them.
   absl::Duration reconnect_grace = absl::Seconds(30);
+  // A session whose write to the agent waits longer than this (the agent
+  // stopped reading its stream) is ended like a silent one.
+  absl::Duration write_timeout = absl::Seconds(20);
   // Quotas: devices the store may hold, sessions at once.
   int max_devices = 10000;
   int max_sessions = 5000;

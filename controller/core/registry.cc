@@ -183,4 +183,16 @@ std::vector<AgentEntry> AgentRegistry::SilentSince(absl::Time cutoff) const {
   return out;
 }
 
+std::vector<AgentEntry> AgentRegistry::StalledWriters(
+    absl::Duration limit) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<AgentEntry> out;
+  for (const auto& [id, entry] : agents_) {
+    if (entry.conn != nullptr && entry.conn->WriteWaiting() > limit) {
+      out.push_back(entry);
+    }
+  }
+  return out;
+}
+
 }  // namespace powersweep

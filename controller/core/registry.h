@@ -135,6 +135,8 @@ class AgentRegistry {
 
   // Entries whose last message is older than `cutoff`.
   std::vector<AgentEntry> SilentSince(absl::Time cutoff) const;
+  // Entries whose connection has had a write waiting longer than `limit`.
+  std::vector<AgentEntry> StalledWriters(absl::Duration limit) const;
 
  private:
   AgentEntry* Find(const std::string& device_id, const AgentConnection* conn)

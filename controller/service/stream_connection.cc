@@ -36,6 +36,11 @@ void StreamConnection::Close() {
   closed_ = true;
 }
 
+absl::Duration StreamConnection::WriteWaiting() const {
+  absl::MutexLock lock(&mu_);
+  return writing_ ? absl::Now() - write_started_ : absl::ZeroDuration();
+}
+
 void StreamConnection::Stop() {
   {
     absl::MutexLock lock(&mu_);
@@ -63,6 +68,7 @@ void StreamConnection::WriterLoop() {
       msg = std::move(queue_.front());
       queue_.pop_front();
       writing_ = true;
+      write_started_ = absl::Now();
     }
     const bool ok = stream_->Write(msg);
     absl::MutexLock lock(&mu_);

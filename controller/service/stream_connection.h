@@ -2,7 +2,9 @@
 // stream. Send never blocks: it appends to a bounded queue that a writer
 // thread of the connection drains with stream writes, so a peer that stops
 // reading (a zero HTTP/2 window) stalls only its own writer. A full queue
-// ends the session (the peer is not keeping up); Close cancels the call.
+// ends the session (the peer is not keeping up), and so does a write that
+// waits longer than the fleet's write timeout (WriteWaiting, checked by
+// the liveness thread); Close cancels the call.
 //
 // Lifetime: created by the session's handler thread, which calls Stop()
 // before it returns; after Stop() the stream is never touched again.
@@ -33,6 +35,7 @@ class StreamConnection : public AgentConnection {
 
   bool Send(const ::powersweep::v1::ControllerMessage& msg) override;
   void Close() override;
+  absl::Duration WriteWaiting() const override;
   // Ends the writer thread (cancelling a write in progress) and refuses
   // every later Send. Idempotent.
   void Stop();
@@ -43,11 +46,12 @@ class StreamConnection : public AgentConnection {
   grpc::ServerContext* const context_;
   Stream* const stream_;
   const size_t max_queued_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   std::deque<::powersweep::v1::ControllerMessage> queue_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time write_started_ ABSL_GUARDED_BY(mu_);  // when writing_ was set
   std::thread writer_;
 };
 

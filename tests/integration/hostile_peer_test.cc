@@ -3,6 +3,7 @@
 // freeze dispatch or submit for everyone else, and a peer that registers
 // with a live agent's device id must be refused while the real agent's
 // runs go on.
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -103,6 +104,61 @@ TEST(HostilePeerTest, APeerThatStopsReadingFreezesNobodyElse) {
               submit_s, slow_dropped ? "ended" : "still open");
   ctx.TryCancel();
   flood.join();
+}
+
+// A peer that keeps heartbeating but reads nothing, with a receive window
+// so small that a few acknowledgements fill it: the controller's writer
+// blocks with a short queue (far from the queue limit), so only the write
+// timeout can end the session.
+TEST(HostilePeerTest, APeerThatHeartbeatsButDoesNotReadIsEndedByTheWriteTimeout) {
+  LocalFleetOptions options;
+  options.controller_args = {"--write_timeout_s=2"};
+  LocalFleet fleet(options);
+  ASSERT_TRUE(fleet.ok()) << fleet.Logs();
+
+  grpc::ChannelArguments args;
+  args.SetInt("grpc.http2.bdp_probe", 0);
+  args.SetInt("grpc.http2.lookahead_bytes", 1024);
+  auto channel = grpc::CreateCustomChannel(
+      fleet.address(), grpc::InsecureChannelCredentials(), args);
+  auto gateway = v1::AgentGateway::NewStub(channel);
+  grpc::ClientContext ctx;
+  std::unique_ptr<Stream> stream = gateway->Session(&ctx);
+  ASSERT_TRUE(stream->Write(RegisterAs("deaf-0", false)));
+  ASSERT_TRUE(LocalFleet::WaitFor([&] { return Connected(fleet, "deaf-0"); },
+                                  30))
+      << fleet.Logs();
+  // 400 batches of a run it does not hold: 400 acks, a few KiB, well
+  // under the 4096-message queue limit. Then heartbeats only.
+  std::atomic<bool> stop{false};
+  std::thread talk([&] {
+    v1::AgentMessage batch;
+    batch.mutable_batch()->set_run_id(987654321);
+    for (int seq = 1; seq <= 400; ++seq) {
+      batch.mutable_batch()->set_seq(seq);
+      if (!stream->Write(batch)) return;
+    }
+    v1::AgentMessage hb;
+    hb.mutable_heartbeat();
+    while (!stop && stream->Write(hb)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool dropped =
+      LocalFleet::WaitFor([&] { return !Connected(fleet, "deaf-0"); }, 60);
+  const double after_s = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - t0)
+                             .count();
+  stop = true;
+  ctx.TryCancel();
+  talk.join();
+  ASSERT_TRUE(dropped) << fleet.Logs();
+  EXPECT_NE(fleet.Logs().find("has not read its stream"), std::string::npos)
+      << fleet.Logs();
+  std::printf("hostile: a heartbeating peer that did not read was ended "
+              "%.1f s after it stopped reading (write timeout 2 s)\n",
+              after_s);
 }
 
 TEST(HostilePeerTest, AnImpostorCannotTakeOverALiveAgentsSession) {

@@ -125,6 +125,30 @@ TEST_F(FleetProtocolTest, AnAcceptedAssignmentHasNoDeadline) {
   EXPECT_THAT(conn->CancelledRunIds(), IsEmpty());
 }
 
+// A peer that keeps heartbeating but stops reading its stream would hold
+// its run (and the writer thread) for as long as it liked.
+TEST_F(FleetProtocolTest, ASessionWhoseWritesWaitPastTheTimeoutIsEnded) {
+  auto runs = AddSweep({HostRun()}, /*max_retries=*/1);
+  auto stalled = Connect("host-0");
+  Deliver("host-0", Reply(runs[0], 1, true));
+  SendStarted("host-0", runs[0]);
+  auto reading = Connect("host-1");
+
+  stalled->SetWriteWaiting(absl::Seconds(19));  // default limit: 20 s
+  fleet_->CheckLiveness();
+  EXPECT_FALSE(stalled->closed());
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_RUNNING);
+
+  stalled->SetWriteWaiting(absl::Seconds(21));
+  fleet_->CheckLiveness();
+  EXPECT_TRUE(stalled->closed());
+  EXPECT_FALSE(reading->closed());
+  EXPECT_THAT(ReasonsFor(runs[0], v1::RUN_STATE_FAILED),
+              ElementsAre(HasSubstr("host-0 stopped reading its stream")));
+  // Retried on the agent that reads.
+  EXPECT_THAT(reading->AssignedRunIds(), ElementsAre(runs[0]));
+}
+
 // Observed: after a controller restart, runs the agents had finished but
 // whose RunFinished was not yet acknowledged were failed as lost and their
 // complete spooled data discarded.

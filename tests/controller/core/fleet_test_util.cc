@@ -21,6 +21,16 @@ void FakeAgentConnection::Close() {
   closed_ = true;
 }
 
+void FakeAgentConnection::SetWriteWaiting(absl::Duration d) {
+  absl::MutexLock lock(&mu_);
+  write_waiting_ = d;
+}
+
+absl::Duration FakeAgentConnection::WriteWaiting() const {
+  absl::MutexLock lock(&mu_);
+  return write_waiting_;
+}
+
 void FakeAgentConnection::FailSends() {
   absl::MutexLock lock(&mu_);
   fail_ = true;

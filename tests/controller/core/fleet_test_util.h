@@ -29,6 +29,9 @@ class FakeAgentConnection : public AgentConnection {
 
   // Sends fail from now on (as on a broken stream), without closing.
   void FailSends();
+  // What WriteWaiting() reports (a peer that stopped reading).
+  void SetWriteWaiting(absl::Duration d);
+  absl::Duration WriteWaiting() const override;
   bool closed() const;
   int send_attempts() const;
   std::vector<v1::ControllerMessage> sent() const;
@@ -43,6 +46,7 @@ class FakeAgentConnection : public AgentConnection {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   bool fail_ ABSL_GUARDED_BY(mu_) = false;
   int attempts_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Duration write_waiting_ ABSL_GUARDED_BY(mu_);
 };
 
 v1::DeviceCapabilities HostCaps(int cpu_cores);
