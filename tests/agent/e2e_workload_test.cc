@@ -10,6 +10,7 @@
 #include "agent/runtime/native/native_runtime.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
+#include "tests/common/test_dir.h"
 
 namespace powersweep {
 namespace {
@@ -39,7 +40,7 @@ TEST(EndToEnd, RealWorkloadRunsPinnedAndReportsItsMinibatches) {
   RealClock clock;
   RunExecutorConfig cfg;
   cfg.workload_bin = REAL_WORKLOAD;
-  cfg.work_dir = testing::TempDir() + "/e2e_workload_test";
+  cfg.work_dir = MakeTestDir("e2e_workload_test");
   cfg.batch_interval_s = 0.5;
   RunExecutor ex(cfg, &popts.catalog, platform->get(), &clock,
                  [&clock] { return std::make_unique<NativeRuntime>(&clock); });

@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/fake_platform.h"
+#include "tests/common/test_dir.h"
 
 namespace powersweep {
 namespace {
@@ -63,7 +64,7 @@ class RunExecutorTest : public testing::Test {
   RunExecutorTest() {
     catalog_.datasets = {{"fashion-mnist", "/data/fm"}};
     config_.workload_bin = FAKE_WORKLOAD;
-    config_.work_dir = testing::TempDir() + "/run_executor_test";
+    config_.work_dir = MakeTestDir("run_executor_test");
     config_.batch_interval_s = 1000;  // cut by record count only
     config_.max_records_per_batch = 4;
     config_.cancel_grace_s = 0.2;

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "tests/agent/fake_platform.h"
 #include "tests/agent/test_gateway.h"
+#include "tests/common/test_dir.h"
 
 namespace powersweep {
 namespace {
@@ -49,7 +50,7 @@ class SessionTest : public testing::Test {
     catalog_.datasets = {{"fashion-mnist", "/data/fm"}};
     RunExecutorConfig cfg;
     cfg.workload_bin = FAKE_WORKLOAD;
-    cfg.work_dir = testing::TempDir() + "/session_test";
+    cfg.work_dir = MakeTestDir("session_test");
     cfg.batch_interval_s = 0.1;
     cfg.cancel_grace_s = 0.5;
     executor_ = std::make_unique<RunExecutor>(

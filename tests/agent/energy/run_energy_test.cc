@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/fake_platform.h"
+#include "tests/common/test_dir.h"
 
 namespace powersweep {
 namespace {
@@ -48,7 +49,7 @@ class RunEnergyTest : public testing::Test {
   RunEnergyTest() {
     catalog_.datasets = {{"fashion-mnist", "/data/fm"}};
     config_.workload_bin = FAKE_WORKLOAD;
-    config_.work_dir = testing::TempDir() + "/run_energy_test";
+    config_.work_dir = MakeTestDir("run_energy_test");
     unsetenv("FAKE_WORKLOAD_FLAGS");
   }
   ~RunEnergyTest() override { unsetenv("FAKE_WORKLOAD_FLAGS"); }

@@ -7,6 +7,7 @@
 #include "agent/run_executor.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
+#include "tests/common/test_dir.h"
 
 namespace powersweep {
 namespace {
@@ -74,7 +75,7 @@ TEST(TwinAgentTest, ExecutorRunsATwinRunWithSimulatedTelemetryAndEnergy) {
   ASSERT_TRUE(agent.ok()) << agent.status();
   RunExecutorConfig cfg;
   cfg.workload_bin = agent->workload_bin;
-  cfg.work_dir = testing::TempDir() + "/twin_agent_test";
+  cfg.work_dir = MakeTestDir("twin_agent_test");
   cfg.batch_interval_s = 1000;
   cfg.max_records_per_batch = 100;
   RunExecutor executor(cfg, &agent->catalog, agent->platform.get(), &clock,
@@ -123,7 +124,7 @@ TEST(TwinAgentTest, ExecutorRejectsAFrequencyTheClassDoesNotHave) {
   ASSERT_TRUE(agent.ok());
   RunExecutorConfig cfg;
   cfg.workload_bin = agent->workload_bin;
-  cfg.work_dir = testing::TempDir() + "/twin_agent_test";
+  cfg.work_dir = MakeTestDir("twin_agent_test");
   RunExecutor executor(cfg, &agent->catalog, agent->platform.get(), &clock,
                        agent->runtimes);
   Sink sink;

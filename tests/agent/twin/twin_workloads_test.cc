@@ -16,6 +16,7 @@
 #include "agent/runtime/twin/twin_simulation.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
+#include "tests/common/test_dir.h"
 
 namespace powersweep {
 namespace {
@@ -78,7 +79,7 @@ Executed Execute(const std::string& device_class, const v1::RunSpec& spec) {
   EXPECT_TRUE(agent.ok()) << agent.status();
   RunExecutorConfig cfg;
   cfg.workload_bin = agent->workload_bin;
-  cfg.work_dir = testing::TempDir() + "/twin_workloads_test";
+  cfg.work_dir = MakeTestDir("twin_workloads_test");
   cfg.batch_interval_s = 1000;
   cfg.max_records_per_batch = 1000;
   RunExecutor executor(cfg, &agent->catalog, agent->platform.get(), &clock,
