@@ -65,6 +65,98 @@ v1::RunFinished RunExecutor::Fail(const v1::RunSpec& spec,
   return finished;
 }
 
+// One run's state, from Prepare to BuildResult.
+struct RunExecutor::Run {
+  Run(const v1::RunSpec& spec, RunSink* sink, Clock* clock,
+      const RunExecutorConfig& config)
+      : spec(spec),
+        sink(sink),
+        clock(clock),
+        batcher(spec.run_id(), spec.attempt(), clock, config.batch_interval_s,
+                config.max_records_per_batch,
+                [sink](const v1::DataBatch& b) { sink->OnBatch(b); }) {}
+
+  // A workload record of tenant `tenant` (the runtimes' reader threads).
+  void OnEvent(int tenant, const v1::WorkloadEvent& e);
+  // A telemetry sample (the sampler's or the simulated run's thread).
+  void OnSample(const v1::TelemetrySample& s) {
+    energy.AddSample(s);
+    batcher.AddSample(s);
+  }
+
+  const v1::RunSpec& spec;
+  RunSink* const sink;
+  Clock* const clock;
+  // Declared before the runtimes: their threads feed these until the
+  // runtimes are destroyed.
+  Batcher batcher;
+  EnergyAccumulator energy;
+  absl::Mutex events_mu;
+  std::vector<v1::BuildProvenance> provenance ABSL_GUARDED_BY(events_mu);
+  std::vector<int64_t> minibatches ABSL_GUARDED_BY(events_mu);
+  std::vector<bool> got_finished ABSL_GUARDED_BY(events_mu);
+  // Prepare.
+  bool baseload = false;
+  // In a container the idle device is measured with an idle container
+  // running (`powersweep-workload idle` in the workload image).
+  bool idle_container = false;
+  int tenants = 1;
+  RuntimeSpec rspec;  // but stderr_log_path, set per tenant
+  v1::AppliedPowerMode applied;
+  // StartTenants.
+  std::vector<std::unique_ptr<Runtime>> runtimes;
+  SimulatedRun* simulated = nullptr;
+  std::vector<CountedRun*> counted;
+  double agent_cpu_start_s = 0;
+  // Both set before the runtimes' threads start. A simulated run's records
+  // are already on the run clock (no process start-up to offset).
+  int64_t start_ns = 0;
+  bool records_on_run_clock = false;
+  // Supervise.
+  std::vector<ExitStatus> exits;
+  int64_t end_ns = 0;
+  double sampler_cpu_s = 0;
+  double agent_cpu_s = 0;
+
+};
+
+void RunExecutor::Run::OnEvent(int tenant, const v1::WorkloadEvent& e) {
+  switch (e.event_case()) {
+    case v1::WorkloadEvent::kStarted: {
+      absl::MutexLock lock(&events_mu);
+      provenance[tenant] = e.started();
+      break;
+    }
+    case v1::WorkloadEvent::kMinibatch: {
+      // Copied only to label a co-located tenant.
+      v1::MinibatchRecord labelled;
+      if (tenants > 1) {
+        labelled = e.minibatch();
+        labelled.set_tenant(tenant);
+      }
+      const v1::MinibatchRecord& record =
+          tenants > 1 ? labelled : e.minibatch();
+      energy.AddRecord(record,
+                       records_on_run_clock
+                           ? record.t_start_s() + record.e2e_s()
+                           : (clock->MonotonicNanos() - start_ns) * 1e-9);
+      {
+        absl::MutexLock lock(&events_mu);
+        ++minibatches[tenant];
+      }
+      batcher.AddRecord(record);
+      break;
+    }
+    case v1::WorkloadEvent::kFinished: {
+      absl::MutexLock lock(&events_mu);
+      got_finished[tenant] = true;
+      break;
+    }
+    default:
+      break;
+  }
+}
+
 v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
   {
     absl::MutexLock lock(&mu_);
@@ -73,201 +165,176 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
     cancel_reason_.clear();
   }
   PS_LOG(INFO) << "run " << spec.run_id() << ": starting";
+  Run run(spec, sink, clock_, config_);
+  absl::Status prepared = Prepare(&run);
+  if (!prepared.ok()) return Fail(spec, std::string(prepared.message()), sink);
+  absl::Status started = StartTenants(&run);
+  if (!started.ok()) {
+    platform_->Restore();
+    return Fail(spec, std::string(started.message()), sink);
+  }
+  Supervise(&run);
+  v1::RunFinished finished = BuildResult(run);
+  PS_LOG(INFO) << "run " << spec.run_id() << ": "
+               << (finished.result().ok()
+                       ? std::string("ok")
+                       : "failed: " + finished.result().reason())
+               << ", " << finished.batches() << " batches";
+  sink->OnRunFinished(finished);
+  return finished;
+}
+
+absl::Status RunExecutor::Prepare(Run* run) {
+  const v1::RunSpec& spec = run->spec;
   // Nothing below may see a value outside the agent's own bounds (the
   // controller is not trusted to have checked them).
   absl::Status bounded = CheckRunSpecBounds(spec);
-  if (!bounded.ok()) return Fail(spec, std::string(bounded.message()), sink);
+  if (!bounded.ok()) return bounded;
   // The logs go to the state dir: recreated 0700 if it was removed,
   // refused if someone else could have prepared it (agent/state_dir.h).
   if (!config_.work_dir.empty()) {
     absl::Status dir = PrepareStateDir(config_.work_dir, "--work_dir");
-    if (!dir.ok()) return Fail(spec, std::string(dir.message()), sink);
+    if (!dir.ok()) return dir;
   }
   // A baseload run measures the idle device: no workload process.
-  const bool baseload = spec.workload().task() == v1::TASK_BASELOAD;
-  absl::StatusOr<std::vector<std::string>> argv = std::vector<std::string>{};
-  // In a container the idle device is measured with an idle container
-  // running (`powersweep-workload idle` in the workload image).
-  const bool idle_container =
-      baseload && spec.runtime() == v1::RUNTIME_CONTAINER;
-  if (baseload) {
+  run->baseload = spec.workload().task() == v1::TASK_BASELOAD;
+  run->idle_container =
+      run->baseload && spec.runtime() == v1::RUNTIME_CONTAINER;
+  std::vector<std::string> argv;
+  if (run->baseload) {
     absl::Status valid = ValidateBaseload(spec);
-    if (!valid.ok()) {
-      argv = valid;
-    } else if (idle_container && !catalog_->containers) {
-      argv = absl::InvalidArgumentError(
+    if (!valid.ok()) return valid;
+    if (run->idle_container && !catalog_->containers) {
+      return absl::InvalidArgumentError(
           "runtime: container runs are not available on this agent (no "
           "container engine; start it with --container_images and a running "
           "Docker engine)");
-    } else if (idle_container) {
-      argv = std::vector<std::string>{
-          config_.workload_bin, "idle", "--duration-s",
-          absl::StrCat(spec.workload().duration_s()), "--records-fd",
-          absl::StrCat(kRecordsFd)};
+    }
+    if (run->idle_container) {
+      argv = {config_.workload_bin, "idle", "--duration-s",
+              absl::StrCat(spec.workload().duration_s()), "--records-fd",
+              absl::StrCat(kRecordsFd)};
     }
   } else {
-    argv = BuildWorkloadArgv(config_.workload_bin, *catalog_, spec,
-                             static_cast<int>(platform_->RunCpus().size()));
+    // Validation before anything is applied; --threads follows the cores
+    // of the applied mode below.
+    absl::StatusOr<std::vector<std::string>> valid = BuildWorkloadArgv(
+        config_.workload_bin, *catalog_, spec,
+        std::max<int>(1, static_cast<int>(platform_->RunCpus().size())));
+    if (!valid.ok()) return valid.status();
   }
-  if (!argv.ok()) return Fail(spec, std::string(argv.status().message()), sink);
   absl::StatusOr<v1::AppliedPowerMode> applied =
       platform_->Apply(spec.power_mode());
-  if (!applied.ok()) {
-    return Fail(spec, std::string(applied.status().message()), sink);
-  }
+  if (!applied.ok()) return applied.status();
+  run->applied = *applied;
   const std::vector<int> cpus = platform_->RunCpus();
-  // --threads follows the cores of the applied mode.
-  if (!baseload) {
-    argv = BuildWorkloadArgv(config_.workload_bin, *catalog_, spec,
-                             static_cast<int>(cpus.size()));
-  }
-
-  const int tenants = baseload ? 1 : std::max(1, spec.tenants());
-  RuntimeSpec rspec;
-  rspec.argv = *argv;
-  rspec.cpus = cpus;
-  rspec.timeout_s = spec.timeout_s();
-  rspec.grace_s = config_.cancel_grace_s;
-  auto log_path = [&](int tenant) {
-    return absl::StrCat(config_.work_dir, "/run-", spec.run_id(), "-attempt-",
-                        spec.attempt(),
-                        tenants > 1 ? absl::StrCat("-tenant-", tenant) : "",
-                        ".log");
-  };
-
-  Batcher batcher(spec.run_id(), spec.attempt(), clock_,
-                  config_.batch_interval_s,
-                  config_.max_records_per_batch,
-                  [sink](const v1::DataBatch& b) { sink->OnBatch(b); });
-  EnergyAccumulator energy;
-  // Both set before the runtimes' threads start. A simulated run's records
-  // are already on the run clock (no process start-up to offset).
-  int64_t run_start_ns = 0;
-  bool records_on_run_clock = false;
-  absl::Mutex events_mu;
-  std::vector<v1::BuildProvenance> provenance(tenants);
-  std::vector<int64_t> minibatches(tenants, 0);
-  std::vector<bool> got_finished(tenants, false);
-  auto on_event = [&](int tenant, const v1::WorkloadEvent& e) {
-    switch (e.event_case()) {
-      case v1::WorkloadEvent::kStarted: {
-        absl::MutexLock lock(&events_mu);
-        provenance[tenant] = e.started();
-        break;
-      }
-      case v1::WorkloadEvent::kMinibatch: {
-        // Copied only to label a co-located tenant.
-        v1::MinibatchRecord labelled;
-        if (tenants > 1) {
-          labelled = e.minibatch();
-          labelled.set_tenant(tenant);
-        }
-        const v1::MinibatchRecord& record =
-            tenants > 1 ? labelled : e.minibatch();
-        energy.AddRecord(
-            record, records_on_run_clock
-                        ? record.t_start_s() + record.e2e_s()
-                        : (clock_->MonotonicNanos() - run_start_ns) * 1e-9);
-        {
-          absl::MutexLock lock(&events_mu);
-          ++minibatches[tenant];
-        }
-        batcher.AddRecord(record);
-        break;
-      }
-      case v1::WorkloadEvent::kFinished: {
-        absl::MutexLock lock(&events_mu);
-        got_finished[tenant] = true;
-        break;
-      }
-      default:
-        break;
+  if (!run->baseload) {
+    absl::StatusOr<std::vector<std::string>> built =
+        BuildWorkloadArgv(config_.workload_bin, *catalog_, spec,
+                          static_cast<int>(cpus.size()));
+    if (!built.ok()) {
+      platform_->Restore();
+      return built.status();
     }
-  };
+    argv = *std::move(built);
+  }
+  run->tenants = run->baseload ? 1 : std::max(1, spec.tenants());
+  run->rspec.argv = std::move(argv);
+  run->rspec.cpus = cpus;
+  run->rspec.timeout_s = spec.timeout_s();
+  run->rspec.grace_s = config_.cancel_grace_s;
+  {
+    absl::MutexLock lock(&run->events_mu);
+    run->provenance.resize(run->tenants);
+    run->minibatches.assign(run->tenants, 0);
+    run->got_finished.assign(run->tenants, false);
+  }
+  return absl::OkStatus();
+}
 
-  std::vector<std::unique_ptr<Runtime>> runtimes;
+absl::Status RunExecutor::StartTenants(Run* run) {
+  const v1::RunSpec& spec = run->spec;
+  const int tenants = run->tenants;
   for (int t = 0; t < tenants; ++t) {
-    if (baseload && !idle_container) {
-      runtimes.push_back(std::make_unique<BaseloadRuntime>(
+    if (run->baseload && !run->idle_container) {
+      run->runtimes.push_back(std::make_unique<BaseloadRuntime>(
           clock_, spec.workload().duration_s()));
       continue;
     }
     absl::StatusOr<std::unique_ptr<Runtime>> made = runtimes_(spec, t);
-    if (!made.ok()) {
-      platform_->Restore();
-      return Fail(spec, std::string(made.status().message()), sink);
-    }
-    runtimes.push_back(*std::move(made));
+    if (!made.ok()) return made.status();
+    run->runtimes.push_back(*std::move(made));
   }
-  SimulatedRun* simulated = dynamic_cast<SimulatedRun*>(runtimes[0].get());
-  if (simulated != nullptr && tenants > 1) {
-    platform_->Restore();
-    return Fail(spec,
-                absl::StrCat("tenants: ", tenants, " requested, but a twin "
-                             "simulates one tenant per run"),
-                sink);
+  run->simulated = dynamic_cast<SimulatedRun*>(run->runtimes[0].get());
+  if (run->simulated != nullptr && tenants > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tenants: ", tenants,
+                     " requested, but a twin simulates one tenant per run"));
   }
-  records_on_run_clock = simulated != nullptr;
-  if (simulated != nullptr) {
-    simulated->SetTelemetry(spec.telemetry_hz(),
-                            [&batcher, &energy](const v1::TelemetrySample& s) {
-                              energy.AddSample(s);
-                              batcher.AddSample(s);
-                            });
+  run->records_on_run_clock = run->simulated != nullptr;
+  if (run->simulated != nullptr) {
+    run->simulated->SetTelemetry(
+        spec.telemetry_hz(),
+        [run](const v1::TelemetrySample& s) { run->OnSample(s); });
   }
-  const double agent_cpu_start_s = ProcessCpuSeconds();
-  const int64_t start_ns = clock_->MonotonicNanos();
-  run_start_ns = start_ns;
+  run->agent_cpu_start_s = ProcessCpuSeconds();
+  run->start_ns = clock_->MonotonicNanos();
   for (int t = 0; t < tenants; ++t) {
-    rspec.stderr_log_path = log_path(t);
-    absl::Status started = runtimes[t]->Start(
-        rspec, [&on_event, t](const v1::WorkloadEvent& e) { on_event(t, e); });
+    RuntimeSpec rspec = run->rspec;
+    rspec.stderr_log_path = absl::StrCat(
+        config_.work_dir, "/run-", spec.run_id(), "-attempt-", spec.attempt(),
+        tenants > 1 ? absl::StrCat("-tenant-", t) : "", ".log");
+    absl::Status started = run->runtimes[t]->Start(
+        rspec, [run, t](const v1::WorkloadEvent& e) { run->OnEvent(t, e); });
     if (!started.ok()) {
       for (int u = 0; u < t; ++u) {
-        runtimes[u]->Cancel("another tenant could not start");
-        runtimes[u]->Wait();
+        run->runtimes[u]->Cancel("another tenant could not start");
+        run->runtimes[u]->Wait();
       }
-      platform_->Restore();
-      return Fail(spec,
-                  absl::StrCat("cannot start the workload",
-                               tenants > 1 ? absl::StrCat(" (tenant ", t, ")")
-                                           : "",
-                               ": ", started.message()),
-                  sink);
+      return absl::Status(
+          started.code(),
+          absl::StrCat("cannot start the workload",
+                       tenants > 1 ? absl::StrCat(" (tenant ", t, ")") : "",
+                       ": ", started.message()));
     }
   }
   {
     absl::MutexLock lock(&mu_);
-    for (auto& r : runtimes) runtimes_running_.push_back(r.get());
+    for (auto& r : run->runtimes) runtimes_running_.push_back(r.get());
     if (cancel_requested_) {
       for (Runtime* r : runtimes_running_) r->Cancel(cancel_reason_);
     }
   }
-  for (auto& r : runtimes) {
+  for (auto& r : run->runtimes) {
     if (r->Pid() <= 0) continue;
     absl::Status attached = platform_->AttachWorkload(r->Pid());
     if (!attached.ok()) r->Cancel(std::string(attached.message()));
   }
+  for (auto& r : run->runtimes) {
+    if (auto* c = dynamic_cast<CountedRun*>(r.get())) {
+      run->counted.push_back(c);
+    }
+  }
   v1::RunStarted rs;
   rs.set_run_id(spec.run_id());
-  *rs.mutable_applied_mode() = *applied;
+  *rs.mutable_applied_mode() = run->applied;
   rs.set_started_unix_ms(absl::ToUnixMillis(clock_->Now()));
-  sink->OnRunStarted(rs);
+  run->sink->OnRunStarted(rs);
+  return absl::OkStatus();
+}
 
-  std::vector<CountedRun*> counted;
-  for (auto& r : runtimes) {
-    if (auto* c = dynamic_cast<CountedRun*>(r.get())) counted.push_back(c);
-  }
+void RunExecutor::Supervise(Run* run) {
   Sampler sampler(platform_, clock_);
   SamplerOptions sopts;
-  sopts.hz = simulated != nullptr ? 0 : spec.telemetry_hz();
-  sopts.cpus = cpus;
-  sopts.pid = runtimes[0]->Pid();
-  sopts.run_start_mono_ns = start_ns;
+  sopts.hz = run->simulated != nullptr ? 0 : run->spec.telemetry_hz();
+  sopts.cpus = run->rspec.cpus;
+  // Every tenant's process: a co-located run reports their sum.
+  for (auto& r : run->runtimes) sopts.pids.push_back(r->Pid());
+  sopts.run_start_mono_ns = run->start_ns;
   sopts.proc_root = config_.proc_root;
-  if (!counted.empty()) {
-    sopts.workload_counters = [&counted](v1::KernelCounters* k) {
-      for (CountedRun* c : counted) {
+  if (!run->counted.empty()) {
+    sopts.workload_counters = [run](v1::KernelCounters* k) {
+      for (CountedRun* c : run->counted) {
         std::optional<WorkloadCounters> w = c->ReadCounters();
         if (!w) continue;
         k->set_tenant_pgfault(k->tenant_pgfault() + w->pgfault);
@@ -278,38 +345,37 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
       }
     };
   }
-  sampler.Start(sopts, [&batcher, &energy](const v1::TelemetrySample& s) {
-    energy.AddSample(s);
-    batcher.AddSample(s);
-  });
+  sampler.Start(sopts,
+                [run](const v1::TelemetrySample& s) { run->OnSample(s); });
 
-  std::vector<ExitStatus> exits;
-  for (auto& r : runtimes) exits.push_back(r->Wait());
+  for (auto& r : run->runtimes) run->exits.push_back(r->Wait());
   // The run ends when its last tenant is reaped, not after the clean-up.
-  const int64_t end_ns = clock_->MonotonicNanos();
-  const double sampler_cpu_s = sampler.Stop();
-  const double agent_cpu_s = ProcessCpuSeconds() - agent_cpu_start_s;
-  batcher.Flush();
+  run->end_ns = clock_->MonotonicNanos();
+  run->sampler_cpu_s = sampler.Stop();
+  run->agent_cpu_s = ProcessCpuSeconds() - run->agent_cpu_start_s;
+  run->batcher.Flush();
   platform_->Restore();
-  {
-    absl::MutexLock lock(&mu_);
-    runtimes_running_.clear();
-    active_run_id_ = 0;
-  }
+  absl::MutexLock lock(&mu_);
+  runtimes_running_.clear();
+  active_run_id_ = 0;
+}
 
+v1::RunFinished RunExecutor::BuildResult(Run& run) {
+  const int tenants = run.tenants;
+  const std::vector<ExitStatus>& exits = run.exits;
   v1::RunFinished finished;
-  finished.set_attempt(spec.attempt());
+  finished.set_attempt(run.spec.attempt());
   v1::RunResult* r = finished.mutable_result();
-  r->set_run_id(spec.run_id());
+  r->set_run_id(run.spec.run_id());
   r->set_exit_code(exits[0].exit_code);
   r->set_term_signal(exits[0].term_signal);
   std::string reason;
   {
-    absl::MutexLock lock(&events_mu);
-    *r->mutable_provenance() = provenance[0];
+    absl::MutexLock lock(&run.events_mu);
+    *r->mutable_provenance() = run.provenance[0];
     for (int t = 0; t < tenants; ++t) {
       std::string why = exits[t].FailureReason();
-      if (why.empty() && !got_finished[t]) {
+      if (why.empty() && !run.got_finished[t]) {
         why = "workload exited with code 0 but sent no finished record";
         if (exits[t].bad_record_lines > 0) {
           absl::StrAppend(&why, " (", exits[t].bad_record_lines,
@@ -321,7 +387,7 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
         r->set_exit_code(exits[t].exit_code);
         r->set_term_signal(exits[t].term_signal);
       }
-      if (tenants == 1 && counted.empty()) continue;
+      if (tenants == 1 && run.counted.empty()) continue;
       v1::TenantResult* tr = r->add_tenants();
       tr->set_tenant(t);
       tr->set_exit_code(exits[t].exit_code);
@@ -329,8 +395,8 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
       tr->set_reason(why);
       tr->set_cpu_s(exits[t].cpu_s);
       tr->set_max_rss_bytes(exits[t].max_rss_bytes);
-      tr->set_minibatches(minibatches[t]);
-      if (auto* c = dynamic_cast<CountedRun*>(runtimes[t].get())) {
+      tr->set_minibatches(run.minibatches[t]);
+      if (auto* c = dynamic_cast<CountedRun*>(run.runtimes[t].get())) {
         std::optional<WorkloadCounters> w = c->ReadCounters();
         if (w) {
           tr->set_pgfault(w->pgfault);
@@ -343,20 +409,17 @@ v1::RunFinished RunExecutor::Execute(const v1::RunSpec& spec, RunSink* sink) {
   }
   r->set_ok(reason.empty());
   r->set_reason(reason);
-  *r->mutable_applied_mode() = *applied;
-  r->set_duration_s((end_ns - start_ns) * 1e-9);
-  FillRunEnergy(energy.Result(), baseload, agent_cpu_s, r->duration_s(), r);
-  if (simulated != nullptr) {
-    r->set_duration_s(simulated->SimulatedDurationS());
-    r->set_energy_j(simulated->EnergyJ());
+  *r->mutable_applied_mode() = run.applied;
+  r->set_duration_s((run.end_ns - run.start_ns) * 1e-9);
+  FillRunEnergy(run.energy.Result(), run.baseload, run.agent_cpu_s,
+                r->duration_s(), r);
+  if (run.simulated != nullptr) {
+    r->set_duration_s(run.simulated->SimulatedDurationS());
+    r->set_energy_j(run.simulated->EnergyJ());
     r->set_energy_provenance(v1::PROVENANCE_SIMULATED);
   }
-  r->set_sampler_cpu_s(sampler_cpu_s);
-  finished.set_batches(batcher.batches());
-  PS_LOG(INFO) << "run " << spec.run_id() << ": "
-               << (r->ok() ? "ok" : "failed: " + reason) << ", "
-               << finished.batches() << " batches";
-  sink->OnRunFinished(finished);
+  r->set_sampler_cpu_s(run.sampler_cpu_s);
+  finished.set_batches(run.batcher.batches());
   return finished;
 }
 

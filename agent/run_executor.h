@@ -112,8 +112,18 @@ class RunExecutor {
   int64_t ActiveRunId() const;
 
  private:
+  struct Run;
   v1::RunFinished Fail(const v1::RunSpec& spec, const std::string& reason,
                        RunSink* sink);
+  // Execute's steps. Prepare: bounds, state dir, argv, the power mode (on
+  // an error after Apply, restored). StartTenants: the runtimes, started
+  // and attached, and RunStarted (on an error the caller restores).
+  // Supervise: telemetry until every tenant is reaped; restores. BuildResult:
+  // the RunFinished.
+  absl::Status Prepare(Run* run);
+  absl::Status StartTenants(Run* run);
+  void Supervise(Run* run);
+  v1::RunFinished BuildResult(Run& run);
 
   const RunExecutorConfig config_;
   const Catalog* const catalog_;

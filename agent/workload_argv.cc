@@ -97,6 +97,11 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
     argv.insert(argv.end(), {"--input-size", absl::StrCat(w.input_size())});
   }
   int threads = w.threads() > 0 ? w.threads() : run_cpus;
+  if (threads <= 0) {
+    return absl::InvalidArgumentError(
+        "workload.threads: 0 (follow the run's CPUs), but the run has no "
+        "CPU");
+  }
   argv.insert(argv.end(), {"--seed", absl::StrCat(w.seed()), "--threads",
                            absl::StrCat(threads), "--records-fd",
                            absl::StrCat(kRecordsFd)});

@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <utility>
+
 namespace powersweep {
 
 namespace {
@@ -22,7 +24,9 @@ int OpenPidfd(pid_t pid) {
 
 }  // namespace
 
-ChildExitWatcher::ChildExitWatcher(pid_t pid, Method method) {
+ChildExitWatcher::ChildExitWatcher(pid_t pid, Method method,
+                                   std::function<void()> on_exit)
+    : on_exit_(std::move(on_exit)) {
   // Opened here, synchronously: a pidfd names this child even if its pid
   // is reaped and reused before the thread runs.
   const int pidfd = method == Method::kAuto ? OpenPidfd(pid) : -1;
@@ -50,6 +54,7 @@ void ChildExitWatcher::Watch(pid_t pid, int pidfd) {
     }
   }
   exited_.Notify();
+  if (on_exit_) on_exit_();
 }
 
 }  // namespace powersweep

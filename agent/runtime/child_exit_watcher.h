@@ -9,12 +9,16 @@
 // the child (wait4) itself; the destructor joins the thread, so the child
 // must have exited by then.
 //
+// on_exit, if given, runs on the watcher's thread right after exited() is
+// notified.
+//
 // Thread safety: exited() may be waited on from any thread.
 #ifndef POWERSWEEP_AGENT_RUNTIME_CHILD_EXIT_WATCHER_H_
 #define POWERSWEEP_AGENT_RUNTIME_CHILD_EXIT_WATCHER_H_
 
 #include <sys/types.h>
 
+#include <functional>
 #include <thread>
 
 #include "absl/synchronization/notification.h"
@@ -24,7 +28,8 @@ namespace powersweep {
 class ChildExitWatcher {
  public:
   enum class Method { kAuto, kWaitid };  // kWaitid: the old-kernel path
-  explicit ChildExitWatcher(pid_t pid, Method method = Method::kAuto);
+  explicit ChildExitWatcher(pid_t pid, Method method = Method::kAuto,
+                            std::function<void()> on_exit = nullptr);
   ~ChildExitWatcher();
   ChildExitWatcher(const ChildExitWatcher&) = delete;
   ChildExitWatcher& operator=(const ChildExitWatcher&) = delete;
@@ -35,6 +40,7 @@ class ChildExitWatcher {
   void Watch(pid_t pid, int pidfd);
 
   absl::Notification exited_;
+  std::function<void()> on_exit_;
   std::thread thread_;
 };
 

@@ -69,12 +69,17 @@ v1::TelemetrySample Sampler::TakeSample(int64_t now_ns) {
     s.set_mem_total_bytes(mem->total_bytes);
     s.set_mem_used_bytes(mem->UsedBytes());
   }
-  if (proc_reader_) {
-    absl::StatusOr<ProcessUsage> usage = proc_reader_->Read();
-    if (usage.ok()) {
-      s.set_proc_cpu_s(usage->cpu_s);
-      s.set_proc_rss_bytes(usage->rss_bytes);
+  if (!proc_readers_.empty()) {
+    double cpu_s = 0;
+    int64_t rss_bytes = 0;
+    for (const std::unique_ptr<ProcessReader>& reader : proc_readers_) {
+      absl::StatusOr<ProcessUsage> usage = reader->Read();
+      if (!usage.ok()) continue;
+      cpu_s += usage->cpu_s;
+      rss_bytes += usage->rss_bytes;
     }
+    s.set_proc_cpu_s(cpu_s);
+    s.set_proc_rss_bytes(rss_bytes);
   }
   if (vmstat_reader_) {
     absl::StatusOr<VmstatCounters> vm = vmstat_reader_->Read();
@@ -104,10 +109,11 @@ constexpr int64_t kPlainSleepNs = 50'000'000;
 void Sampler::Loop() {
   stat_reader_ = std::make_unique<ProcStatReader>(options_.proc_root);
   mem_reader_ = std::make_unique<MeminfoReader>(options_.proc_root);
-  proc_reader_.reset();
-  if (options_.pid > 0) {
-    proc_reader_ =
-        std::make_unique<ProcessReader>(options_.proc_root, options_.pid);
+  proc_readers_.clear();
+  for (int pid : options_.pids) {
+    if (pid <= 0) continue;
+    proc_readers_.push_back(
+        std::make_unique<ProcessReader>(options_.proc_root, pid));
   }
   vmstat_reader_.reset();
   if (options_.kernel_counters) {

@@ -5,8 +5,9 @@
 // Each sample: t_s since the run start, one CoreSample per run CPU
 // (utilization from /proc/stat between this and the previous sample, and
 // whatever the Platform fills in: frequency, power), cpu_util = mean over
-// the run CPUs, memory from /proc/meminfo, the workload process's CPU time
-// and RSS (left 0 while unreadable, e.g. after it exited).
+// the run CPUs, memory from /proc/meminfo, the workload processes' CPU time
+// and RSS summed over the processes (one per co-located tenant; a process
+// that cannot be read, e.g. after it exited, adds nothing).
 //
 // The thread measures its own CPU time (CLOCK_THREAD_CPUTIME_ID), returned
 // by Stop() so the run result can report the sampler's overhead.
@@ -36,7 +37,7 @@ namespace powersweep {
 struct SamplerOptions {
   double hz = 10;                  // <= 0: no sampling
   std::vector<int> cpus;           // the run's CPUs
-  int pid = 0;                     // workload process; 0 = none
+  std::vector<int> pids;           // workload processes (<= 0: skipped)
   int64_t run_start_mono_ns = 0;   // t_s origin on the Clock
   std::string proc_root = "/proc";
   // Kernel memory counters from PROC/vmstat in every sample
@@ -78,7 +79,7 @@ class Sampler {
   // Owned by the sampler thread while it runs.
   std::unique_ptr<ProcStatReader> stat_reader_;
   std::unique_ptr<MeminfoReader> mem_reader_;
-  std::unique_ptr<ProcessReader> proc_reader_;
+  std::vector<std::unique_ptr<ProcessReader>> proc_readers_;
   std::map<int, CpuTimes> prev_stat_;
   bool warned_ = false;
 };

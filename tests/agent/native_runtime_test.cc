@@ -5,9 +5,11 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -174,6 +176,35 @@ TEST_F(NativeRuntimeTest, ArgvIsPassedVerbatimWithoutAShell) {
   EXPECT_EQ(lines[1], "--print-argv");
   EXPECT_EQ(lines[2], evil);
   EXPECT_EQ(lines[3], "two words");
+}
+
+// Cancel from another thread while Start runs, at varying moments: the run
+// ends cancelled (or Start refuses), never with the workload's own exit.
+TEST_F(NativeRuntimeTest, ACancelRacingStartEndsTheRunCancelled) {
+  for (int i = 0; i < 25; ++i) {
+    NativeRuntime rt(&clock_);
+    std::atomic<bool> go{false};
+    std::thread canceller([&] {
+      while (!go) {
+      }
+      for (int spin = 0; spin < (i % 5) * 500; ++spin) {
+        asm volatile("" ::: "memory");
+      }
+      rt.Cancel("raced");
+    });
+    go = true;
+    absl::Status started = rt.Start(Spec({"--sleep-s", "30"}), Collect());
+    canceller.join();
+    if (!started.ok()) {
+      EXPECT_TRUE(absl::IsCancelled(started)) << started;
+      continue;
+    }
+    const absl::Time t0 = absl::Now();
+    ExitStatus st = rt.Wait();
+    EXPECT_LT(absl::Now() - t0, absl::Seconds(10)) << "iteration " << i;
+    EXPECT_TRUE(st.cancelled) << "iteration " << i;
+    EXPECT_EQ(st.FailureReason(), "cancelled: raced");
+  }
 }
 
 TEST_F(NativeRuntimeTest, MissingBinaryFailsWithExitCode127NamingIt) {

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <map>
 #include <filesystem>
 #include <string>
@@ -275,6 +276,60 @@ TEST_F(RunExecutorTest, CoLocatedTenantsEachSendTheirOwnRecords) {
     EXPECT_TRUE(std::filesystem::exists(absl::StrCat(
         config_.work_dir, "/run-11-attempt-1-tenant-", t, ".log")));
   }
+}
+
+// A platform whose applied mode leaves the run no CPU: the workload command
+// line built for that mode is refused (not used unchecked), the mode is
+// restored and nothing starts.
+class NoCpuAfterApplyPlatform : public FakePlatform {
+ public:
+  NoCpuAfterApplyPlatform() : FakePlatform({0, 1}) {}
+  std::vector<int> RunCpus() const override {
+    if (applies() > restores()) return {};
+    return FakePlatform::RunCpus();
+  }
+};
+
+TEST_F(RunExecutorTest, AnAppliedModeWithoutCpusFailsTheRunAndRestores) {
+  NoCpuAfterApplyPlatform platform;
+  RunExecutor ex(config_, &catalog_, &platform, &clock_,
+                 [this] { return std::make_unique<NativeRuntime>(&clock_); });
+  v1::RunFinished f = ex.Execute(Spec(5), &sink_);
+  EXPECT_FALSE(f.result().ok());
+  EXPECT_NE(f.result().reason().find("the run has no CPU"), std::string::npos)
+      << f.result().reason();
+  EXPECT_EQ(platform.applies(), 1);
+  EXPECT_EQ(platform.restores(), 1);
+  absl::MutexLock lock(&sink_.mu);
+  EXPECT_TRUE(sink_.started.empty());
+  EXPECT_EQ(sink_.finished.size(), 1u);
+}
+
+// The telemetry of a co-located run follows every tenant's process: its
+// RSS is their sum, not tenant 0's alone.
+TEST_F(RunExecutorTest, CoLocatedTelemetrySumsEveryTenantsProcess) {
+  setenv("FAKE_WORKLOAD_FLAGS", "--sleep-s 1", 1);
+  auto peak_rss = [this](int tenants) {
+    RecordingSink sink;
+    RunExecutor ex = Make();
+    v1::RunSpec spec = Spec(1);
+    spec.set_tenants(tenants);
+    spec.set_telemetry_hz(20);
+    v1::RunFinished f = ex.Execute(spec, &sink);
+    EXPECT_TRUE(f.result().ok()) << f.result().reason();
+    int64_t peak = 0;
+    absl::MutexLock lock(&sink.mu);
+    for (const auto& b : sink.batches) {
+      for (const auto& s : b.telemetry()) {
+        peak = std::max<int64_t>(peak, s.proc_rss_bytes());
+      }
+    }
+    return peak;
+  };
+  const int64_t one = peak_rss(1);
+  const int64_t three = peak_rss(3);
+  ASSERT_GT(one, 0);
+  EXPECT_GT(three, 2 * one) << "one tenant " << one << ", three " << three;
 }
 
 TEST_F(RunExecutorTest, ContainerRunOnAnAgentWithoutAnEngineFailsClearly) {

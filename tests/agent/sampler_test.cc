@@ -18,6 +18,10 @@ class SamplerTest : public testing::Test {
   // Runs the sampler until it produced `n` samples; returns them.
   std::vector<v1::TelemetrySample> RunUntil(size_t n, SamplerOptions opts,
                                             double* cpu_s = nullptr) {
+    {
+      absl::MutexLock lock(&mu_);
+      samples_.clear();
+    }
     Sampler sampler(&platform_, &clock_);
     absl::Notification enough;
     sampler.Start(opts, [&](const v1::TelemetrySample& s) {
@@ -56,7 +60,7 @@ TEST_F(SamplerTest, FillsCoresMemoryProcessAndPlatformParts) {
   SamplerOptions opts;
   opts.hz = 10;
   opts.cpus = {1};
-  opts.pid = 4242;
+  opts.pids = {4242};
   opts.proc_root = FIXTURES_DIR "/proc";
   opts.run_start_mono_ns = clock_.MonotonicNanos();
   double cpu_s = -1;
@@ -70,6 +74,22 @@ TEST_F(SamplerTest, FillsCoresMemoryProcessAndPlatformParts) {
   EXPECT_EQ(x.proc_rss_bytes(), 10240LL * 1024);
   EXPECT_GT(x.proc_cpu_s(), 0.0);
   EXPECT_GT(cpu_s, 0.0);  // the sampler reports its own CPU time
+}
+
+// Co-located tenants: the workload figures are summed over their processes.
+TEST_F(SamplerTest, SumsCpuTimeAndRssOverEveryTenantProcess) {
+  SamplerOptions opts;
+  opts.hz = 10;
+  opts.cpus = {1};
+  opts.proc_root = FIXTURES_DIR "/proc";
+  opts.run_start_mono_ns = clock_.MonotonicNanos();
+  opts.pids = {4242};
+  std::vector<v1::TelemetrySample> one = RunUntil(1, opts, nullptr);
+  opts.pids = {4242, 4243, 99999};  // 99999: gone, adds nothing
+  std::vector<v1::TelemetrySample> three = RunUntil(1, opts, nullptr);
+  EXPECT_EQ(three[0].proc_rss_bytes(), (10240LL + 5120) * 1024);
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  EXPECT_NEAR(three[0].proc_cpu_s() - one[0].proc_cpu_s(), 150 / ticks, 1e-9);
 }
 
 TEST_F(SamplerTest, ZeroRateTakesNoSamples) {
@@ -95,7 +115,7 @@ TEST(SamplerOnRealProc, ReadsThisMachineAndThisProcess) {
   SamplerOptions opts;
   opts.hz = 50;
   opts.cpus = {0};
-  opts.pid = getpid();
+  opts.pids = {getpid()};
   opts.run_start_mono_ns = clock.MonotonicNanos();
   absl::Mutex mu;
   std::vector<v1::TelemetrySample> got;

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,19 +51,16 @@ DockerRuntime::DockerRuntime(DockerRuntimeConfig config,
       engine_(engine),
       clock_(clock),
       name_(::powersweep::ContainerName(config_.name_prefix, request_)),
-      cgroup_path_(absl::StrCat(config_.cgroup_parent, "/", name_)) {}
+      cgroup_path_(absl::StrCat(config_.cgroup_parent, "/", name_)),
+      client_(clock) {}
 
 DockerRuntime::~DockerRuntime() {
-  if (client_pid_ == 0 || finished_) {
+  if (client_.pid() == 0 || finished_) {
     if (reader_.joinable()) reader_.join();
     return;
   }
   (void)engine_->Kill(name_, "KILL");
-  if (!client_reaped_) {
-    kill(-client_pid_, SIGKILL);
-    kill(client_pid_, SIGKILL);
-    ReapClient(/*block=*/true);
-  }
+  client_.KillAndReap();
   if (reader_.joinable()) reader_.join();
   absl::Status rm = engine_->Remove(name_);
   if (!rm.ok())
@@ -79,19 +75,13 @@ std::string DockerRuntime::container_id() const {
 
 absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
                                   RecordCallback callback) {
-  if (client_pid_ != 0) {
+  if (client_.pid() != 0) {
     return absl::FailedPreconditionError("runtime: already started");
   }
   if (spec.argv.empty()) {
     return absl::InvalidArgumentError("argv: empty command line");
   }
-  {
-    absl::MutexLock lock(&mu_);
-    if (cancelled_) {
-      return absl::CancelledError(
-          absl::StrCat("cancelled before start: ", cancel_reason_));
-    }
-  }
+  if (absl::Status c = client_.CheckNotCancelled(); !c.ok()) return c;
   // The allowlist first, by name; by image id only when it lists ids.
   const std::string& image = request_.image;
   std::string resolved;
@@ -159,15 +149,31 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
     stats_reader_ =
         std::make_unique<CgroupStatsReader>(config_.cgroup_root, cgroup_path_);
   }
-  start_ns_ = clock_->MonotonicNanos();
-  absl::StatusOr<int> pid = engine_->StartAttached(*args, pipe_fds[1], log_fd);
+  SupervisorOptions supervise;
+  supervise.timeout_s = spec_.timeout_s;
+  supervise.grace_s = spec_.grace_s;
+  // The container is stopped through the engine (which may block: never
+  // from Cancel); a client that outlives a KILLed container this long is
+  // stuck and killed itself.
+  supervise.stop = [this](int sig) { StopContainer(sig); };
+  supervise.stop_from_cancel = false;
+  supervise.kill_child_after_s = spec_.grace_s + config_.start_timeout_s;
+  supervise.tick_s = config_.stats_interval_s;
+  supervise.tick = [this] { RefreshPeakRss(); };
+  absl::Status started = client_.Start(
+      [&]() -> absl::StatusOr<pid_t> {
+        absl::StatusOr<int> pid =
+            engine_->StartAttached(*args, pipe_fds[1], log_fd);
+        if (!pid.ok()) return pid.status();
+        return static_cast<pid_t>(*pid);
+      },
+      std::move(supervise));
   close(pipe_fds[1]);
   close(log_fd);
-  if (!pid.ok()) {
+  if (!started.ok()) {
     close(pipe_fds[0]);
-    return pid.status();
+    return started;
   }
-  client_pid_ = *pid;
   reader_ = std::thread([this, fd = pipe_fds[0]] { ReadLoop(fd); });
 
   absl::Status up = AwaitRunning();
@@ -175,11 +181,7 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
     // Leave nothing behind; the caller sees the error instead of a run.
     (void)engine_->Kill(name_, "KILL");
     (void)engine_->Remove(name_);
-    if (!ReapClient(false)) {
-      kill(-client_pid_, SIGKILL);
-      kill(client_pid_, SIGKILL);
-      ReapClient(true);
-    }
+    client_.KillAndReap();
     if (reader_.joinable()) reader_.join();
     CleanupCgroups();
     finished_ = true;
@@ -190,13 +192,10 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
 
 absl::Status DockerRuntime::AwaitRunning() {
   const int64_t deadline =
-      start_ns_ + SecondsToNanos(config_.start_timeout_s);
+      client_.start_ns() + SecondsToNanos(config_.start_timeout_s);
   while (true) {
-    if (ReapClient(false)) return absl::OkStatus();  // already ended
-    {
-      absl::MutexLock lock(&mu_);
-      if (cancelled_) return absl::OkStatus();  // Wait() stops it
-    }
+    if (client_.TryReap()) return absl::OkStatus();  // already ended
+    if (client_.cancelled()) return absl::OkStatus();  // Wait() stops it
     absl::StatusOr<ContainerState> st = engine_->Inspect(name_);
     if (st.ok()) {
       {
@@ -248,21 +247,9 @@ void DockerRuntime::ReadLoop(int fd) {
   ReadRecordLines(fd, "container " + name_, callback_, &bad_lines_);
 }
 
-bool DockerRuntime::ReapClient(bool block) {
-  if (client_reaped_) return true;
-  int status = 0;
-  pid_t r;
-  do {
-    r = waitpid(client_pid_, &status, block ? 0 : WNOHANG);
-  } while (r < 0 && errno == EINTR);
-  if (r == client_pid_) {
-    client_status_ = status;
-    client_reaped_ = true;
-  } else if (r < 0 && errno == ECHILD) {
-    client_status_ = -1;  // reaped elsewhere: the exit code comes from inspect
-    client_reaped_ = true;
-  }
-  return client_reaped_;
+void DockerRuntime::StopContainer(int sig) {
+  absl::Status k = engine_->Kill(name_, sig == SIGKILL ? "KILL" : "TERM");
+  if (!k.ok()) PS_LOG(WARNING) << k.message();
 }
 
 void DockerRuntime::RefreshPeakRss() {
@@ -315,12 +302,7 @@ std::optional<ContainerStats> DockerRuntime::LastStats() const {
   return last_stats_;
 }
 
-void DockerRuntime::Cancel(const std::string& reason) {
-  absl::MutexLock lock(&mu_);
-  if (cancelled_) return;
-  cancelled_ = true;
-  cancel_reason_ = reason;
-}
+void DockerRuntime::Cancel(const std::string& reason) { client_.Cancel(reason); }
 
 void DockerRuntime::CleanupCgroups() {
   absl::Status st = RemoveCgroupDirs(config_.cgroup_root, cgroup_path_);
@@ -365,63 +347,23 @@ void DockerRuntime::Finish() {
 
 ExitStatus DockerRuntime::Wait() {
   ExitStatus out;
-  if (client_pid_ <= 0 || finished_) {
+  if (client_.pid() <= 0 || finished_) {
     out.exit_code = -1;
     return out;
   }
-  const int64_t timeout_ns = SecondsToNanos(spec_.timeout_s);
-  const int64_t grace_ns = SecondsToNanos(spec_.grace_s);
-  // A client that outlives a KILLed container this long is stuck.
-  const int64_t stuck_ns = grace_ns + SecondsToNanos(config_.start_timeout_s);
-  const int64_t stats_ns = SecondsToNanos(config_.stats_interval_s);
-  bool timed_out = false;
-  int64_t term_ns = -1;
-  int64_t kill_ns = -1;
-  bool client_killed = false;
-  int64_t last_stats_ns = -1;
-  while (!ReapClient(false)) {
-    const int64_t now = clock_->MonotonicNanos();
-    bool cancelled = false;
-    {
-      absl::MutexLock lock(&mu_);
-      cancelled = cancelled_;
-    }
-    if (term_ns < 0 && !cancelled && timeout_ns > 0 &&
-        now - start_ns_ >= timeout_ns) {
-      timed_out = true;
-    }
-    if (term_ns < 0 && (cancelled || timed_out)) {
-      absl::Status k = engine_->Kill(name_, "TERM");
-      if (!k.ok()) PS_LOG(WARNING) << k.message();
-      term_ns = now;
-    }
-    if (term_ns >= 0 && kill_ns < 0 && now - term_ns >= grace_ns) {
-      absl::Status k = engine_->Kill(name_, "KILL");
-      if (!k.ok()) PS_LOG(WARNING) << k.message();
-      kill_ns = now;
-    }
-    if (kill_ns >= 0 && !client_killed && now - kill_ns >= stuck_ns) {
-      PS_LOG(WARNING) << "container " << name_
-                      << ": the engine client did not exit; killing it";
-      kill(-client_pid_, SIGKILL);
-      kill(client_pid_, SIGKILL);
-      client_killed = true;
-    }
-    if (last_stats_ns < 0 || now - last_stats_ns >= stats_ns) {
-      RefreshPeakRss();
-      last_stats_ns = now;
-    }
-    clock_->SleepFor(absl::Seconds(config_.poll_s));
+  const ChildExit client = client_.Wait();
+  if (client.killed_directly) {
+    PS_LOG(WARNING) << "container " << name_
+                    << ": the engine client did not exit; it was killed";
   }
   Finish();
 
-  out.wall_s = (clock_->MonotonicNanos() - start_ns_) * 1e-9;
+  out.wall_s = (clock_->MonotonicNanos() - client_.start_ns()) * 1e-9;
   int code = -1;
-  if (client_status_ >= 0 && WIFEXITED(client_status_)) {
-    code = WEXITSTATUS(client_status_);
-  } else if (client_status_ >= 0 && WIFSIGNALED(client_status_) &&
-             !client_killed) {
-    code = 128 + WTERMSIG(client_status_);  // as an init would report it
+  if (client.exited()) {
+    code = client.exit_code();
+  } else if (client.signaled() && !client.killed_directly) {
+    code = 128 + client.term_signal();  // as an init would report it
   } else if (final_state_.has_value()) {
     code =
         final_state_->exit_code;  // the client was killed or reaped elsewhere
@@ -443,10 +385,9 @@ ExitStatus DockerRuntime::Wait() {
   if (final_state_.has_value() && final_state_->oom_killed) {
     out.last_stderr_line = "the container was killed for lack of memory (OOM)";
   }
-  absl::MutexLock lock(&mu_);
-  out.cancelled = cancelled_ && !timed_out;
-  out.cancel_reason = cancel_reason_;
-  out.timed_out = timed_out;
+  out.cancelled = client.cancelled && !client.timed_out;
+  out.cancel_reason = client.cancel_reason;
+  out.timed_out = client.timed_out;
   return out;
 }
 

@@ -34,9 +34,13 @@
 // whatever happened. ExitStatus.cpu_s is the container's cgroup CPU time;
 // max_rss_bytes the workload process's peak RSS (VmHWM), else the cgroup's
 // memory high-water mark. An OOM kill is noted as the last stderr line.
-// Cancel(reason): any thread, any time; the engine's kill is sent from
-// Wait()'s loop within config.poll_s (Cancel itself never blocks on the
-// engine). Before Start, Start then fails with Cancelled.
+// Cancel(reason): any thread, any time; it wakes Wait(), which sends the
+// engine's kill (Cancel itself never blocks on the engine). Before Start,
+// Start then fails with Cancelled.
+// The engine client is a child process supervised by a ChildSupervisor
+// (agent/runtime/child_process.h), as NativeRuntime's workload: Wait()
+// sleeps until the client exits, a cancel, or the next deadline (timeout,
+// grace, the peak RSS refresh every config.stats_interval_s).
 //
 // SampleStats(): the container's statistics now (any thread; during the
 // run). FailedPrecondition before the container runs; after Wait() the
@@ -56,6 +60,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "agent/runtime/child_process.h"
 #include "agent/runtime/docker/container_config.h"
 #include "agent/runtime/docker/container_engine.h"
 #include "agent/runtime/docker/container_stats.h"
@@ -96,8 +101,8 @@ class DockerRuntime : public Runtime, public CountedRun {
   absl::Status AwaitRunning();
   int FindWorkloadPid(int init_pid);
   void ReadLoop(int fd);
-  // Reaps the client if it has exited; true once reaped.
-  bool ReapClient(bool block);
+  // The engine's kill for the supervisor's SIGTERM / SIGKILL stop.
+  void StopContainer(int sig);
   void RefreshPeakRss();
   // Kills what is left, reads final stats, removes container and cgroups.
   void Finish();
@@ -116,16 +121,10 @@ class DockerRuntime : public Runtime, public CountedRun {
   std::thread reader_;
   std::atomic<int> pid_{0};
   std::atomic<int> bad_lines_{0};
-  int client_pid_ = 0;
-  int client_status_ = 0;
-  bool client_reaped_ = false;
   bool finished_ = false;
-  int64_t start_ns_ = 0;
   std::optional<ContainerState> final_state_;
 
   mutable absl::Mutex mu_;
-  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
-  std::string cancel_reason_ ABSL_GUARDED_BY(mu_);
   std::string container_id_ ABSL_GUARDED_BY(mu_);
 
   mutable absl::Mutex stats_mu_;
@@ -134,6 +133,10 @@ class DockerRuntime : public Runtime, public CountedRun {
   int64_t peak_rss_bytes_ ABSL_GUARDED_BY(stats_mu_) = 0;
   std::optional<ContainerStats> last_stats_ ABSL_GUARDED_BY(stats_mu_);
   bool stats_final_ ABSL_GUARDED_BY(stats_mu_) = false;
+
+  // The engine client. Declared last: destroyed (killed and reaped if
+  // still running) first.
+  ChildSupervisor client_;
 };
 
 // Removes every container labelled powersweep.device=<device_id> (left

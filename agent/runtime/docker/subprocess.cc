@@ -3,57 +3,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "agent/runtime/child_process.h"
 #include "agent/seconds_to_nanos.h"
+#include "common/clock.h"
 
 namespace powersweep {
 namespace {
 
 constexpr size_t kMaxCapture = 1 << 20;
-
-// Child side, after fork: only async-signal-safe calls.
-[[noreturn]] void ExecChild(char* const* argv, const int* src, int devnull,
-                            pid_t parent) {
-  setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(125);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof(dfl));
-  dfl.sa_handler = SIG_DFL;
-  for (int sig : {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD}) {
-    sigaction(sig, &dfl, nullptr);
-  }
-  // Move the sources out of 0..2 first, so one cannot overwrite another.
-  int high[3];
-  for (int i = 0; i < 3; ++i) {
-    high[i] = fcntl(src[i] >= 0 ? src[i] : devnull, F_DUPFD, 10);
-    if (high[i] < 0) _exit(125);
-  }
-  for (int i = 0; i < 3; ++i) dup2(high[i], i);
-  close_range(3, ~0U, 0);
-  execv(argv[0], argv);
-  const char* reason = strerror(errno);
-  static const char kMsg[] = "cannot exec ";
-  (void)!write(2, kMsg, sizeof(kMsg) - 1);
-  (void)!write(2, argv[0], strlen(argv[0]));
-  (void)!write(2, ": ", 2);
-  (void)!write(2, reason, strlen(reason));
-  (void)!write(2, "\n", 1);
-  _exit(127);
-}
 
 int64_t MonoMs() {
   timespec ts;
@@ -83,28 +50,14 @@ std::string CommandResult::Summary() const {
 
 absl::StatusOr<int> SpawnProcess(const std::vector<std::string>& argv,
                                  const SpawnFds& fds) {
-  if (argv.empty()) return absl::InvalidArgumentError("spawn: empty argv");
-  std::vector<std::string> copy = argv;
-  std::vector<char*> cargv;
-  for (std::string& a : copy) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull < 0) {
-    return absl::InternalError(
-        absl::StrCat("/dev/null: cannot open: ", strerror(errno)));
-  }
-  const int src[3] = {fds.stdin_fd, fds.stdout_fd, fds.stderr_fd};
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) ExecChild(cargv.data(), src, devnull, parent);
-  int err = errno;
-  close(devnull);
-  if (pid < 0) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("fork for ", argv[0], ": ", strerror(err)));
-  }
-  setpgid(pid, pid);  // also done in the child; whichever runs first wins
-  return static_cast<int>(pid);
+  SpawnOptions spawn;
+  spawn.argv = argv;
+  spawn.stdin_fd = fds.stdin_fd;
+  spawn.stdout_fd = fds.stdout_fd;
+  spawn.stderr_fd = fds.stderr_fd;
+  absl::StatusOr<pid_t> pid = SpawnChild(spawn);
+  if (!pid.ok()) return pid.status();
+  return static_cast<int>(*pid);
 }
 
 absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
@@ -120,16 +73,24 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
     close(out_pipe[1]);
     return absl::InternalError(absl::StrCat("pipe: ", strerror(e)));
   }
-  SpawnFds fds;
-  fds.stdout_fd = out_pipe[1];
-  fds.stderr_fd = err_pipe[1];
-  absl::StatusOr<int> pid = SpawnProcess(argv, fds);
+  SpawnOptions spawn;
+  spawn.argv = argv;
+  spawn.stdout_fd = out_pipe[1];
+  spawn.stderr_fd = err_pipe[1];
+  RealClock clock;
+  ChildSupervisor child(&clock);
+  // The deadline is kept below while the output is read; Wait() then only
+  // reaps (the pipes close when the process ends).
+  SupervisorOptions supervise;
+  supervise.timeout_s = timeout_s;
+  supervise.grace_s = 0;
+  absl::Status started = child.Start(spawn, std::move(supervise));
   close(out_pipe[1]);
   close(err_pipe[1]);
-  if (!pid.ok()) {
+  if (!started.ok()) {
     close(out_pipe[0]);
     close(err_pipe[0]);
-    return pid.status();
+    return started;
   }
   CommandResult result;
   const int64_t deadline_ms = MonoMs() + SecondsToNanos(timeout_s) / 1000000;
@@ -143,8 +104,7 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
     if (!killed) {
       const int64_t left = deadline_ms - MonoMs();
       if (left <= 0) {
-        kill(-*pid, SIGKILL);
-        kill(*pid, SIGKILL);
+        child.KillAndReap();
         killed = true;
         result.timed_out = true;
         continue;
@@ -172,11 +132,9 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
   for (pollfd& p : pfd) {
     if (p.fd >= 0) close(p.fd);
   }
-  int status = 0;
-  while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
+  const ChildExit exit = child.Wait();
+  if (exit.exited()) result.exit_code = exit.exit_code();
+  result.term_signal = exit.term_signal();
   return result;
 }
 

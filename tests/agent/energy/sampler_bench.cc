@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     SamplerOptions so;
     so.hz = hz;
     so.cpus = (*platform)->AgentCpus();
-    so.pid = 0;
+    so.pids = {};
     so.run_start_mono_ns = clock.MonotonicNanos();
     int samples = 0;
     EnergyAccumulator energy;
