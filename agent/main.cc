@@ -1,7 +1,6 @@
 // powersweep-agent: runs on a device, dials the controller and executes the
 // runs it is assigned. Flags are parsed here and passed down as config.
 #include <signal.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -18,22 +17,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "agent/catalog.h"
-#include "agent/flag_names.h"
-#include "agent/platform/host/host_platform.h"
-#include "agent/platform/jetson/jetson_platform.h"
+#include "agent/agent_factory.h"
+#include "agent/cli/flag_names.h"
 #include "agent/probe/probe_report.h"
-#include "agent/run_executor.h"
-#include "agent/runtime/docker/docker_engine.h"
-#include "agent/runtime/docker/docker_runtime.h"
-#include "agent/runtime/native/native_runtime.h"
-#include "agent/runtime/runtime_factory.h"
-#include "agent/runtime/twin/twin_agent.h"
+#include "agent/run/run_executor.h"
 #include "agent/session/session.h"
-#include "agent/state_dir.h"
 #include "common/clock.h"
 #include "common/log.h"
-#include "common/power/power_catalog.h"
 #include "common/tls_credentials.h"
 
 ABSL_FLAG(std::string, controller, "127.0.0.1:7070",
@@ -97,12 +87,6 @@ namespace {
 
 constexpr char kAgentVersion[] = "0.1.0";
 
-// The state dir when --work_dir is not given (agent/state_dir.h).
-std::string DefaultWorkDir(const std::string& device_id) {
-  return DefaultStateDir(device_id, geteuid(), getenv("XDG_STATE_HOME"),
-                         getenv("HOME"));
-}
-
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "powersweep-agent: %s\n", msg.c_str());
   return 2;
@@ -112,37 +96,6 @@ std::string SelfDir() {
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? "." : self.parent_path().string();
-}
-
-// `powersweep-agent probe`: the report of agent/probe/probe_report.h.
-std::string Probe(const std::string& platform_name, Platform* platform,
-                  Clock* clock) {
-  ProbeInput in;
-  in.platform_name = platform_name;
-  in.identity = platform->Identity();
-  in.capabilities = platform->Capabilities();
-  in.knobs = platform->DescribeKnobs();
-  in.sensors = platform->DescribeSensors();
-  std::string proc_root = "/proc";
-  if (auto* jetson = dynamic_cast<JetsonPlatform*>(platform)) {
-    in.root = absl::GetFlag(FLAGS_sysfs_root);
-    proc_root = in.root + "/proc";
-    const jetson::BoardInfo& board = jetson->board();
-    in.details = {{"model", board.model},
-                  {"chip id", absl::StrCat(board.chip_id)},
-                  {"JetPack", absl::StrCat(board.jetpack)}};
-    in.presets_source = jetson->presets().nvpmodel_source;
-    for (const PresetMode& p : jetson->presets().modes) {
-      in.preset_names.push_back(p.name);
-    }
-    in.warnings = jetson->presets().warnings;
-  } else {
-    in.preset_names =
-        PowerCatalog::Default().PresetNames(in.identity.device_class());
-  }
-  in.sample = TakeProbeSample(platform, clock, proc_root, 0.25);
-  in.have_sample = true;
-  return FormatProbeReport(in);
 }
 
 int Main(bool probe) {
@@ -160,130 +113,39 @@ int Main(bool probe) {
   }
   SetLogTag("agent");
   const std::string platform_name = absl::GetFlag(FLAGS_platform);
-  const bool twin = platform_name == "twin";
   if (probe) SetLogLevel(LogLevel::kWarning);
 
-  std::string workload_bin = absl::GetFlag(FLAGS_workload_bin);
-  if (workload_bin.empty()) workload_bin = SelfDir() + "/powersweep-workload";
-  if (!twin && !probe && access(workload_bin.c_str(), X_OK) != 0) {
-    return Fail(absl::StrCat("--workload_bin: ", workload_bin,
-                             " does not exist or is not executable"));
-  }
-
-  Catalog catalog;
-  catalog.datasets = Catalog::DefaultDatasets();
-  if (!absl::GetFlag(FLAGS_dataset).empty()) {
-    auto datasets = ParseDatasetFlags(absl::GetFlag(FLAGS_dataset));
-    if (!datasets.ok()) return Fail(std::string(datasets.status().message()));
-    catalog.datasets = *datasets;
-  }
-  for (const auto& [name, path] : catalog.datasets) {
-    if (!twin && !probe && !std::filesystem::is_directory(path)) {
-      PS_LOG(WARNING) << "dataset " << name << ": " << path
-                      << " is not a directory; runs using it will fail";
-    }
-  }
-
-  // Containers: only with an allowlist and an engine that answers now.
-  std::unique_ptr<DockerEngine> engine;
-  const std::vector<std::string> images = absl::GetFlag(FLAGS_container_images);
-  if (!images.empty() && !twin && !probe) {
-    absl::Status docker = DockerAvailable(absl::GetFlag(FLAGS_docker_client));
-    if (docker.ok()) {
-      engine = std::make_unique<DockerEngine>(absl::GetFlag(FLAGS_docker_client));
-      catalog.containers = true;
-    } else {
-      PS_LOG(WARNING) << "container runs disabled: " << docker.message();
-    }
-  }
-
+  AgentOptions aopts;
+  aopts.platform = platform_name;
+  aopts.probe = probe;
+  aopts.agent_version = kAgentVersion;
+  aopts.device_id = absl::GetFlag(FLAGS_device_id);
+  aopts.cpus = absl::GetFlag(FLAGS_cpus);
+  aopts.workload_bin = absl::GetFlag(FLAGS_workload_bin);
+  aopts.default_workload_dir = SelfDir();
+  aopts.datasets = absl::GetFlag(FLAGS_dataset);
+  aopts.work_dir = absl::GetFlag(FLAGS_work_dir);
+  aopts.container_images = absl::GetFlag(FLAGS_container_images);
+  aopts.docker_client = absl::GetFlag(FLAGS_docker_client);
+  aopts.sysfs_root = absl::GetFlag(FLAGS_sysfs_root);
+  aopts.device_class = absl::GetFlag(FLAGS_device_class);
+  aopts.instance = absl::GetFlag(FLAGS_instance);
+  aopts.twin_seed = absl::GetFlag(FLAGS_twin_seed);
+  aopts.twin_time_scale = absl::GetFlag(FLAGS_twin_time_scale);
   RealClock clock;
-  std::unique_ptr<Platform> platform;
-  RunRuntimeFactory runtimes;
-  if (platform_name == "host") {
-    HostPlatformOptions popts;
-    popts.device_id = absl::GetFlag(FLAGS_device_id);
-    popts.cpus = absl::GetFlag(FLAGS_cpus);
-    popts.catalog = catalog;
-    popts.agent_version = kAgentVersion;
-    auto host = HostPlatform::Create(popts);
-    if (!host.ok()) return Fail(std::string(host.status().message()));
-    platform = std::move(*host);
-  } else if (twin) {
-    TwinAgentOptions topts;
-    topts.device_class = absl::GetFlag(FLAGS_device_class);
-    topts.instance = absl::GetFlag(FLAGS_instance);
-    topts.seed = absl::GetFlag(FLAGS_twin_seed);
-    topts.device_id = absl::GetFlag(FLAGS_device_id);
-    topts.time_scale = absl::GetFlag(FLAGS_twin_time_scale);
-    topts.agent_version = kAgentVersion;
-    auto agent = MakeTwinAgent(topts, &clock);
-    if (!agent.ok()) return Fail(std::string(agent.status().message()));
-    platform = std::move(agent->platform);
-    runtimes = NativeOnly(agent->runtimes);
-    catalog = agent->catalog;
-    workload_bin = agent->workload_bin;
-  } else if (platform_name == "jetson") {
-    JetsonPlatformOptions jopts;
-    jopts.sysfs_root = absl::GetFlag(FLAGS_sysfs_root);
-    jopts.device_id = absl::GetFlag(FLAGS_device_id);
-    jopts.catalog = catalog;
-    jopts.agent_version = kAgentVersion;
-    jopts.board_presets = true;
-    // The restore file must be found again by the next agent: it lives in
-    // the work dir (default from the device id, else the hostname). A probe
-    // changes nothing, so it neither reads nor writes one.
-    if (!probe) {
-      std::string state_dir = absl::GetFlag(FLAGS_work_dir);
-      if (state_dir.empty()) {
-        char host[256] = {0};
-        gethostname(host, sizeof(host) - 1);
-        state_dir = DefaultWorkDir(jopts.device_id.empty() ? std::string(host)
-                                                           : jopts.device_id);
-      }
-      absl::Status dir = PrepareStateDir(state_dir, "--work_dir");
-      if (!dir.ok()) return Fail(std::string(dir.message()));
-      jopts.restore_state_path = state_dir + "/jetson-restore.json";
-    }
-    auto jetson = JetsonPlatform::Create(jopts, &clock);
-    if (!jetson.ok()) return Fail(std::string(jetson.status().message()));
-    platform = std::move(*jetson);
-  } else {
-    return Fail(absl::StrCat("--platform: unknown platform \"", platform_name,
-                             "\" (host, jetson or twin)"));
-  }
+  absl::StatusOr<std::unique_ptr<Agent>> made = MakeAgent(aopts, &clock);
+  if (!made.ok()) return Fail(std::string(made.status().message()));
+  Agent& agent = **made;
+  Platform* const platform = agent.platform.get();
   if (probe) {
-    std::fputs(Probe(platform_name, platform.get(), &clock).c_str(), stdout);
+    std::fputs(ProbeReport(platform_name, platform, &clock).c_str(), stdout);
     return 0;
-  }
-  if (!runtimes) {
-    ContainerSetup containers;
-    containers.engine = engine.get();
-    containers.config.image_allowlist = images;
-    containers.device_id = platform->Identity().device_id();
-    if (engine) {
-      auto removed = RemoveLeftoverContainers(engine.get(), containers.config,
-                                              containers.device_id);
-      if (!removed.ok()) {
-        PS_LOG(WARNING) << "cannot list leftover containers: "
-                        << removed.status().message();
-      } else {
-        for (const std::string& name : *removed) {
-          PS_LOG(WARNING) << "removed container " << name
-                          << " left by an earlier agent";
-        }
-      }
-    }
-    runtimes = MakeRuntimeFactory(&clock, &catalog, std::move(containers));
   }
   const std::string device_id = platform->Identity().device_id();
 
   RunExecutorConfig ecfg;
-  ecfg.workload_bin = workload_bin;
-  ecfg.work_dir = absl::GetFlag(FLAGS_work_dir);
-  if (ecfg.work_dir.empty()) ecfg.work_dir = DefaultWorkDir(device_id);
-  absl::Status work_dir = PrepareStateDir(ecfg.work_dir, "--work_dir");
-  if (!work_dir.ok()) return Fail(std::string(work_dir.message()));
+  ecfg.workload_bin = agent.workload_bin;
+  ecfg.work_dir = agent.work_dir;
   ecfg.batch_interval_s = absl::GetFlag(FLAGS_batch_interval_s);
   if (ecfg.batch_interval_s <= 0) {
     return Fail("--batch_interval_s: must be > 0");
@@ -310,7 +172,7 @@ int Main(bool probe) {
     return Fail("--tls_server_name: only used with --tls_ca (TLS)");
   }
 
-  RunExecutor executor(ecfg, &catalog, platform.get(), &clock, runtimes);
+  RunExecutor executor(ecfg, &agent.catalog, platform, &clock, agent.runtimes);
   scfg.max_backoff_s = absl::GetFlag(FLAGS_max_backoff_s);
   if (scfg.max_backoff_s < scfg.initial_backoff_s) {
     scfg.max_backoff_s = scfg.initial_backoff_s;
@@ -321,7 +183,7 @@ int Main(bool probe) {
   if (!spool.ok()) {
     return Fail(absl::StrCat("--work_dir: ", spool.status().message()));
   }
-  Session session(scfg, platform.get(), &executor, &clock, std::move(*spool));
+  Session session(scfg, platform, &executor, &clock, std::move(*spool));
 
   std::thread signals([&session, sigs] {
     int sig = 0;
@@ -333,11 +195,11 @@ int Main(bool probe) {
 
   PS_LOG(INFO) << "device " << device_id << " ("
                << platform->Capabilities().cpu_cores() << " CPUs"
-               << (catalog.containers ? ", container runs" : "")
+               << (agent.catalog.containers ? ", container runs" : "")
                << "), controller " << scfg.controller
                << (scfg.credentials != nullptr ? " (TLS)" : " (plaintext)")
                << ", workload "
-               << workload_bin << ", work dir " << ecfg.work_dir;
+               << agent.workload_bin << ", work dir " << ecfg.work_dir;
   session.Run();
   // Runs restore the board when they end (also when SIGTERM/SIGINT cancels
   // them); this covers a mode left applied by a run that never finished.

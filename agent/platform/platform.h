@@ -15,16 +15,18 @@
 //   utilization, memory or process fields.
 // - Restore() undoes Apply.
 // - AttachWorkload(pid) (optional) places the started workload.
-// - DescribeKnobs()/DescribeSensors() (optional) say what the device has,
-//   for `powersweep-agent probe`; they read current values but change
-//   nothing.
+// - DescribeKnobs()/DescribeSensors()/DescribeProbe() (optional) say what
+//   the device has, for `powersweep-agent probe`; they read current values
+//   but change nothing.
 // Thread safety: Sample() may run on the sampler thread while the session
 // thread calls Describe(); Apply/Restore are called by the run executor only
 // while no run is sampling. Implementations must make that safe.
 #ifndef POWERSWEEP_AGENT_PLATFORM_PLATFORM_H_
 #define POWERSWEEP_AGENT_PLATFORM_PLATFORM_H_
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -54,6 +56,19 @@ struct SensorReport {
   v1::Provenance provenance = v1::PROVENANCE_UNSPECIFIED;
 };
 
+// What `powersweep-agent probe` says about the device beyond its knobs and
+// sensors.
+struct ProbeDetails {
+  std::string root;  // the root the device's files are read under; "" = /
+  // Extra identity lines, e.g. {"model", "Jetson AGX Orin"}.
+  std::vector<std::pair<std::string, std::string>> details;
+  std::string presets_source;  // where the named modes come from
+  // The named modes; nullopt: the shared catalog's (common/power) for the
+  // device class.
+  std::optional<std::vector<std::string>> preset_names;
+  std::vector<std::string> warnings;
+};
+
 class Platform {
  public:
   virtual ~Platform() = default;
@@ -72,6 +87,7 @@ class Platform {
   virtual absl::Status AttachWorkload(int pid) { return absl::OkStatus(); }
   virtual std::vector<KnobReport> DescribeKnobs() { return {}; }
   virtual std::vector<SensorReport> DescribeSensors() { return {}; }
+  virtual ProbeDetails DescribeProbe() { return {}; }
 };
 
 }  // namespace powersweep

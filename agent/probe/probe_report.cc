@@ -10,6 +10,7 @@
 #include "absl/synchronization/notification.h"
 #include "agent/telemetry/sampler.h"
 #include "common/enum_text.h"
+#include "common/power/power_catalog.h"
 
 namespace powersweep {
 namespace {
@@ -174,6 +175,29 @@ std::string FormatProbeReport(const ProbeInput& in) {
   out << "\nTelemetry sample\n";
   out << (in.have_sample ? SampleText(in.sample) : "  none taken\n");
   return out.str();
+}
+
+std::string ProbeReport(const std::string& platform_name, Platform* platform,
+                        Clock* clock) {
+  ProbeInput in;
+  in.platform_name = platform_name;
+  in.identity = platform->Identity();
+  in.capabilities = platform->Capabilities();
+  in.knobs = platform->DescribeKnobs();
+  in.sensors = platform->DescribeSensors();
+  ProbeDetails details = platform->DescribeProbe();
+  in.root = details.root;
+  in.details = std::move(details.details);
+  in.presets_source = std::move(details.presets_source);
+  in.preset_names =
+      details.preset_names.has_value()
+          ? *std::move(details.preset_names)
+          : PowerCatalog::Default().PresetNames(in.identity.device_class());
+  in.warnings = std::move(details.warnings);
+  const std::string proc_root = in.root.empty() ? "/proc" : in.root + "/proc";
+  in.sample = TakeProbeSample(platform, clock, proc_root, 0.25);
+  in.have_sample = true;
+  return FormatProbeReport(in);
 }
 
 }  // namespace powersweep

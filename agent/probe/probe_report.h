@@ -46,6 +46,11 @@ v1::TelemetrySample TakeProbeSample(Platform* platform, Clock* clock,
 
 std::string FormatProbeReport(const ProbeInput& in);
 
+// The whole report of `powersweep-agent probe --platform=<platform_name>`
+// for `platform`, with one telemetry sample over 0.25 s.
+std::string ProbeReport(const std::string& platform_name, Platform* platform,
+                        Clock* clock);
+
 }  // namespace powersweep
 
 #endif  // POWERSWEEP_AGENT_PROBE_PROBE_REPORT_H_

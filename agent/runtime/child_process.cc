@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/runtime.h"
-#include "agent/seconds_to_nanos.h"
+#include "agent/util/seconds_to_nanos.h"
 
 namespace powersweep {
 

@@ -83,4 +83,16 @@ void ReadRecordLines(int fd, const std::string& source,
   close(fd);
 }
 
+RunRuntimeFactory NativeOnly(RuntimeFactory make) {
+  return [make = std::move(make)](const v1::RunSpec& spec, int)
+             -> absl::StatusOr<std::unique_ptr<Runtime>> {
+    if (spec.runtime() == v1::RUNTIME_CONTAINER) {
+      return absl::FailedPreconditionError(
+          "runtime: this agent has no container engine (start it with "
+          "--container_images and a running Docker engine)");
+    }
+    return make();
+  };
+}
+
 }  // namespace powersweep

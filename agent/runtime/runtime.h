@@ -20,11 +20,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "powersweep/v1/powersweep.pb.h"
 
 namespace powersweep {
@@ -107,6 +109,17 @@ void WidenRecordPipe(int fd);
 void ReadRecordLines(int fd, const std::string& source,
                      const Runtime::RecordCallback& callback,
                      std::atomic<int>* bad_lines);
+
+// Makes the runtime of tenant `tenant` (0-based) of `spec`, following
+// spec.runtime(); an error (e.g. no container engine) fails the run with
+// its message.
+using RunRuntimeFactory =
+    std::function<absl::StatusOr<std::unique_ptr<Runtime>>(
+        const v1::RunSpec& spec, int tenant)>;
+// One kind of runtime for every run (native, or the twin's); container
+// runs are refused.
+using RuntimeFactory = std::function<std::unique_ptr<Runtime>()>;
+RunRuntimeFactory NativeOnly(RuntimeFactory make);
 
 }  // namespace powersweep
 

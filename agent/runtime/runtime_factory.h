@@ -14,10 +14,10 @@
 
 #include <string>
 
-#include "agent/catalog.h"
-#include "agent/run_executor.h"
+#include "agent/run/catalog.h"
 #include "agent/runtime/docker/container_config.h"
 #include "agent/runtime/docker/container_engine.h"
+#include "agent/runtime/runtime.h"
 #include "common/clock.h"
 
 namespace powersweep {

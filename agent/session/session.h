@@ -37,7 +37,7 @@
 #include "absl/random/random.h"
 #include "absl/synchronization/mutex.h"
 #include "agent/platform/platform.h"
-#include "agent/run_executor.h"
+#include "agent/run/run_executor.h"
 #include "agent/session/spool.h"
 #include "common/clock.h"
 #include "grpcpp/grpcpp.h"

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "agent/seconds_to_nanos.h"
+#include "agent/util/seconds_to_nanos.h"
 
 namespace powersweep {
 

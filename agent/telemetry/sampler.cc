@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "agent/seconds_to_nanos.h"
+#include "agent/util/seconds_to_nanos.h"
 #include "common/log.h"
 
 namespace powersweep {

@@ -6,7 +6,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "agent/platform/host/host_platform.h"
-#include "agent/run_executor.h"
+#include "agent/run/run_executor.h"
 #include "agent/runtime/native/native_runtime.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"

@@ -30,7 +30,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "agent/run_executor.h"
+#include "agent/run/run_executor.h"
 #include "agent/runtime/twin/twin_agent.h"
 #include "agent/session/session.h"
 #include "common/clock.h"

@@ -27,7 +27,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "agent/catalog.h"
+#include "agent/run/catalog.h"
 #include "agent/platform/host/cpu_freq.h"
 #include "agent/platform/host/power_model.h"
 #include "agent/platform/host/rapl.h"

@@ -58,6 +58,19 @@ JetsonPlatform::JetsonPlatform(JetsonPlatformOptions options, Clock* clock,
 
 v1::DeviceIdentity JetsonPlatform::Identity() const { return identity_; }
 
+ProbeDetails JetsonPlatform::DescribeProbe() {
+  ProbeDetails out;
+  out.root = options_.sysfs_root;
+  out.details = {{"model", board_.model},
+                 {"chip id", absl::StrCat(board_.chip_id)},
+                 {"JetPack", absl::StrCat(board_.jetpack)}};
+  out.presets_source = presets_.nvpmodel_source;
+  out.preset_names.emplace();
+  for (const PresetMode& p : presets_.modes) out.preset_names->push_back(p.name);
+  out.warnings = presets_.warnings;
+  return out;
+}
+
 v1::DeviceCapabilities JetsonPlatform::Capabilities() const {
   v1::DeviceCapabilities caps;
   caps.set_cpu_cores(static_cast<int32_t>(board_.cpus.size()));

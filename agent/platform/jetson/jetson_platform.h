@@ -32,7 +32,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "agent/catalog.h"
+#include "agent/run/catalog.h"
 #include "agent/platform/jetson/apply.h"
 #include "agent/platform/jetson/board_presets.h"
 #include "agent/platform/jetson/board_state.h"
@@ -80,6 +80,8 @@ class JetsonPlatform : public Platform {
   void Restore() override;
   std::vector<KnobReport> DescribeKnobs() override;     // describe.cc
   std::vector<SensorReport> DescribeSensors() override;
+  // The sysfs root, the board's model, chip and JetPack, its presets.
+  ProbeDetails DescribeProbe() override;
 
   // Restore() with its outcome.
   absl::Status RestoreWithStatus();

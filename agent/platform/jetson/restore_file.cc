@@ -8,7 +8,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "agent/state_dir.h"
+#include "agent/util/state_dir.h"
 #include "common/log.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"

@@ -1,5 +1,5 @@
 // The Jetson restore file: a BoardState (board_state.h) as JSON in the
-// agent's state dir (agent/state_dir.h), written before the first change
+// agent's state dir (agent/util/state_dir.h), written before the first change
 // of the board and read back, as root, by the next agent when this one
 // died with a custom mode applied.
 //

@@ -52,7 +52,7 @@ struct DockerRuntimeConfig {
   // container runtime mounts the GPU driver into the container).
   std::string oci_runtime;
   double start_timeout_s = 60;     // until the container runs
-  double poll_s = 0.05;            // Wait() loop step (Clock time)
+  double poll_s = 0.05;  // Start() waiting for the container (Clock time)
   double stats_interval_s = 0.25;  // workload peak RSS refresh in Wait()
 };
 

@@ -14,7 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "agent/runtime/child_process.h"
-#include "agent/seconds_to_nanos.h"
+#include "agent/util/seconds_to_nanos.h"
 #include "common/clock.h"
 
 namespace powersweep {

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "agent/state_dir.h"
+#include "agent/util/state_dir.h"
 #include "common/log.h"
 
 namespace powersweep {
@@ -63,7 +63,7 @@ absl::Status NativeRuntime::Start(const RuntimeSpec& spec,
   WidenRecordPipe(pipe_fds[0]);
   const std::string log_path =
       spec_.stderr_log_path.empty() ? "/dev/null" : spec_.stderr_log_path;
-  // O_NOFOLLOW | O_CLOEXEC, created 0600 (agent/state_dir.h).
+  // O_NOFOLLOW | O_CLOEXEC, created 0600 (agent/util/state_dir.h).
   absl::StatusOr<int> opened =
       OpenStateFile(log_path, O_WRONLY | O_CREAT | O_APPEND);
   if (!opened.ok()) {

@@ -14,9 +14,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "agent/catalog.h"
 #include "agent/platform/twin/twin_platform.h"
-#include "agent/run_executor.h"
+#include "agent/run/catalog.h"
+#include "agent/runtime/runtime.h"
 #include "common/clock.h"
 
 namespace powersweep {

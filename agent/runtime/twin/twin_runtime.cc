@@ -7,7 +7,7 @@
 #include "agent/platform/twin/dataset_cost.h"
 #include "agent/platform/twin/twin_workload_cost.h"
 #include "agent/runtime/twin/twin_workload.h"
-#include "agent/seconds_to_nanos.h"
+#include "agent/util/seconds_to_nanos.h"
 
 namespace powersweep {
 

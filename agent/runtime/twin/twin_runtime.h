@@ -45,8 +45,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "agent/platform/twin/twin_platform.h"
-#include "agent/run_executor.h"
 #include "agent/runtime/runtime.h"
+#include "agent/runtime/simulated_run.h"
 #include "agent/runtime/twin/twin_simulation.h"
 #include "common/clock.h"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "agent/run_executor.h"
+#include "agent/run/run_executor.h"
 #include "agent/runtime/native/native_runtime.h"
 #include "agent/telemetry/baseload.h"
 #include "common/clock.h"

@@ -41,6 +41,21 @@ TEST(JetsonDescribeTest, KnobsShowCurrentValuesAndTables) {
   EXPECT_TRUE(rig->Writes().empty());
 }
 
+// The probe asks the platform (no dynamic_cast): the root, the board's
+// identity lines and its named modes (the catalog's only when nullopt).
+TEST(JetsonDescribeTest, ProbeDetailsNameTheRootTheBoardAndItsModes) {
+  auto rig = MakeRig("orin-agx-jp5");
+  const ProbeDetails d = rig->platform->DescribeProbe();
+  EXPECT_EQ(d.root, rig->root);
+  ASSERT_EQ(d.details.size(), 3u);
+  EXPECT_EQ(d.details[0].first, "model");
+  EXPECT_EQ(d.details[0].second, rig->platform->board().model);
+  EXPECT_EQ(d.details[2].first, "JetPack");
+  ASSERT_TRUE(d.preset_names.has_value());
+  EXPECT_EQ(d.preset_names->size(), rig->platform->presets().modes.size());
+  EXPECT_TRUE(rig->Writes().empty());
+}
+
 TEST(JetsonDescribeTest, UnwritableKnobNamesTheFileAndIsNotSettable) {
   auto rig = MakeRig("xavier-agx-jp5");
   const std::string emc_rate = "/sys/kernel/debug/bpmp/debug/clk/emc/rate";

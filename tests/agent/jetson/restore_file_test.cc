@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "agent/state_dir.h"
+#include "agent/util/state_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/jetson/rig.h"

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "agent/run_executor.h"
+#include "agent/run/run_executor.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_dir.h"

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "agent/catalog.h"
-#include "agent/run_executor.h"
+#include "agent/run/catalog.h"
+#include "agent/run/run_executor.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
 

@@ -10,7 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "agent/platform/twin/perf_model.h"
 #include "agent/platform/twin/twin_workload_cost.h"
-#include "agent/run_executor.h"
+#include "agent/run/run_executor.h"
 #include "agent/runtime/twin/twin_agent.h"
 #include "agent/runtime/twin/twin_runtime.h"
 #include "agent/runtime/twin/twin_simulation.h"

@@ -1,4 +1,4 @@
-#include "agent/run_spec_bounds.h"
+#include "agent/run/run_spec_bounds.h"
 
 #include <cmath>
 #include <string>

@@ -1,8 +1,8 @@
 // Catalog: the workloads this agent can run (models it knows and datasets it
 // has on disk, by name). A plain value; read-only after construction, so
 // safe to share between threads.
-#ifndef POWERSWEEP_AGENT_CATALOG_H_
-#define POWERSWEEP_AGENT_CATALOG_H_
+#ifndef POWERSWEEP_AGENT_RUN_CATALOG_H_
+#define POWERSWEEP_AGENT_RUN_CATALOG_H_
 
 #include <map>
 #include <set>
@@ -39,4 +39,4 @@ absl::StatusOr<std::vector<int>> ParseCpuList(const std::string& text);
 
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_AGENT_CATALOG_H_
+#endif  // POWERSWEEP_AGENT_RUN_CATALOG_H_

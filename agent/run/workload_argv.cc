@@ -1,7 +1,7 @@
-// BuildWorkloadArgv (declared in agent/run_executor.h).
+// BuildWorkloadArgv (declared in agent/run/run_executor.h).
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "agent/run_executor.h"
+#include "agent/run/run_executor.h"
 
 namespace powersweep {
 

@@ -11,8 +11,8 @@
 //  - files in it are opened with O_NOFOLLOW | O_CLOEXEC, created 0600.
 //
 // Stateless functions; thread-safe.
-#ifndef POWERSWEEP_AGENT_STATE_DIR_H_
-#define POWERSWEEP_AGENT_STATE_DIR_H_
+#ifndef POWERSWEEP_AGENT_UTIL_STATE_DIR_H_
+#define POWERSWEEP_AGENT_UTIL_STATE_DIR_H_
 
 #include <sys/types.h>
 
@@ -51,4 +51,4 @@ absl::Status WriteStateFile(const std::string& path, const std::string& text);
 
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_AGENT_STATE_DIR_H_
+#endif  // POWERSWEEP_AGENT_UTIL_STATE_DIR_H_

@@ -1,4 +1,4 @@
-#include "agent/flag_names.h"
+#include "agent/cli/flag_names.h"
 
 #include <string>
 #include <vector>

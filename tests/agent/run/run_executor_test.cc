@@ -1,4 +1,4 @@
-#include "agent/run_executor.h"
+#include "agent/run/run_executor.h"
 #include "absl/strings/str_cat.h"
 
 #include <stdlib.h>

@@ -28,8 +28,8 @@
 //   power_mode.mem_freq_hz      0     100000000000 (100 GHz)
 //
 // Pure functions; thread-safe.
-#ifndef POWERSWEEP_AGENT_RUN_SPEC_BOUNDS_H_
-#define POWERSWEEP_AGENT_RUN_SPEC_BOUNDS_H_
+#ifndef POWERSWEEP_AGENT_RUN_RUN_SPEC_BOUNDS_H_
+#define POWERSWEEP_AGENT_RUN_RUN_SPEC_BOUNDS_H_
 
 #include <cstdint>
 
@@ -59,4 +59,4 @@ absl::Status CheckRunSpecBounds(const v1::RunSpec& spec);
 
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_AGENT_RUN_SPEC_BOUNDS_H_
+#endif  // POWERSWEEP_AGENT_RUN_RUN_SPEC_BOUNDS_H_

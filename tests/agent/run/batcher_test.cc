@@ -1,4 +1,4 @@
-#include "agent/batcher.h"
+#include "agent/run/batcher.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "agent/catalog.h"
+#include "agent/run/catalog.h"
 
 #include "gtest/gtest.h"
 

@@ -1,8 +1,8 @@
-#include "agent/batcher.h"
+#include "agent/run/batcher.h"
 
 #include <utility>
 
-#include "agent/seconds_to_nanos.h"
+#include "agent/util/seconds_to_nanos.h"
 
 namespace powersweep {
 

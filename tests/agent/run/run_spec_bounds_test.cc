@@ -1,11 +1,11 @@
-#include "agent/run_spec_bounds.h"
+#include "agent/run/run_spec_bounds.h"
 
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
 
-#include "agent/seconds_to_nanos.h"
+#include "agent/util/seconds_to_nanos.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

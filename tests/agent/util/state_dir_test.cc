@@ -1,6 +1,6 @@
 // The agent's state dir: defaults, creation 0700, refusal of a dir someone
 // else could have prepared, files that never follow symlinks.
-#include "agent/state_dir.h"
+#include "agent/util/state_dir.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

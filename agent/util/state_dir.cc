@@ -1,4 +1,4 @@
-#include "agent/state_dir.h"
+#include "agent/util/state_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>

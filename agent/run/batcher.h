@@ -8,8 +8,8 @@
 // Thread safety: all methods are thread-safe (records arrive on the
 // runtime's reader thread, samples on the sampler thread). `emit` is called
 // with the internal lock held, so it must not call back into the Batcher.
-#ifndef POWERSWEEP_AGENT_BATCHER_H_
-#define POWERSWEEP_AGENT_BATCHER_H_
+#ifndef POWERSWEEP_AGENT_RUN_BATCHER_H_
+#define POWERSWEEP_AGENT_RUN_BATCHER_H_
 
 #include <cstdint>
 #include <functional>
@@ -55,4 +55,4 @@ class Batcher {
 
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_AGENT_BATCHER_H_
+#endif  // POWERSWEEP_AGENT_RUN_BATCHER_H_

@@ -3,8 +3,8 @@
 // rewrites the name part of every "-x" / "--x[=v]" argument, '-' -> '_',
 // leaving values and everything after a bare "--" untouched; and merges
 // repeated list flags. Stateless.
-#ifndef POWERSWEEP_AGENT_FLAG_NAMES_H_
-#define POWERSWEEP_AGENT_FLAG_NAMES_H_
+#ifndef POWERSWEEP_AGENT_CLI_FLAG_NAMES_H_
+#define POWERSWEEP_AGENT_CLI_FLAG_NAMES_H_
 
 #include <string>
 #include <vector>
@@ -21,4 +21,4 @@ std::vector<std::string> MergeRepeatedFlag(const std::vector<std::string>& args,
 
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_AGENT_FLAG_NAMES_H_
+#endif  // POWERSWEEP_AGENT_CLI_FLAG_NAMES_H_

@@ -24,8 +24,8 @@
 // Cancel and ActiveRunId may be called from any thread. Sink methods are
 // called from the executor's, the runtime reader's and the sampler's
 // threads, never concurrently for batches of one run (emitted in order).
-#ifndef POWERSWEEP_AGENT_RUN_EXECUTOR_H_
-#define POWERSWEEP_AGENT_RUN_EXECUTOR_H_
+#ifndef POWERSWEEP_AGENT_RUN_RUN_EXECUTOR_H_
+#define POWERSWEEP_AGENT_RUN_RUN_EXECUTOR_H_
 
 #include <cstdint>
 #include <functional>
@@ -37,9 +37,11 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "agent/catalog.h"
+#include "agent/run/catalog.h"
 #include "agent/platform/platform.h"
+#include "agent/runtime/run_sink.h"
 #include "agent/runtime/runtime.h"
+#include "agent/runtime/simulated_run.h"
 #include "common/clock.h"
 #include "powersweep/v1/powersweep.pb.h"
 
@@ -48,45 +50,12 @@ namespace powersweep {
 struct RunExecutorConfig {
   std::string workload_bin;
   // Per-run workload logs go here; checked (and created 0700) by
-  // PrepareStateDir before each run (agent/state_dir.h).
+  // PrepareStateDir before each run (agent/util/state_dir.h).
   std::string work_dir;
   double batch_interval_s = 1.0;
   int max_records_per_batch = 200;
   double cancel_grace_s = 5.0;
   std::string proc_root = "/proc";
-};
-
-class RunSink {
- public:
-  virtual ~RunSink() = default;
-  virtual void OnRunStarted(const v1::RunStarted& started) = 0;
-  virtual void OnBatch(const v1::DataBatch& batch) = 0;
-  virtual void OnRunFinished(const v1::RunFinished& finished) = 0;
-};
-
-// Makes the runtime of tenant `tenant` (0-based) of `spec`, following
-// spec.runtime(); an error (e.g. no container engine) fails the run with
-// its message.
-using RunRuntimeFactory =
-    std::function<absl::StatusOr<std::unique_ptr<Runtime>>(
-        const v1::RunSpec& spec, int tenant)>;
-// One kind of runtime for every run (native, or the twin's); container
-// runs are refused.
-using RuntimeFactory = std::function<std::unique_ptr<Runtime>()>;
-RunRuntimeFactory NativeOnly(RuntimeFactory make);
-
-// A Runtime that simulates its device (the twin, agent/runtime/twin) also
-// implements SimulatedRun: it produces the run's telemetry itself, in the
-// run's simulated time, so the executor starts no Sampler, hands it the
-// sample callback before Start, and after Wait takes the run's duration and
-// energy from it (simulated seconds, like its records and samples).
-class SimulatedRun {
- public:
-  using SampleCallback = std::function<void(const v1::TelemetrySample&)>;
-  virtual ~SimulatedRun() = default;
-  virtual void SetTelemetry(double hz, SampleCallback on_sample) = 0;
-  virtual double SimulatedDurationS() const = 0;
-  virtual double EnergyJ() const = 0;
 };
 
 // The workload command line for `spec` (see docs/ARCHITECTURE.md), or
@@ -140,4 +109,4 @@ class RunExecutor {
 
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_AGENT_RUN_EXECUTOR_H_
+#endif  // POWERSWEEP_AGENT_RUN_RUN_EXECUTOR_H_

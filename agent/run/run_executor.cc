@@ -1,30 +1,18 @@
-#include "agent/run_executor.h"
+#include "agent/run/run_executor.h"
 
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "agent/batcher.h"
-#include "agent/run_spec_bounds.h"
-#include "agent/state_dir.h"
+#include "agent/run/batcher.h"
+#include "agent/run/run_spec_bounds.h"
+#include "agent/util/state_dir.h"
 #include "agent/telemetry/baseload.h"
 #include "agent/telemetry/energy.h"
 #include "agent/telemetry/sampler.h"
 #include "common/log.h"
 
 namespace powersweep {
-
-RunRuntimeFactory NativeOnly(RuntimeFactory make) {
-  return [make = std::move(make)](const v1::RunSpec& spec, int)
-             -> absl::StatusOr<std::unique_ptr<Runtime>> {
-    if (spec.runtime() == v1::RUNTIME_CONTAINER) {
-      return absl::FailedPreconditionError(
-          "runtime: this agent has no container engine (start it with "
-          "--container_images and a running Docker engine)");
-    }
-    return make();
-  };
-}
 
 RunExecutor::RunExecutor(RunExecutorConfig config, const Catalog* catalog,
                          Platform* platform, Clock* clock,
@@ -191,7 +179,7 @@ absl::Status RunExecutor::Prepare(Run* run) {
   absl::Status bounded = CheckRunSpecBounds(spec);
   if (!bounded.ok()) return bounded;
   // The logs go to the state dir: recreated 0700 if it was removed,
-  // refused if someone else could have prepared it (agent/state_dir.h).
+  // refused if someone else could have prepared it (agent/util/state_dir.h).
   if (!config_.work_dir.empty()) {
     absl::Status dir = PrepareStateDir(config_.work_dir, "--work_dir");
     if (!dir.ok()) return dir;

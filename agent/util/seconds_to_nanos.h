@@ -4,8 +4,8 @@
 // NaN and values <= 0 give 0; values above kMaxDurationNanos (about 31
 // years) give kMaxDurationNanos, small enough that adding it to a
 // monotonic clock reading cannot overflow int64 either.
-#ifndef POWERSWEEP_AGENT_SECONDS_TO_NANOS_H_
-#define POWERSWEEP_AGENT_SECONDS_TO_NANOS_H_
+#ifndef POWERSWEEP_AGENT_UTIL_SECONDS_TO_NANOS_H_
+#define POWERSWEEP_AGENT_UTIL_SECONDS_TO_NANOS_H_
 
 #include <cstdint>
 
@@ -23,4 +23,4 @@ inline int64_t SecondsToNanos(double seconds) {
 
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_AGENT_SECONDS_TO_NANOS_H_
+#endif  // POWERSWEEP_AGENT_UTIL_SECONDS_TO_NANOS_H_

@@ -1,0 +1,173 @@
+#include "agent/agent_factory.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "agent/platform/host/host_platform.h"
+#include "agent/platform/jetson/jetson_platform.h"
+#include "agent/runtime/docker/docker_runtime.h"
+#include "agent/runtime/runtime_factory.h"
+#include "agent/runtime/twin/twin_agent.h"
+#include "agent/util/state_dir.h"
+#include "common/log.h"
+
+namespace powersweep {
+namespace {
+
+// The state dir when --work_dir is not given (agent/util/state_dir.h).
+std::string DefaultWorkDir(const std::string& device_id) {
+  return DefaultStateDir(device_id, geteuid(), getenv("XDG_STATE_HOME"),
+                         getenv("HOME"));
+}
+
+absl::StatusOr<std::unique_ptr<Platform>> MakeHost(const AgentOptions& o,
+                                                   const Catalog& catalog) {
+  HostPlatformOptions popts;
+  popts.device_id = o.device_id;
+  popts.cpus = o.cpus;
+  popts.catalog = catalog;
+  popts.agent_version = o.agent_version;
+  auto host = HostPlatform::Create(popts);
+  if (!host.ok()) return host.status();
+  return std::unique_ptr<Platform>(std::move(*host));
+}
+
+absl::StatusOr<std::unique_ptr<Platform>> MakeJetson(const AgentOptions& o,
+                                                     const Catalog& catalog,
+                                                     Clock* clock) {
+  JetsonPlatformOptions jopts;
+  jopts.sysfs_root = o.sysfs_root;
+  jopts.device_id = o.device_id;
+  jopts.catalog = catalog;
+  jopts.agent_version = o.agent_version;
+  jopts.board_presets = true;
+  // The restore file must be found again by the next agent: it lives in
+  // the work dir (default from the device id, else the hostname). A probe
+  // changes nothing, so it neither reads nor writes one.
+  if (!o.probe) {
+    std::string state_dir = o.work_dir;
+    if (state_dir.empty()) {
+      char host[256] = {0};
+      gethostname(host, sizeof(host) - 1);
+      state_dir = DefaultWorkDir(jopts.device_id.empty() ? std::string(host)
+                                                         : jopts.device_id);
+    }
+    absl::Status dir = PrepareStateDir(state_dir, "--work_dir");
+    if (!dir.ok()) return dir;
+    jopts.restore_state_path = state_dir + "/jetson-restore.json";
+  }
+  auto jetson = JetsonPlatform::Create(jopts, clock);
+  if (!jetson.ok()) return jetson.status();
+  return std::unique_ptr<Platform>(std::move(*jetson));
+}
+
+// Container runs: the engine's runtime beside the native one; leftovers of
+// an earlier agent removed first.
+RunRuntimeFactory MakeRuntimes(const AgentOptions& o, Agent* agent,
+                               Clock* clock) {
+  ContainerSetup containers;
+  containers.engine = agent->engine.get();
+  containers.config.image_allowlist = o.container_images;
+  containers.device_id = agent->platform->Identity().device_id();
+  if (agent->engine != nullptr) {
+    auto removed = RemoveLeftoverContainers(
+        agent->engine.get(), containers.config, containers.device_id);
+    if (!removed.ok()) {
+      PS_LOG(WARNING) << "cannot list leftover containers: "
+                      << removed.status().message();
+    } else {
+      for (const std::string& name : *removed) {
+        PS_LOG(WARNING) << "removed container " << name
+                        << " left by an earlier agent";
+      }
+    }
+  }
+  return MakeRuntimeFactory(clock, &agent->catalog, std::move(containers));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
+                                                 Clock* clock) {
+  auto agent = std::make_unique<Agent>();
+  const bool twin = o.platform == "twin";
+  const bool probe = o.probe;
+  agent->workload_bin = o.workload_bin.empty()
+                            ? o.default_workload_dir + "/powersweep-workload"
+                            : o.workload_bin;
+  if (!twin && !probe && access(agent->workload_bin.c_str(), X_OK) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--workload_bin: ", agent->workload_bin,
+                     " does not exist or is not executable"));
+  }
+
+  Catalog& catalog = agent->catalog;
+  catalog.datasets = Catalog::DefaultDatasets();
+  if (!o.datasets.empty()) {
+    auto datasets = ParseDatasetFlags(o.datasets);
+    if (!datasets.ok()) return datasets.status();
+    catalog.datasets = *datasets;
+  }
+  for (const auto& [name, path] : catalog.datasets) {
+    if (!twin && !probe && !std::filesystem::is_directory(path)) {
+      PS_LOG(WARNING) << "dataset " << name << ": " << path
+                      << " is not a directory; runs using it will fail";
+    }
+  }
+
+  // Containers: only with an allowlist and an engine that answers now.
+  if (!o.container_images.empty() && !twin && !probe) {
+    absl::Status docker = DockerAvailable(o.docker_client);
+    if (docker.ok()) {
+      agent->engine = std::make_unique<DockerEngine>(o.docker_client);
+      catalog.containers = true;
+    } else {
+      PS_LOG(WARNING) << "container runs disabled: " << docker.message();
+    }
+  }
+
+  if (o.platform == "host") {
+    auto host = MakeHost(o, catalog);
+    if (!host.ok()) return host.status();
+    agent->platform = *std::move(host);
+  } else if (twin) {
+    TwinAgentOptions topts;
+    topts.device_class = o.device_class;
+    topts.instance = o.instance;
+    topts.seed = o.twin_seed;
+    topts.device_id = o.device_id;
+    topts.time_scale = o.twin_time_scale;
+    topts.agent_version = o.agent_version;
+    auto made = MakeTwinAgent(topts, clock);
+    if (!made.ok()) return made.status();
+    agent->platform = std::move(made->platform);
+    agent->runtimes = NativeOnly(made->runtimes);
+    catalog = made->catalog;
+    agent->workload_bin = made->workload_bin;
+  } else if (o.platform == "jetson") {
+    auto jetson = MakeJetson(o, catalog, clock);
+    if (!jetson.ok()) return jetson.status();
+    agent->platform = *std::move(jetson);
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--platform: unknown platform \"", o.platform,
+                     "\" (host, jetson or twin)"));
+  }
+  if (probe) return agent;
+
+  if (!agent->runtimes) agent->runtimes = MakeRuntimes(o, agent.get(), clock);
+  agent->work_dir = o.work_dir;
+  if (agent->work_dir.empty()) {
+    agent->work_dir = DefaultWorkDir(agent->platform->Identity().device_id());
+  }
+  absl::Status work_dir = PrepareStateDir(agent->work_dir, "--work_dir");
+  if (!work_dir.ok()) return work_dir;
+  return agent;
+}
+
+}  // namespace powersweep
