@@ -41,7 +41,9 @@
 #include "agent/platform/platform.h"
 #include "agent/runtime/runtime.h"
 #include "common/clock.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/agent_gateway.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
 

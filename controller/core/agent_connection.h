@@ -4,7 +4,7 @@
 #ifndef POWERSWEEP_CONTROLLER_CORE_AGENT_CONNECTION_H_
 #define POWERSWEEP_CONTROLLER_CORE_AGENT_CONNECTION_H_
 
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/agent_gateway.pb.h"
 
 namespace powersweep {
 
