@@ -8,7 +8,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/workload.pb.h"
 
 namespace powersweep {
 

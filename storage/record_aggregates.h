@@ -15,7 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/run.pb.h"
 
 namespace powersweep {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/run.pb.h"
 #include "storage/sqlite_db.h"
 
 namespace powersweep {

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/enum_text.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/run.pb.h"
 
 namespace powersweep {
 

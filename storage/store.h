@@ -25,7 +25,15 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/agent_gateway.pb.h"
+#include "powersweep/v1/control.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/modeling.pb.h"
+#include "powersweep/v1/records.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/sweep.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
+#include "powersweep/v1/workload.pb.h"
 #include "storage/record_aggregates.h"
 
 namespace powersweep {

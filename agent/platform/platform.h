@@ -31,7 +31,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
 

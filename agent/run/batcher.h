@@ -17,7 +17,9 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/agent_gateway.pb.h"
+#include "powersweep/v1/records.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
 

@@ -43,7 +43,9 @@
 #include "agent/runtime/runtime.h"
 #include "agent/runtime/simulated_run.h"
 #include "common/clock.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/agent_gateway.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
 

@@ -34,7 +34,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/run.pb.h"
 
 namespace powersweep {
 

@@ -4,7 +4,7 @@
 #ifndef POWERSWEEP_AGENT_RUNTIME_RUN_SINK_H_
 #define POWERSWEEP_AGENT_RUNTIME_RUN_SINK_H_
 
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/agent_gateway.pb.h"
 
 namespace powersweep {
 

@@ -8,7 +8,7 @@
 
 #include <functional>
 
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
 

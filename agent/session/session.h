@@ -41,7 +41,8 @@
 #include "agent/session/spool.h"
 #include "common/clock.h"
 #include "grpcpp/grpcpp.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/agent_gateway.grpc.pb.h"
+#include "powersweep/v1/run.pb.h"
 
 namespace powersweep {
 

@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "agent/session/spool_log.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/agent_gateway.pb.h"
 
 namespace powersweep {
 

@@ -22,7 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "agent/runtime/runtime.h"
 #include "common/clock.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/run.pb.h"
 
 namespace powersweep {
 

@@ -32,7 +32,10 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/records.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
 

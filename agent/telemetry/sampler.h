@@ -30,7 +30,7 @@
 #include "agent/telemetry/kernel_counters.h"
 #include "agent/telemetry/proc_readers.h"
 #include "common/clock.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
 

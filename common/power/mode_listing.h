@@ -10,7 +10,8 @@
 #include "common/power/mode_space.h"
 #include "common/power/power_catalog.h"
 #include "common/power/preset.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/control.pb.h"
+#include "powersweep/v1/device.pb.h"
 
 namespace powersweep {
 

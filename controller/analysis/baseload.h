@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/workload.pb.h"
 #include "storage/store.h"
 
 namespace powersweep {

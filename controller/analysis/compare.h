@@ -36,7 +36,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "controller/analysis/run_metrics.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/run.pb.h"
 #include "storage/store.h"
 
 namespace powersweep {

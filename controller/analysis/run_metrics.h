@@ -37,7 +37,10 @@
 
 #include "absl/status/statusor.h"
 #include "controller/analysis/baseload.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/records.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 #include "storage/store.h"
 
 namespace powersweep {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "controller/cli/format.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/control.grpc.pb.h"
 
 namespace powersweep {
 

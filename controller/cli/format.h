@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/sweep.pb.h"
 
 namespace powersweep {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "controller/cli/commands.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/control.grpc.pb.h"
 
 namespace powersweep {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "controller/cli/format.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/control.pb.h"
 
 namespace powersweep {
 

@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "controller/cli/commands.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/control.grpc.pb.h"
+#include "powersweep/v1/modeling.pb.h"
 
 namespace powersweep {
 

@@ -9,7 +9,8 @@
 
 #include "common/enum_text.h"
 #include "controller/cli/format.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/run.pb.h"
 
 namespace powersweep {
 

@@ -5,7 +5,7 @@
 #define POWERSWEEP_CONTROLLER_CORE_AGENT_CONNECTION_H_
 
 #include "absl/time/time.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/agent_gateway.pb.h"
 
 namespace powersweep {
 

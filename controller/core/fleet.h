@@ -36,7 +36,8 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "controller/core/agent_connection.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/agent_gateway.pb.h"
+#include "powersweep/v1/control.pb.h"
 #include "storage/store.h"
 
 namespace powersweep {

@@ -5,7 +5,8 @@
 #ifndef POWERSWEEP_CONTROLLER_CORE_SCHEDULER_H_
 #define POWERSWEEP_CONTROLLER_CORE_SCHEDULER_H_
 
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/run.pb.h"
 
 namespace powersweep {
 

@@ -22,7 +22,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/control.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 #include "common/clock.h"
 #include "storage/store.h"
 

@@ -40,7 +40,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
 

@@ -25,7 +25,8 @@
 #include "absl/status/statusor.h"
 #include "common/power/mode_space.h"
 #include "common/power/power_catalog.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/run.pb.h"
 
 namespace powersweep::modeling {
 

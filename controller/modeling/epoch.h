@@ -15,7 +15,8 @@
 #include <cstdint>
 #include <string>
 
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/modeling.pb.h"
+#include "powersweep/v1/workload.pb.h"
 
 namespace powersweep::modeling {
 

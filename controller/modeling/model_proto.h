@@ -16,7 +16,8 @@
 #include "controller/modeling/cross_validation.h"
 #include "controller/modeling/fitted_model.h"
 #include "controller/modeling/predict.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/modeling.pb.h"
 
 namespace powersweep::modeling {
 

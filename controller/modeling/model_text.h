@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/modeling.pb.h"
 
 namespace powersweep::modeling {
 

@@ -40,7 +40,7 @@
 #include "absl/status/statusor.h"
 #include "common/clock.h"
 #include "common/power/power_catalog.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/modeling.pb.h"
 #include "storage/store.h"
 
 namespace powersweep::modeling {

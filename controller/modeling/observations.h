@@ -34,7 +34,10 @@
 #include "absl/status/statusor.h"
 #include "common/power/mode_space.h"
 #include "common/power/power_catalog.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/modeling.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/workload.pb.h"
 #include "storage/store.h"
 
 namespace powersweep::modeling {

@@ -16,7 +16,8 @@
 #include <vector>
 
 #include "common/power/mode_space.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/modeling.pb.h"
+#include "powersweep/v1/sweep.pb.h"
 
 namespace powersweep::modeling {
 

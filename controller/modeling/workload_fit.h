@@ -21,7 +21,7 @@
 #include "absl/time/time.h"
 #include "common/power/power_catalog.h"
 #include "controller/modeling/observations.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/modeling.pb.h"
 
 namespace powersweep::modeling {
 

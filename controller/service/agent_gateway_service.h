@@ -11,7 +11,7 @@
 #define POWERSWEEP_CONTROLLER_SERVICE_AGENT_GATEWAY_SERVICE_H_
 
 #include "controller/core/fleet.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/agent_gateway.grpc.pb.h"
 
 namespace powersweep {
 

@@ -14,7 +14,9 @@
 #include "controller/service/control_auth.h"
 #include "controller/modeling/modeling_service.h"
 #include "controller/sweep/submitter.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/control.grpc.pb.h"
+#include "powersweep/v1/modeling.pb.h"
+#include "powersweep/v1/sweep.pb.h"
 #include "storage/store.h"
 
 namespace powersweep {

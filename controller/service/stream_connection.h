@@ -20,7 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "controller/core/agent_connection.h"
 #include "grpcpp/grpcpp.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/agent_gateway.grpc.pb.h"
 
 namespace powersweep {
 

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/sweep.pb.h"
+#include "powersweep/v1/workload.pb.h"
 
 namespace powersweep {
 

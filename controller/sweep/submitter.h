@@ -11,7 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/control.pb.h"
+#include "powersweep/v1/sweep.pb.h"
 #include "storage/store.h"
 
 namespace powersweep {

@@ -27,7 +27,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/sweep.pb.h"
 
 namespace powersweep {
 

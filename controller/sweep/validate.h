@@ -20,7 +20,8 @@
 
 #include "absl/status/status.h"
 #include "controller/sweep/catalog.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/control.pb.h"
+#include "powersweep/v1/sweep.pb.h"
 
 namespace powersweep {
 

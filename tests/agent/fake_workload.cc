@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "common/proto_json.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/records.pb.h"
 
 namespace {
 

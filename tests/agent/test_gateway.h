@@ -18,7 +18,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/agent_gateway.grpc.pb.h"
+#include "powersweep/v1/run.pb.h"
 
 namespace powersweep {
 

@@ -36,7 +36,9 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "grpcpp/grpcpp.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/control.grpc.pb.h"
+#include "powersweep/v1/sweep.pb.h"
+#include "powersweep/v1/workload.pb.h"
 #include "tests/integration/local_fleet.h"
 #include "tests/integration/sqlite_query.h"
 

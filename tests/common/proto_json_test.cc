@@ -1,7 +1,7 @@
 #include "common/proto_json.h"
 
 #include "gtest/gtest.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/records.pb.h"
 
 namespace powersweep {
 namespace {

@@ -12,7 +12,9 @@
 
 #include "gtest/gtest.h"
 #include "grpcpp/grpcpp.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/agent_gateway.grpc.pb.h"
+#include "powersweep/v1/sweep.pb.h"
+#include "powersweep/v1/workload.pb.h"
 #include "tests/integration/local_fleet.h"
 
 namespace powersweep::testing {

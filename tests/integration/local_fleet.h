@@ -11,7 +11,10 @@
 #include <vector>
 
 #include "grpcpp/security/credentials.h"
-#include "powersweep/v1/powersweep.grpc.pb.h"
+#include "powersweep/v1/control.grpc.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/sweep.pb.h"
+#include "powersweep/v1/workload.pb.h"
 #include "tests/integration/subprocess.h"
 
 namespace powersweep::testing {

@@ -16,7 +16,7 @@
 #include "common/proto_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/records.pb.h"
 #include "tests/workloads/test_files.h"
 #include "workloads/data/idx_reader.h"
 

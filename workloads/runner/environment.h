@@ -13,7 +13,7 @@
 #ifndef POWERSWEEP_WORKLOADS_RUNNER_ENVIRONMENT_H_
 #define POWERSWEEP_WORKLOADS_RUNNER_ENVIRONMENT_H_
 
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/records.pb.h"
 
 namespace powersweep {
 

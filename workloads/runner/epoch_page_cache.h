@@ -24,7 +24,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/workload.pb.h"
 
 namespace powersweep {
 

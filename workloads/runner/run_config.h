@@ -15,7 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/workload.pb.h"
 
 namespace powersweep {
 

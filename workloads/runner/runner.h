@@ -26,7 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/records.pb.h"
 #include "workloads/runner/record_sink.h"
 #include "workloads/runner/run_config.h"
 

@@ -15,7 +15,7 @@
 
 #include <memory>
 
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/workload.pb.h"
 #include "workloads/models/model.h"
 #include "workloads/pipeline/minibatch.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/records.pb.h"
 #include "workloads/data/dataset.h"
 #include "workloads/models/model.h"
 #include "workloads/runner/run_config.h"

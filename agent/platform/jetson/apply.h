@@ -30,7 +30,7 @@
 #include "agent/platform/jetson/discovery.h"
 #include "agent/platform/jetson/sysfs_io.h"
 #include "common/clock.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/device.pb.h"
 
 namespace powersweep {
 namespace jetson {

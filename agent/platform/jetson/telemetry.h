@@ -19,7 +19,7 @@
 
 #include "agent/platform/jetson/discovery.h"
 #include "agent/telemetry/proc_file.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
 namespace jetson {

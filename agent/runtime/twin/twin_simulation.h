@@ -31,7 +31,8 @@
 #include "agent/platform/twin/perf_model.h"
 #include "agent/platform/twin/twin_class.h"
 #include "agent/platform/twin/twin_random.h"
-#include "powersweep/v1/powersweep.pb.h"
+#include "powersweep/v1/records.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
 
