@@ -4,7 +4,7 @@
 
 #include "agent/catalog.h"
 #include "agent/run_executor.h"
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gtest/gtest.h"
 
 namespace powersweep {

@@ -1,0 +1,25 @@
+#include "common/fake_clock.h"
+
+namespace powersweep {
+
+FakeClock::FakeClock(absl::Time start) : now_(start) {}
+
+absl::Time FakeClock::Now() {
+  absl::MutexLock lock(&mu_);
+  return now_;
+}
+
+int64_t FakeClock::MonotonicNanos() {
+  absl::MutexLock lock(&mu_);
+  return mono_ns_;
+}
+
+void FakeClock::SleepFor(absl::Duration d) { Advance(d); }
+
+void FakeClock::Advance(absl::Duration d) {
+  absl::MutexLock lock(&mu_);
+  now_ += d;
+  mono_ns_ += absl::ToInt64Nanoseconds(d);
+}
+
+}  // namespace powersweep
