@@ -1,15 +1,13 @@
 // Clock: the only way powersweep logic reads time or sleeps.
 //
-// RealClock reads the system clocks; FakeClock is driven by tests (Advance)
-// and never blocks: SleepFor advances its time immediately. Both are
-// thread-safe.
+// RealClock reads the system clocks. Tests drive FakeClock
+// (common/fake_clock.h, in powersweep_common_testing), which never blocks.
+// Both are thread-safe.
 #ifndef POWERSWEEP_COMMON_CLOCK_H_
 #define POWERSWEEP_COMMON_CLOCK_H_
 
 #include <cstdint>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 
@@ -37,21 +35,6 @@ class RealClock : public Clock {
   int64_t MonotonicNanos() override;
   void SleepFor(absl::Duration d) override;
   bool WaitFor(absl::Notification* n, absl::Duration d) override;
-};
-
-class FakeClock : public Clock {
- public:
-  explicit FakeClock(absl::Time start = absl::FromUnixSeconds(1700000000));
-  absl::Time Now() override;
-  int64_t MonotonicNanos() override;
-  void SleepFor(absl::Duration d) override;
-  bool WaitFor(absl::Notification* n, absl::Duration d) override;
-  void Advance(absl::Duration d);
-
- private:
-  absl::Mutex mu_;
-  absl::Time now_ ABSL_GUARDED_BY(mu_);
-  int64_t mono_ns_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace powersweep

@@ -14,6 +14,16 @@
 //   is kept per attempt (RunSpec.attempt). A retry never deletes the data of
 //   earlier attempts; the per-run readers below return the run's CURRENT
 //   attempt only, and ExportCsv exports every attempt.
+// - Ids (sweeps, runs, models) are assigned here, increase in the order
+//   things are created, and are never reused; a call that fails assigns
+//   none. Times are kept to the millisecond.
+// - Malformed input (InvalidArgument, nothing stored) includes negative
+//   counts or knobs in a RunSpec, and NaN where a record or result needs a
+//   number (a minibatch's times and loss, a sample's time, utilizations
+//   and power, a result's duration, energy and sampler CPU time).
+//
+// tests/storage/store_conformance_*_test.cc state this contract as tests
+// and run them against every implementation (SqliteStore, MemoryStore).
 #ifndef POWERSWEEP_STORAGE_STORE_H_
 #define POWERSWEEP_STORAGE_STORE_H_
 
@@ -120,8 +130,11 @@ class Store {
   // Allowed: PENDING->LEASED|CANCELLED; LEASED->RUNNING|PENDING|FAILED|
   // CANCELLED; RUNNING->DONE|FAILED|CANCELLED; FAILED->PENDING (a retry:
   // attempt is incremented; the failed attempt's data is kept). LEASED sets
-  // device_id; RUNNING sets started time; DONE/FAILED/CANCELLED set finished
-  // time and reason.
+  // device_id (InvalidArgument without one); RUNNING sets started time (and
+  // device_id when one is given); DONE/FAILED/CANCELLED set finished time
+  // and reason. PENDING clears device_id and the times; a retry also
+  // clears the reason and the applied mode. The history row names
+  // `device_id`, or the run's device when it is empty.
   virtual absl::Status TransitionRun(int64_t run_id, v1::RunState to,
                                      const std::string& device_id,
                                      const std::string& reason,
@@ -132,9 +145,10 @@ class Store {
   // ---- ingest
   // Stores the batch's minibatch records and telemetry samples in one
   // transaction under the batch's attempt (0 = the run's current attempt),
-  // unless (run_id, attempt, seq) is already stored (kDuplicate). NotFound
-  // for an unknown run; FailedPrecondition, storing nothing, for a batch
-  // whose attempt is not the run's current attempt.
+  // unless (run_id, attempt, seq) is already stored (kDuplicate), whatever
+  // the run's state. NotFound for an unknown run; FailedPrecondition,
+  // storing nothing, for a batch whose attempt is not the run's current
+  // attempt; InvalidArgument for seq < 1 or attempt < 0.
   virtual absl::StatusOr<IngestOutcome> IngestBatch(const v1::DataBatch& batch) = 0;
   // Number of distinct batches stored for the run's current attempt.
   virtual absl::StatusOr<int64_t> CountBatches(int64_t run_id) = 0;
@@ -165,7 +179,8 @@ class Store {
 
   // ---- export
   // Writes table `table` ("runs", "minibatches", "telemetry") of a sweep
-  // as CSV (header first) through `sink`, in chunks of whole lines.
+  // as CSV (header first) through `sink`, in chunks of whole lines. The
+  // export is one snapshot; `sink` may call the store.
   // "runs" has one row per run with the result of its current attempt;
   // "minibatches" and "telemetry" have an `attempt` column and hold the
   // rows of every attempt.

@@ -16,7 +16,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gtest/gtest.h"
 
 namespace powersweep {

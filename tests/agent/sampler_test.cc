@@ -6,7 +6,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/fake_platform.h"
 

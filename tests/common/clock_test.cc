@@ -1,4 +1,4 @@
-#include "common/clock.h"
+#include "common/fake_clock.h"
 
 #include "gtest/gtest.h"
 

@@ -1,5 +1,7 @@
-// SqliteStore: readers on other connections, reopening, concurrent callers.
-#include <thread>
+// SqliteStore: readers on other connections (WAL) and reopening the file.
+// Threads sharing a store and a sink using the store during an export are
+// in the conformance suite (store_conformance_*_test.cc).
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -58,6 +60,8 @@ TEST_F(DurabilityTest, DataSurvivesClosingAndReopening) {
                                     clock_.Now())
                   .ok());
   ASSERT_TRUE(store_->IngestBatch(MakeBatch(run_ids_[0], 1, 20, 5)).ok());
+  const std::string database_id = store_->GetDatabaseId().value_or("");
+  ASSERT_FALSE(database_id.empty());
   store_.reset();
 
   store_ = OpenStore(path_);
@@ -69,45 +73,10 @@ TEST_F(DurabilityTest, DataSurvivesClosingAndReopening) {
   EXPECT_EQ(store_->GetMinibatches(run_ids_[0])->size(), 20u);
   EXPECT_EQ(store_->GetTelemetry(run_ids_[0])->size(), 5u);
   EXPECT_EQ(store_->GetSweepStatus(sweep_id_)->total(), 4);
+  EXPECT_EQ(store_->GetDatabaseId().value_or(""), database_id);
   // The batch is still known after the restart: a resend is a duplicate.
   EXPECT_EQ(store_->IngestBatch(MakeBatch(run_ids_[0], 1, 20, 5)).value(),
             IngestOutcome::kDuplicate);
-}
-
-TEST_F(DurabilityTest, ThreadsSharingTheStoreLoseNoBatch) {
-  constexpr int kBatches = 25;
-  std::vector<std::thread> threads;
-  for (int64_t run_id : run_ids_) {
-    threads.emplace_back([this, run_id] {
-      for (int seq = 1; seq <= kBatches; ++seq) {
-        auto outcome = store_->IngestBatch(MakeBatch(run_id, seq, 10, 2));
-        EXPECT_TRUE(outcome.ok()) << outcome.status();
-        // Readers interleave with writers.
-        EXPECT_TRUE(store_->GetSweepStatus(sweep_id_).ok());
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  for (int64_t run_id : run_ids_) {
-    EXPECT_EQ(*store_->CountBatches(run_id), kBatches);
-    EXPECT_EQ(store_->GetMinibatches(run_id)->size(), 10u * kBatches);
-  }
-}
-
-TEST_F(DurabilityTest, ExportWorksWhileTheStoreKeepsWriting) {
-  ASSERT_TRUE(store_->IngestBatch(MakeBatch(run_ids_[0], 1, 1500, 0)).ok());
-  int chunks = 0;
-  absl::Status st = store_->ExportCsv(sweep_id_, "minibatches", [&](const std::string&) {
-    // The sink runs on the export's own snapshot; the store still accepts
-    // writes meanwhile.
-    if (chunks++ == 0) {
-      auto outcome = store_->IngestBatch(MakeBatch(run_ids_[1], 1, 5, 0));
-      EXPECT_TRUE(outcome.ok()) << outcome.status();
-    }
-  });
-  ASSERT_TRUE(st.ok()) << st;
-  EXPECT_EQ(chunks, 2);
-  EXPECT_EQ(store_->GetMinibatches(run_ids_[1])->size(), 5u);
 }
 
 }  // namespace

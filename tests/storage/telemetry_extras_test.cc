@@ -1,29 +1,30 @@
-// Migration 4: tenants of minibatch records, and the parts of a telemetry
-// sample beyond the fixed columns (temperatures, memory clock, kernel
-// counters) survive the store and the CSV export.
-#include <string>
-#include <vector>
+// Migrations 4 and 7: tenants of minibatch records in their own column;
+// the parts of a telemetry sample beyond the fixed columns (rails,
+// temperatures, memory clock, kernel counters) as protobuf bytes in
+// telemetry.extras_pb, the memory clock and counters also in columns of
+// their own. (That they read back and export is in
+// store_conformance_ingest_test.cc and store_conformance_export_test.cc.)
+#include "storage/telemetry_extras.h"
 
-#include "gmock/gmock.h"
+#include <string>
+
+#include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
 #include "tests/storage/store_test_util.h"
 
 namespace powersweep {
 namespace {
 
-using ::testing::HasSubstr;
-
 const absl::Time kNow = absl::FromUnixSeconds(1800000000);
 
-TEST(TelemetryExtrasTest, TenantsTemperaturesMemoryClockAndCountersRoundTrip) {
+TEST(TelemetryExtrasTest, ExtrasAreProtobufBytesBesideTheirColumns) {
   TempDir dir;
-  auto store = OpenStore(dir.path() + "/store.db");
+  const std::string path = dir.path() + "/store.db";
+  auto store = OpenStore(path);
   ASSERT_NE(store, nullptr);
   auto sweep = store->CreateSweep(MakeSpec("s"), MakeRuns(1), kNow);
   ASSERT_TRUE(sweep.ok()) << sweep.status();
   const int64_t id = (*store->ListRuns(*sweep))[0].spec().run_id();
-  ASSERT_TRUE(
-      store->TransitionRun(id, v1::RUN_STATE_LEASED, "host-0", "", kNow).ok());
 
   v1::DataBatch batch = MakeBatch(id, 1, 0, 0);
   for (int tenant = 0; tenant < 2; ++tenant) {
@@ -37,44 +38,32 @@ TEST(TelemetryExtrasTest, TenantsTemperaturesMemoryClockAndCountersRoundTrip) {
   v1::Temperature* t = s->add_temperatures();
   t->set_name("CPU-therm");
   t->set_celsius(41.5);
-  v1::KernelCounters* k = s->mutable_counters();
-  k->set_pgfault(1000);
-  k->set_pgmajfault(7);
-  k->set_nr_dirty(12);
-  k->set_nr_written(345);
-  k->set_tenant_pgfault(99);
+  s->mutable_counters()->set_pgfault(1000);
+  s->mutable_counters()->set_nr_written(345);
+  batch.add_telemetry()->set_t_s(0.6);  // no extras
   ASSERT_TRUE(store->IngestBatch(batch).ok());
 
-  auto mb = store->GetMinibatches(id);
-  ASSERT_TRUE(mb.ok()) << mb.status();
-  ASSERT_EQ(mb->size(), 2u);
-  EXPECT_EQ((*mb)[0].tenant(), 0);
-  EXPECT_EQ((*mb)[1].tenant(), 1);
-
-  auto tel = store->GetTelemetry(id);
-  ASSERT_TRUE(tel.ok()) << tel.status();
-  ASSERT_EQ(tel->size(), 1u);
-  const v1::TelemetrySample& got = (*tel)[0];
-  EXPECT_EQ(got.mem_freq_hz(), 2133000000);
-  ASSERT_EQ(got.temperatures_size(), 1);
-  EXPECT_EQ(got.temperatures(0).name(), "CPU-therm");
-  EXPECT_TRUE(got.has_counters());
-  EXPECT_EQ(got.counters().pgfault(), 1000);
-  EXPECT_EQ(got.counters().nr_written(), 345);
-  EXPECT_EQ(got.counters().tenant_pgfault(), 99);
-
-  auto csv = [&](const std::string& table) {
-    std::string text;
-    EXPECT_TRUE(store
-                    ->ExportCsv(*sweep, table,
-                                [&](const std::string& chunk) { text += chunk; })
-                    .ok());
-    return text;
-  };
-  const std::string telemetry = csv("telemetry");
-  EXPECT_THAT(telemetry, HasSubstr("pgfault"));
-  EXPECT_THAT(telemetry, HasSubstr(",1000,"));
-  EXPECT_THAT(csv("minibatches"), HasSubstr("tenant"));
+  RawConnection raw(path);
+  EXPECT_EQ(raw.Int("SELECT COUNT(DISTINCT tenant) FROM minibatches"), 2);
+  EXPECT_EQ(raw.Text("SELECT typeof(extras_pb) FROM telemetry WHERE t_s = 0.5"),
+            "blob");
+  EXPECT_EQ(raw.Int("SELECT rails_json IS NULL FROM telemetry WHERE t_s = 0.5"),
+            1);
+  EXPECT_EQ(raw.Int("SELECT extras_pb IS NULL FROM telemetry WHERE t_s = 0.6"),
+            1);
+  EXPECT_EQ(raw.Int("SELECT mem_freq_hz FROM telemetry WHERE t_s = 0.5"),
+            2133000000);
+  EXPECT_EQ(raw.Int("SELECT pgfault FROM telemetry WHERE t_s = 0.5"), 1000);
+  EXPECT_EQ(raw.Int("SELECT nr_written FROM telemetry WHERE t_s = 0.5"), 345);
+  EXPECT_EQ(
+      raw.Int("SELECT pgfault IS NULL AND mem_freq_hz IS NULL FROM telemetry"
+              " WHERE t_s = 0.6"),
+      1);
+  std::string expected;
+  EncodeTelemetryExtras(*s, &expected);
+  EXPECT_EQ(
+      raw.Text("SELECT lower(hex(extras_pb)) FROM telemetry WHERE t_s = 0.5"),
+      absl::BytesToHexString(expected));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "workloads/runner/minibatch_timer.h"
 
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gtest/gtest.h"
 
 namespace powersweep {

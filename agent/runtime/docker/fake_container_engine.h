@@ -16,6 +16,7 @@
 // SetUnavailable(true) makes every call fail with Unavailable ("engine
 // down").
 //
+// Built into powersweep_docker_runtime_testing, which only tests link.
 // Thread-safe.
 #ifndef POWERSWEEP_AGENT_RUNTIME_DOCKER_FAKE_CONTAINER_ENGINE_H_
 #define POWERSWEEP_AGENT_RUNTIME_DOCKER_FAKE_CONTAINER_ENGINE_H_

@@ -9,7 +9,7 @@
 #include "agent/run/run_executor.h"
 #include "agent/runtime/native/native_runtime.h"
 #include "agent/telemetry/baseload.h"
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/fake_platform.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "agent/platform/jetson/jetson_platform.h"
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/jetson/fake_sysfs_io.h"
 

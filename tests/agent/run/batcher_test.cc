@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gtest/gtest.h"
 
 namespace powersweep {

@@ -5,7 +5,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "agent/run/run_executor.h"
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_dir.h"
 

@@ -4,7 +4,7 @@
 
 #include "agent/run/catalog.h"
 #include "agent/run/run_executor.h"
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gtest/gtest.h"
 
 namespace powersweep {

@@ -14,7 +14,7 @@
 #include "agent/runtime/twin/twin_agent.h"
 #include "agent/runtime/twin/twin_runtime.h"
 #include "agent/runtime/twin/twin_simulation.h"
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_dir.h"
 

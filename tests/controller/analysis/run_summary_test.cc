@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/controller/sweep/fake_store.h"
+#include "storage/memory_store.h"
 
 namespace powersweep {
 namespace {
@@ -130,10 +130,37 @@ TEST(SummarizeRunTest, NothingRecordedIsAllZero) {
   EXPECT_EQ(s.ByteSizeLong(), 0u);
 }
 
+// Stores a run with its records (and, when `result` is not null, finishes
+// it with that result); returns its id.
+int64_t StoreRun(Store* store, const std::vector<v1::MinibatchRecord>& mb,
+                 const std::vector<v1::TelemetrySample>& tel,
+                 const v1::RunResult* result) {
+  const absl::Time now = absl::FromUnixSeconds(1700000000);
+  v1::SweepSpec spec;
+  spec.set_name("summary");
+  auto sweep = store->CreateSweep(spec, {v1::RunSpec()}, now);
+  EXPECT_TRUE(sweep.ok()) << sweep.status();
+  const int64_t id = (*store->ListRuns(*sweep))[0].spec().run_id();
+  EXPECT_TRUE(store->TransitionRun(id, v1::RUN_STATE_LEASED, "host-0", "", now).ok());
+  EXPECT_TRUE(store->TransitionRun(id, v1::RUN_STATE_RUNNING, "", "", now).ok());
+  v1::DataBatch batch;
+  batch.set_run_id(id);
+  batch.set_seq(1);
+  for (const v1::MinibatchRecord& r : mb) *batch.add_minibatches() = r;
+  for (const v1::TelemetrySample& s : tel) *batch.add_telemetry() = s;
+  EXPECT_TRUE(store->IngestBatch(batch).ok());
+  if (result != nullptr) {
+    v1::RunResult r = *result;
+    r.set_run_id(id);
+    EXPECT_TRUE(store->FinishRun(r, v1::RUN_STATE_DONE, "", now).ok());
+  }
+  return id;
+}
+
 TEST(SummarizeStoredRunTest, RunWithoutResultIsSummarizedFromRecords) {
-  FakeStore store;
-  store.PutRun(7, SevenMinibatches(), FourSamples(), nullptr);
-  absl::StatusOr<v1::RunSummary> s = SummarizeStoredRun(&store, 7);
+  MemoryStore store;
+  const int64_t id = StoreRun(&store, SevenMinibatches(), FourSamples(), nullptr);
+  absl::StatusOr<v1::RunSummary> s = SummarizeStoredRun(&store, id);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->minibatches(), 7);
   EXPECT_EQ(s->telemetry_samples(), 4);
@@ -142,21 +169,22 @@ TEST(SummarizeStoredRunTest, RunWithoutResultIsSummarizedFromRecords) {
 }
 
 TEST(SummarizeStoredRunTest, UsesTheStoredResult) {
-  FakeStore store;
+  MemoryStore store;
   v1::RunResult result;
-  result.set_run_id(8);
+  result.set_ok(true);
   result.set_duration_s(4.0);
   result.set_energy_j(9.0);
   result.set_energy_provenance(v1::PROVENANCE_MEASURED);
-  store.PutRun(8, SevenMinibatches(), FourSamples(), &result);
-  absl::StatusOr<v1::RunSummary> s = SummarizeStoredRun(&store, 8);
+  const int64_t id = StoreRun(&store, SevenMinibatches(), FourSamples(), &result);
+  absl::StatusOr<v1::RunSummary> s = SummarizeStoredRun(&store, id);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_DOUBLE_EQ(s->duration_s(), 4.0);
   EXPECT_DOUBLE_EQ(s->energy_j(), 9.0);
+  EXPECT_EQ(s->minibatches(), 7);
 }
 
 TEST(SummarizeStoredRunTest, UnknownRunIsNotFound) {
-  FakeStore store;
+  MemoryStore store;
   absl::StatusOr<v1::RunSummary> s = SummarizeStoredRun(&store, 99);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), absl::StatusCode::kNotFound);

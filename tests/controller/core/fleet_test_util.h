@@ -13,7 +13,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "controller/core/agent_connection.h"
 #include "controller/core/fleet.h"
 #include "gtest/gtest.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "gtest/gtest.h"
 #include "storage/sqlite_store.h"
 #include "tests/storage/store_test_util.h"

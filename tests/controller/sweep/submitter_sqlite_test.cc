@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "controller/sweep/submitter.h"
 #include "controller/sweep/sweep_file.h"
 #include "gmock/gmock.h"

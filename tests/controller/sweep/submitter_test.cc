@@ -1,11 +1,14 @@
 #include "controller/sweep/submitter.h"
 
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_split.h"
-#include "common/clock.h"
+#include "common/fake_clock.h"
 #include "controller/sweep/problem_list.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/controller/sweep/fake_store.h"
+#include "storage/memory_store.h"
 
 namespace powersweep {
 namespace {
@@ -37,9 +40,28 @@ std::vector<v1::DeviceStatus> Orin() {
   return {d};
 }
 
+// A MemoryStore that counts CreateSweep calls; set_fail_create makes them
+// fail as a broken database would.
+class CountingStore : public MemoryStore {
+ public:
+  absl::StatusOr<int64_t> CreateSweep(const v1::SweepSpec& spec,
+                                      const std::vector<v1::RunSpec>& runs,
+                                      absl::Time now) override {
+    ++create_sweep_calls_;
+    if (!fail_create_.ok()) return fail_create_;
+    return MemoryStore::CreateSweep(spec, runs, now);
+  }
+  int create_sweep_calls() const { return create_sweep_calls_; }
+  void set_fail_create(absl::Status s) { fail_create_ = std::move(s); }
+
+ private:
+  int create_sweep_calls_ = 0;
+  absl::Status fail_create_;
+};
+
 class SweepSubmitterTest : public ::testing::Test {
  protected:
-  FakeStore store_;
+  CountingStore store_;
   FakeClock clock_;
   SweepSubmitter submitter_{&store_, &clock_};
 };
