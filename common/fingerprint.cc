@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -248,9 +249,8 @@ absl::StatusOr<std::string> BuildIdOfFile(const std::string& path) {
   }
   FdCloser closer{fd};
   if (auto id = ReadElfBuildId(fd)) return absl::StrCat("build-id:", *id);
-  absl::StatusOr<std::string> sha = Sha256OfFd(fd, path);
-  if (!sha.ok()) return sha.status();
-  return absl::StrCat("sha256:", *sha);
+  PS_ASSIGN_OR_RETURN(std::string sha, Sha256OfFd(fd, path));
+  return absl::StrCat("sha256:", sha);
 }
 
 std::string LoadedLibraryPath(absl::string_view substring) {

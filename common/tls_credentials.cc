@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -48,20 +49,17 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
         "--tls_cert, --tls_key, --tls_ca: TLS needs all three (the server's "
         "certificate and key, and the CA of the client certificates)");
   }
-  absl::StatusOr<std::string> cert =
-      ReadPemFile("--tls_cert", files.cert, PemKind::kCertificate);
-  if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> key =
-      ReadPemFile("--tls_key", files.key, PemKind::kPrivateKey);
-  if (!key.ok()) return key.status();
-  absl::StatusOr<std::string> ca =
-      ReadPemFile("--tls_ca", files.ca, PemKind::kCertificate);
-  if (!ca.ok()) return ca.status();
+  PS_ASSIGN_OR_RETURN(std::string cert, ReadPemFile("--tls_cert", files.cert,
+                                                    PemKind::kCertificate));
+  PS_ASSIGN_OR_RETURN(std::string key, ReadPemFile("--tls_key", files.key,
+                                                   PemKind::kPrivateKey));
+  PS_ASSIGN_OR_RETURN(std::string ca,
+                      ReadPemFile("--tls_ca", files.ca, PemKind::kCertificate));
 
   grpc::SslServerCredentialsOptions options(
       GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY);
-  options.pem_root_certs = *ca;
-  options.pem_key_cert_pairs.push_back({*key, *cert});
+  options.pem_root_certs = ca;
+  options.pem_key_cert_pairs.push_back({key, cert});
   return grpc::SslServerCredentials(options);
 }
 
@@ -82,19 +80,16 @@ MakeChannelCredentials(const ChannelTlsFiles& files) {
         " (a client certificate needs both)"));
   }
   grpc::SslCredentialsOptions options;
-  absl::StatusOr<std::string> ca =
-      ReadPemFile("--tls_ca", files.ca, PemKind::kCertificate);
-  if (!ca.ok()) return ca.status();
-  options.pem_root_certs = *ca;
+  PS_ASSIGN_OR_RETURN(std::string ca,
+                      ReadPemFile("--tls_ca", files.ca, PemKind::kCertificate));
+  options.pem_root_certs = ca;
   if (!files.cert.empty()) {
-    absl::StatusOr<std::string> cert =
-        ReadPemFile("--tls_cert", files.cert, PemKind::kCertificate);
-    if (!cert.ok()) return cert.status();
-    absl::StatusOr<std::string> key =
-        ReadPemFile("--tls_key", files.key, PemKind::kPrivateKey);
-    if (!key.ok()) return key.status();
-    options.pem_cert_chain = *cert;
-    options.pem_private_key = *key;
+    PS_ASSIGN_OR_RETURN(std::string cert, ReadPemFile("--tls_cert", files.cert,
+                                                      PemKind::kCertificate));
+    PS_ASSIGN_OR_RETURN(std::string key, ReadPemFile("--tls_key", files.key,
+                                                     PemKind::kPrivateKey));
+    options.pem_cert_chain = cert;
+    options.pem_private_key = key;
   }
   return grpc::SslCredentials(options);
 }

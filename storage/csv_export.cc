@@ -10,9 +10,9 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "storage/csv_cell.h"
 #include "storage/sqlite_store.h"
-#include "storage/status_macros.h"
 #include "storage/telemetry_extras.h"
 
 namespace powersweep {

@@ -1,6 +1,7 @@
 #include "storage/migrations.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -301,36 +302,34 @@ const std::vector<std::string>& Migrations() {
 }
 
 absl::StatusOr<int64_t> SchemaVersion(SqliteDb& db) {
-  absl::StatusOr<Stmt> stmt =
-      db.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
-  if (!stmt.ok()) return stmt.status();
-  absl::StatusOr<bool> row = stmt->Step();
-  if (!row.ok()) return row.status();
-  return stmt->Int(0);
+  PS_ASSIGN_OR_RETURN(
+      Stmt stmt,
+      db.Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"));
+  PS_RETURN_IF_ERROR(stmt.Step().status());
+  return stmt.Int(0);
 }
 
 absl::StatusOr<int> ApplyMigrations(SqliteDb& db) {
   absl::Status st = db.Exec(kCreateMigrationsTable);
   if (!st.ok()) return st;
   const int64_t known = static_cast<int64_t>(Migrations().size());
-  absl::StatusOr<int64_t> start = SchemaVersion(db);
-  if (!start.ok()) return start.status();
-  if (*start > known) return TooNew(db, *start);
+  PS_ASSIGN_OR_RETURN(int64_t start, SchemaVersion(db));
+  if (start > known) return TooNew(db, start);
   int applied = 0;
-  for (int64_t version = *start + 1; version <= known; ++version) {
+  for (int64_t version = start + 1; version <= known; ++version) {
     st = db.Transaction(SqliteDb::TxnKind::kWrite, [&]() -> absl::Status {
       // Re-read under the write lock: another process may have migrated.
-      absl::StatusOr<int64_t> current = SchemaVersion(db);
-      if (!current.ok()) return current.status();
-      if (*current > known) return TooNew(db, *current);
-      if (*current >= version) return absl::OkStatus();
+      PS_ASSIGN_OR_RETURN(int64_t current, SchemaVersion(db));
+      if (current > known) return TooNew(db, current);
+      if (current >= version) return absl::OkStatus();
       absl::Status s = db.Exec(Migrations()[version - 1]);
       if (!s.ok()) return s;
-      absl::StatusOr<Stmt> record = db.Prepare(
-          "INSERT INTO schema_migrations(version, applied_unix_ms) VALUES (?1,"
-          " CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER))");
-      if (!record.ok()) return record.status();
-      s = record->Bind(1, version).Run();
+      PS_ASSIGN_OR_RETURN(Stmt record,
+                          db.Prepare("INSERT INTO schema_migrations(version, "
+                                     "applied_unix_ms) VALUES (?1,"
+                                     " CAST((julianday('now') - 2440587.5) * "
+                                     "86400000.0 AS INTEGER))"));
+      s = record.Bind(1, version).Run();
       if (s.ok()) ++applied;
       return s;
     });

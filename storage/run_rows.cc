@@ -1,8 +1,8 @@
 #include "storage/run_rows.h"
 
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "storage/schema_text.h"
-#include "storage/status_macros.h"
 
 namespace powersweep {
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -57,9 +58,8 @@ absl::StatusOr<bool> Stmt::Step() {
 
 absl::Status Stmt::Run() {
   while (true) {
-    absl::StatusOr<bool> row = Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return absl::OkStatus();
+    PS_ASSIGN_OR_RETURN(bool row, Step());
+    if (!row) return absl::OkStatus();
   }
 }
 
@@ -172,9 +172,8 @@ absl::StatusOr<Stmt> SqliteDb::Prepare(const std::string& sql) {
 
 absl::Status SqliteDb::Transaction(TxnKind kind,
                                    const std::function<absl::Status()>& body) {
-  absl::Status begin =
-      Exec(kind == TxnKind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
-  if (!begin.ok()) return begin;
+  PS_RETURN_IF_ERROR(
+      Exec(kind == TxnKind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED"));
   absl::Status st = body();
   if (st.ok()) st = Exec("COMMIT");
   if (!st.ok() && sqlite3_get_autocommit(db_) == 0) {

@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "storage/migrations.h"
 #include "storage/schema_text.h"
-#include "storage/status_macros.h"
 
 namespace powersweep {
 namespace {

@@ -3,11 +3,11 @@
 // sweep in one read, and the baseload runs of one device.
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "storage/run_rows.h"
 #include "storage/schema_text.h"
 #include "storage/sqlite_store.h"
-#include "storage/status_macros.h"
 
 namespace powersweep {
 namespace {

@@ -3,9 +3,9 @@
 // sqlite_store_records.cc.
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "storage/schema_text.h"
 #include "storage/sqlite_store.h"
-#include "storage/status_macros.h"
 #include "storage/telemetry_extras.h"
 
 namespace powersweep {

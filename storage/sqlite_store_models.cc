@@ -4,9 +4,9 @@
 // model_id only).
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "storage/schema_text.h"
 #include "storage/sqlite_store.h"
-#include "storage/status_macros.h"
 
 namespace powersweep {
 namespace {

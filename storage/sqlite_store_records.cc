@@ -2,9 +2,9 @@
 #include <algorithm>
 
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "storage/schema_text.h"
 #include "storage/sqlite_store.h"
-#include "storage/status_macros.h"
 #include "storage/telemetry_extras.h"
 
 namespace powersweep {

@@ -1,10 +1,10 @@
 // SqliteStore: runs, their state transitions and history.
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "storage/run_rows.h"
 #include "storage/schema_text.h"
 #include "storage/sqlite_store.h"
-#include "storage/status_macros.h"
 
 namespace powersweep {
 namespace {

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 
 namespace powersweep {
@@ -38,8 +39,7 @@ absl::Status DecodeTelemetryExtras(absl::string_view bytes, bool is_json,
 
 absl::StatusOr<std::string> TelemetryExtrasJson(absl::string_view bytes) {
   v1::TelemetrySample extras;
-  absl::Status st = DecodeTelemetryExtras(bytes, /*is_json=*/false, &extras);
-  if (!st.ok()) return st;
+  PS_RETURN_IF_ERROR(DecodeTelemetryExtras(bytes, /*is_json=*/false, &extras));
   return ToJsonLine(extras);
 }
 

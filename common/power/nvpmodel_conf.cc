@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -32,8 +33,7 @@ class Parser {
       absl::string_view line = raw.substr(0, raw.find('#'));
       line = absl::StripAsciiWhitespace(line);
       if (line.empty()) continue;
-      absl::Status st = line[0] == '<' ? Tag(line) : Setting(line);
-      if (!st.ok()) return st;
+      PS_RETURN_IF_ERROR(line[0] == '<' ? Tag(line) : Setting(line));
     }
     if (conf_.modes.empty()) return FileError("no POWER_MODEL block");
     if (!seen_pm_config_) {

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "absl/status/status.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -119,10 +120,9 @@ namespace {
 
 absl::Status AppendBaseloads(Store* store, const std::string& device_id,
                              std::vector<BaseloadRun>* out) {
-  absl::StatusOr<std::vector<RunWithResult>> found =
-      store->FindBaseloads(device_id, nullptr);
-  if (!found.ok()) return found.status();
-  for (const RunWithResult& r : *found) {
+  PS_ASSIGN_OR_RETURN(std::vector<RunWithResult> found,
+                      store->FindBaseloads(device_id, nullptr));
+  for (const RunWithResult& r : found) {
     std::optional<BaseloadRun> b = AsBaseload(r.run, r.result);
     if (b.has_value()) out->push_back(*std::move(b));
   }
@@ -138,8 +138,7 @@ absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(Store* store) {
 absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloads(
     Store* store, const std::string& device_id) {
   std::vector<BaseloadRun> out;
-  absl::Status st = AppendBaseloads(store, device_id, &out);
-  if (!st.ok()) return st;
+  PS_RETURN_IF_ERROR(AppendBaseloads(store, device_id, &out));
   return out;
 }
 
@@ -151,8 +150,7 @@ absl::StatusOr<std::vector<BaseloadRun>> LoadBaseloadsFor(
   }
   std::vector<BaseloadRun> out;
   for (const std::string& device : devices) {
-    absl::Status st = AppendBaseloads(store, device, &out);
-    if (!st.ok()) return st;
+    PS_RETURN_IF_ERROR(AppendBaseloads(store, device, &out));
   }
   return out;
 }

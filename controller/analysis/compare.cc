@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "controller/analysis/stats.h"
 
 namespace powersweep {
@@ -435,10 +436,9 @@ Comparison CompareRuns(const std::vector<RunMetrics>& runs, CompareBy by) {
 
 absl::StatusOr<Comparison> CompareSweep(Store* store, int64_t sweep_id,
                                         CompareBy by) {
-  absl::StatusOr<std::vector<RunMetrics>> runs =
-      LoadSweepRunMetrics(store, sweep_id);
-  if (!runs.ok()) return runs.status();
-  Comparison c = CompareRuns(*runs, by);
+  PS_ASSIGN_OR_RETURN(std::vector<RunMetrics> runs,
+                      LoadSweepRunMetrics(store, sweep_id));
+  Comparison c = CompareRuns(runs, by);
   if (c.cells.empty()) {
     c.warnings.push_back(
         absl::StrCat("sweep ", sweep_id, " has no done runs to compare"));

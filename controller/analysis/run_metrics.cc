@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "absl/status/status.h"
+#include "common/status_macros.h"
 #include "controller/analysis/run_summary.h"
 #include "controller/analysis/stats.h"
 
@@ -123,24 +124,21 @@ void FillCounterMetrics(const std::vector<v1::TelemetrySample>& telemetry,
 
 absl::StatusOr<RunMetrics> Load(Store* store, int64_t run_id,
                                 const std::vector<BaseloadRun>* baseloads) {
-  absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
-  if (!run.ok()) return run.status();
+  PS_ASSIGN_OR_RETURN(v1::RunStatus run, store->GetRun(run_id));
   absl::StatusOr<v1::RunResult> result = store->GetRunResult(run_id);
   if (!result.ok() && !absl::IsNotFound(result.status())) {
     return result.status();
   }
-  absl::StatusOr<std::vector<v1::MinibatchRecord>> mb =
-      store->GetMinibatches(run_id);
-  if (!mb.ok()) return mb.status();
-  absl::StatusOr<std::vector<v1::TelemetrySample>> tel =
-      store->GetTelemetry(run_id);
-  if (!tel.ok()) return tel.status();
+  PS_ASSIGN_OR_RETURN(std::vector<v1::MinibatchRecord> mb,
+                      store->GetMinibatches(run_id));
+  PS_ASSIGN_OR_RETURN(std::vector<v1::TelemetrySample> tel,
+                      store->GetTelemetry(run_id));
   if (result.ok() && baseloads != nullptr && result->baseload_run_id() == 0 &&
-      run->spec().workload().task() != v1::TASK_BASELOAD) {
-    std::optional<BaseloadRun> base = PickBaseload(*run, *baseloads);
+      run.spec().workload().task() != v1::TASK_BASELOAD) {
+    std::optional<BaseloadRun> base = PickBaseload(run, *baseloads);
     if (base.has_value()) ApplyBaseload(*base, &*result);
   }
-  return ComputeRunMetrics(*run, result.ok() ? &*result : nullptr, *mb, *tel);
+  return ComputeRunMetrics(run, result.ok() ? &*result : nullptr, mb, tel);
 }
 
 }  // namespace
@@ -186,18 +184,16 @@ absl::StatusOr<RunMetrics> LoadRunMetrics(
 
 absl::StatusOr<std::vector<RunMetrics>> LoadSweepRunMetrics(Store* store,
                                                             int64_t sweep_id) {
-  absl::StatusOr<std::vector<v1::RunStatus>> runs = store->ListRuns(sweep_id);
-  if (!runs.ok()) return runs.status();
-  absl::StatusOr<std::vector<BaseloadRun>> baseloads =
-      LoadBaseloadsFor(store, *runs);
-  if (!baseloads.ok()) return baseloads.status();
+  PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs,
+                      store->ListRuns(sweep_id));
+  PS_ASSIGN_OR_RETURN(std::vector<BaseloadRun> baseloads,
+                      LoadBaseloadsFor(store, runs));
   std::vector<RunMetrics> out;
-  for (const v1::RunStatus& run : *runs) {
+  for (const v1::RunStatus& run : runs) {
     if (run.state() != v1::RUN_STATE_DONE) continue;
-    absl::StatusOr<RunMetrics> m =
-        LoadRunMetrics(store, run.spec().run_id(), *baseloads);
-    if (!m.ok()) return m.status();
-    out.push_back(std::move(*m));
+    PS_ASSIGN_OR_RETURN(RunMetrics m,
+                        LoadRunMetrics(store, run.spec().run_id(), baseloads));
+    out.push_back(std::move(m));
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "common/status_macros.h"
 #include "storage/record_aggregates.h"
 
 namespace powersweep {
@@ -88,41 +89,35 @@ void ApplyRunBaseload(const v1::RunStatus& run, const v1::RunResult* result,
 
 absl::StatusOr<v1::RunSummary> SummarizeStoredRun(
     Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads) {
-  absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
-  if (!run.ok()) return run.status();
-  absl::StatusOr<std::vector<v1::TelemetrySample>> tel =
-      store->GetTelemetry(run_id);
-  if (!tel.ok()) return tel.status();
+  PS_ASSIGN_OR_RETURN(v1::RunStatus run, store->GetRun(run_id));
+  PS_ASSIGN_OR_RETURN(std::vector<v1::TelemetrySample> tel,
+                      store->GetTelemetry(run_id));
   absl::StatusOr<v1::RunResult> result = store->GetRunResult(run_id);
   if (!result.ok() && !absl::IsNotFound(result.status())) {
     return result.status();
   }
-  absl::StatusOr<std::vector<v1::MinibatchRecord>> mb =
-      store->GetMinibatches(run_id);
-  if (!mb.ok()) return mb.status();
+  PS_ASSIGN_OR_RETURN(std::vector<v1::MinibatchRecord> mb,
+                      store->GetMinibatches(run_id));
   const v1::RunResult* res = result.ok() ? &*result : nullptr;
-  RecordAggregates agg = Aggregate(*mb, *tel);
+  RecordAggregates agg = Aggregate(mb, tel);
   v1::RunSummary s = std::move(agg.summary);
   if (res != nullptr) ApplyResult(*res, &s);
-  ApplyRunBaseload(*run, res, agg.power_span_s, baseloads, &s);
+  ApplyRunBaseload(run, res, agg.power_span_s, baseloads, &s);
   return s;
 }
 
 absl::StatusOr<v1::RunSummary> SummarizeStoredRun(Store* store,
                                                   int64_t run_id) {
-  absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
-  if (!run.ok()) return run.status();
-  absl::StatusOr<std::vector<v1::MinibatchRecord>> mb =
-      store->GetMinibatches(run_id);
-  if (!mb.ok()) return mb.status();
-  absl::StatusOr<std::vector<v1::TelemetrySample>> tel =
-      store->GetTelemetry(run_id);
-  if (!tel.ok()) return tel.status();
+  PS_ASSIGN_OR_RETURN(v1::RunStatus run, store->GetRun(run_id));
+  PS_ASSIGN_OR_RETURN(std::vector<v1::MinibatchRecord> mb,
+                      store->GetMinibatches(run_id));
+  PS_ASSIGN_OR_RETURN(std::vector<v1::TelemetrySample> tel,
+                      store->GetTelemetry(run_id));
   absl::StatusOr<v1::RunResult> result = store->GetRunResult(run_id);
   if (!result.ok() && !absl::IsNotFound(result.status())) {
     return result.status();
   }
-  return SummarizeRun(*mb, *tel, result.ok() ? &*result : nullptr);
+  return SummarizeRun(mb, tel, result.ok() ? &*result : nullptr);
 }
 
 }  // namespace powersweep

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "common/status_macros.h"
 #include "controller/analysis/baseload.h"
 #include "controller/analysis/run_summary.h"
 
@@ -10,29 +11,26 @@ namespace powersweep {
 
 absl::StatusOr<std::vector<v1::RunStatus>> ListRunsWithSummaries(
     Store* store, int64_t sweep_id) {
-  absl::StatusOr<std::vector<v1::RunStatus>> runs = store->ListRuns(sweep_id);
-  if (!runs.ok()) return runs.status();
-  absl::StatusOr<std::vector<RunAggregates>> aggregates =
-      store->GetSweepAggregates(sweep_id);
-  if (!aggregates.ok()) return aggregates.status();
-  absl::StatusOr<std::vector<v1::RunResult>> results =
-      store->ListRunResults(sweep_id);
-  if (!results.ok()) return results.status();
-  absl::StatusOr<std::vector<BaseloadRun>> baseloads =
-      LoadBaseloadsFor(store, *runs);
-  if (!baseloads.ok()) return baseloads.status();
+  PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs,
+                      store->ListRuns(sweep_id));
+  PS_ASSIGN_OR_RETURN(std::vector<RunAggregates> aggregates,
+                      store->GetSweepAggregates(sweep_id));
+  PS_ASSIGN_OR_RETURN(std::vector<v1::RunResult> results,
+                      store->ListRunResults(sweep_id));
+  PS_ASSIGN_OR_RETURN(std::vector<BaseloadRun> baseloads,
+                      LoadBaseloadsFor(store, runs));
 
   std::map<int64_t, const RecordAggregates*> by_run;
-  for (const RunAggregates& a : *aggregates) by_run[a.run_id] = &a.aggregates;
+  for (const RunAggregates& a : aggregates) by_run[a.run_id] = &a.aggregates;
   std::map<int64_t, const v1::RunResult*> result_of;
-  for (const v1::RunResult& r : *results) result_of[r.run_id()] = &r;
+  for (const v1::RunResult& r : results) result_of[r.run_id()] = &r;
   // PickBaseload only takes a baseload of the run's own device: hand it
   // just those (it copies what it is given).
   std::map<std::string, std::vector<BaseloadRun>> baseloads_of;
-  for (const BaseloadRun& b : *baseloads) baseloads_of[b.device_id].push_back(b);
+  for (const BaseloadRun& b : baseloads) baseloads_of[b.device_id].push_back(b);
   const std::vector<BaseloadRun> none;
 
-  for (v1::RunStatus& run : *runs) {
+  for (v1::RunStatus& run : runs) {
     const int64_t id = run.spec().run_id();
     v1::RunSummary* s = run.mutable_summary();
     double power_span_s = 0;

@@ -26,6 +26,7 @@
 #include "absl/strings/numbers.h"
 #include "common/clock.h"
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "controller/analysis/baseload.h"
 #include "controller/analysis/run_summary.h"
 #include "controller/analysis/sweep_summaries.h"
@@ -144,13 +145,11 @@ int64_t Build(SqliteStore* store, const Config& config) {
 // Control.ListRuns before schema 7: every baseload in the store, then every
 // run's records decoded and summarized.
 absl::Status Recompute(Store* store, int64_t sweep_id, int64_t* summarized) {
-  auto runs = store->ListRuns(sweep_id);
-  if (!runs.ok()) return runs.status();
-  auto baseloads = LoadBaseloads(store);
-  if (!baseloads.ok()) return baseloads.status();
-  for (const v1::RunStatus& run : *runs) {
-    auto s = SummarizeStoredRun(store, run.spec().run_id(), *baseloads);
-    if (!s.ok()) return s.status();
+  PS_ASSIGN_OR_RETURN(auto runs, store->ListRuns(sweep_id));
+  PS_ASSIGN_OR_RETURN(auto baseloads, LoadBaseloads(store));
+  for (const v1::RunStatus& run : runs) {
+    PS_ASSIGN_OR_RETURN(
+        auto s, SummarizeStoredRun(store, run.spec().run_id(), baseloads));
     ++*summarized;
   }
   return absl::OkStatus();
@@ -159,29 +158,26 @@ absl::Status Recompute(Store* store, int64_t sweep_id, int64_t* summarized) {
 // Rewrites every telemetry row's extras as schema 6 stored them and drops
 // the stored aggregates: the file as an older controller left it.
 absl::Status MakeOld(const std::string& path) {
-  auto db = SqliteDb::Open(path, /*read_only=*/false);
-  if (!db.ok()) return db.status();
-  return (*db)->Transaction(SqliteDb::TxnKind::kWrite, [&]() -> absl::Status {
-    auto sel = (*db)->Prepare("SELECT rowid, extras_pb FROM telemetry WHERE extras_pb IS NOT NULL");
-    if (!sel.ok()) return sel.status();
+  PS_ASSIGN_OR_RETURN(auto db, SqliteDb::Open(path, /*read_only=*/false));
+  return (db)->Transaction(SqliteDb::TxnKind::kWrite, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(auto sel,
+                        (db)->Prepare("SELECT rowid, extras_pb FROM telemetry "
+                                      "WHERE extras_pb IS NOT NULL"));
     std::vector<std::pair<int64_t, std::string>> rows;
     while (true) {
-      auto row = sel->Step();
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      auto json = TelemetryExtrasJson(sel->Bytes(1));
-      if (!json.ok()) return json.status();
-      rows.emplace_back(sel->Int(0), *std::move(json));
+      PS_ASSIGN_OR_RETURN(auto row, sel.Step());
+      if (!row) break;
+      PS_ASSIGN_OR_RETURN(auto json, TelemetryExtrasJson(sel.Bytes(1)));
+      rows.emplace_back(sel.Int(0), std::move(json));
     }
-    auto upd = (*db)->Prepare(
-        "UPDATE telemetry SET rails_json = ?2, extras_pb = NULL WHERE rowid = ?1");
-    if (!upd.ok()) return upd.status();
+    PS_ASSIGN_OR_RETURN(auto upd,
+                        (db)->Prepare("UPDATE telemetry SET rails_json = ?2, "
+                                      "extras_pb = NULL WHERE rowid = ?1"));
     for (const auto& [rowid, json] : rows) {
-      absl::Status st = upd->Bind(1, rowid).Bind(2, json).Run();
-      if (!st.ok()) return st;
-      upd->Reset();
+      PS_RETURN_IF_ERROR(upd.Bind(1, rowid).Bind(2, json).Run());
+      upd.Reset();
     }
-    return (*db)->Exec("DELETE FROM run_aggregates");
+    return (db)->Exec("DELETE FROM run_aggregates");
   });
 }
 

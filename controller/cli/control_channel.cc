@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/status_macros.h"
 #include "common/tls_credentials.h"
 #include "common/token_file.h"
 #include "grpcpp/create_channel.h"
@@ -66,10 +67,10 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeControlChannel(
   const bool tls = !options.tls_ca.empty() || !options.tls_cert.empty() ||
                    !options.tls_key.empty();
   if (tls) {
-    auto ssl = MakeChannelCredentials(
-        {options.tls_ca, options.tls_cert, options.tls_key});
-    if (!ssl.ok()) return ssl.status();
-    creds = *ssl;
+    PS_ASSIGN_OR_RETURN(
+        auto ssl, MakeChannelCredentials(
+                      {options.tls_ca, options.tls_cert, options.tls_key}));
+    creds = ssl;
     if (!options.tls_server_name.empty()) {
       args.SetSslTargetNameOverride(options.tls_server_name);
     }
@@ -77,12 +78,11 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeControlChannel(
     return absl::InvalidArgumentError(
         "--tls_server_name: only used with --tls_ca (TLS)");
   }
-  absl::StatusOr<std::string> token = ResolveToken(options);
-  if (!token.ok()) return token.status();
+  PS_ASSIGN_OR_RETURN(std::string token, ResolveToken(options));
   std::vector<std::unique_ptr<exp::ClientInterceptorFactoryInterface>>
       interceptors;
-  if (!token->empty()) {
-    interceptors.push_back(std::make_unique<BearerTokenFactory>(*token));
+  if (!token.empty()) {
+    interceptors.push_back(std::make_unique<BearerTokenFactory>(token));
   }
   return exp::CreateCustomChannelWithInterceptors(
       options.controller, creds, args, std::move(interceptors));

@@ -12,6 +12,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_split.h"
 #include "common/flags_usage.h"
+#include "common/status_macros.h"
 #include "controller/cli/commands.h"
 #include "controller/cli/control_channel.h"
 #include "controller/cli/import_command.h"
@@ -168,9 +169,9 @@ absl::StatusOr<powersweep::v1::ModelSelector> SelectorFromFlags() {
   s.set_device_class(absl::GetFlag(FLAGS_device_class));
   s.set_model(absl::GetFlag(FLAGS_workload));
   s.set_dataset(absl::GetFlag(FLAGS_dataset));
-  auto task = powersweep::ParseTaskFlag("--task", absl::GetFlag(FLAGS_task));
-  if (!task.ok()) return task.status();
-  s.set_task(*task);
+  PS_ASSIGN_OR_RETURN(auto task, powersweep::ParseTaskFlag(
+                                     "--task", absl::GetFlag(FLAGS_task)));
+  s.set_task(task);
   s.set_batch_size(absl::GetFlag(FLAGS_batch_size));
   if (absl::GetFlag(FLAGS_loader_workers) >= 0) {
     s.set_loader_workers(absl::GetFlag(FLAGS_loader_workers));

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
+#include "common/status_macros.h"
 #include "controller/core/fleet_impl.h"
 
 namespace powersweep {
@@ -23,12 +24,11 @@ absl::StatusOr<int> Fleet::CancelRuns(int64_t sweep_id, int64_t run_id,
   absl::Status first_error;
   {
     absl::MutexLock lock(&impl.run_mu);
-    absl::StatusOr<std::vector<v1::RunStatus>> runs =
-        impl.store->ListRuns(sweep_id);
-    if (!runs.ok()) return runs.status();
+    PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs,
+                        impl.store->ListRuns(sweep_id));
     bool found = run_id == 0;
     const absl::Time now = impl.clock->Now();
-    for (const v1::RunStatus& run : *runs) {
+    for (const v1::RunStatus& run : runs) {
       const int64_t id = run.spec().run_id();
       if (run_id != 0 && id != run_id) continue;
       found = true;

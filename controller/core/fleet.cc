@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/log.h"
+#include "common/status_macros.h"
 #include "controller/core/fleet_impl.h"
 
 namespace powersweep {
@@ -72,15 +73,13 @@ absl::Status Fleet::Register(const v1::Register& reg,
           " agents are connected, the most --max_sessions allows"));
     }
     if (!im.devices_loaded) {
-      absl::StatusOr<std::vector<v1::DeviceStatus>> known =
-          im.store->ListDevices();
-      if (!known.ok()) return known.status();
-      for (const v1::DeviceStatus& d : *known) {
+      PS_ASSIGN_OR_RETURN(std::vector<v1::DeviceStatus> known,
+                          im.store->ListDevices());
+      for (const v1::DeviceStatus& d : known) {
         im.known_devices.insert(d.identity().device_id());
       }
-      absl::StatusOr<std::string> database_id = im.store->GetDatabaseId();
-      if (!database_id.ok()) return database_id.status();
-      im.database_id = *database_id;
+      PS_ASSIGN_OR_RETURN(std::string database_id, im.store->GetDatabaseId());
+      im.database_id = database_id;
       im.devices_loaded = true;
     }
     if (im.known_devices.count(device_id) == 0 &&
@@ -90,9 +89,8 @@ absl::Status Fleet::Register(const v1::Register& reg,
           im.known_devices.size(), " devices, the most --max_devices allows"));
     }
     const absl::Time now = im.clock->Now();
-    absl::Status st =
-        im.store->UpsertDevice(reg.identity(), reg.capabilities(), now);
-    if (!st.ok()) return st;
+    PS_RETURN_IF_ERROR(
+        im.store->UpsertDevice(reg.identity(), reg.capabilities(), now));
     im.known_devices.insert(device_id);
 
     AgentEntry entry;
@@ -225,14 +223,13 @@ void Fleet::CheckLiveness() {
 }
 
 absl::StatusOr<std::vector<v1::DeviceStatus>> Fleet::ListDevices() {
-  absl::StatusOr<std::vector<v1::DeviceStatus>> devices =
-      impl_->store->ListDevices();
-  if (!devices.ok()) return devices.status();
+  PS_ASSIGN_OR_RETURN(std::vector<v1::DeviceStatus> devices,
+                      impl_->store->ListDevices());
   std::map<std::string, AgentEntry> connected;
   for (AgentEntry& e : impl_->registry.Snapshot()) {
     connected.emplace(e.identity.device_id(), std::move(e));
   }
-  for (v1::DeviceStatus& d : *devices) {
+  for (v1::DeviceStatus& d : devices) {
     auto it = connected.find(d.identity().device_id());
     d.set_connected(it != connected.end());
     d.set_current_run_id(0);

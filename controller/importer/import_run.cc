@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -20,21 +21,19 @@ absl::StatusOr<TelemetryImport> TelemetryImport::Begin(
   v1::RunSpec run;
   run.set_device_class(device.device_class());
   run.set_attempt(1);
-  absl::StatusOr<int64_t> sweep_id = store->CreateSweep(spec, {run}, now);
-  if (!sweep_id.ok()) return sweep_id.status();
-  absl::StatusOr<std::vector<v1::RunStatus>> runs = store->ListRuns(*sweep_id);
-  if (!runs.ok()) return runs.status();
-  if (runs->size() != 1) {
-    return absl::InternalError(absl::StrCat("import sweep ", *sweep_id, " has ",
-                                            runs->size(), " runs, expected 1"));
+  PS_ASSIGN_OR_RETURN(int64_t sweep_id, store->CreateSweep(spec, {run}, now));
+  PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs,
+                      store->ListRuns(sweep_id));
+  if (runs.size() != 1) {
+    return absl::InternalError(absl::StrCat("import sweep ", sweep_id, " has ",
+                                            runs.size(), " runs, expected 1"));
   }
-  const int64_t run_id = runs->front().spec().run_id();
+  const int64_t run_id = runs.front().spec().run_id();
   for (v1::RunState to : {v1::RUN_STATE_LEASED, v1::RUN_STATE_RUNNING}) {
-    absl::Status st =
-        store->TransitionRun(run_id, to, device.device_id(), "", now);
-    if (!st.ok()) return st;
+    PS_RETURN_IF_ERROR(
+        store->TransitionRun(run_id, to, device.device_id(), "", now));
   }
-  return TelemetryImport(store, *sweep_id, run_id);
+  return TelemetryImport(store, sweep_id, run_id);
 }
 
 absl::Status TelemetryImport::Add(
@@ -47,8 +46,7 @@ absl::Status TelemetryImport::Add(
     *batch.add_telemetry() = s;
     last_t_s_ = std::max(last_t_s_, s.t_s());
   }
-  absl::StatusOr<IngestOutcome> out = store_->IngestBatch(batch);
-  if (!out.ok()) return out.status();
+  PS_RETURN_IF_ERROR(store_->IngestBatch(batch).status());
   samples_ += static_cast<int64_t>(samples.size());
   return absl::OkStatus();
 }
@@ -59,8 +57,7 @@ absl::StatusOr<v1::ImportTelemetryResponse> TelemetryImport::Finish(
   result.set_run_id(run_id_);
   result.set_ok(true);
   result.set_duration_s(last_t_s_);
-  absl::Status st = store_->FinishRun(result, v1::RUN_STATE_DONE, "", now);
-  if (!st.ok()) return st;
+  PS_RETURN_IF_ERROR(store_->FinishRun(result, v1::RUN_STATE_DONE, "", now));
   v1::ImportTelemetryResponse resp;
   resp.set_sweep_id(sweep_id_);
   resp.set_run_id(run_id_);
@@ -113,18 +110,18 @@ absl::StatusOr<v1::ImportTelemetryResponse> ImportTelemetryChunks(
     chunk.Clear();
   } while (next(&chunk));
 
-  absl::StatusOr<TelemetryImport> imp =
-      TelemetryImport::Begin(store, *device, source, clock->Now());
-  if (!imp.ok()) return imp.status();
+  PS_ASSIGN_OR_RETURN(
+      TelemetryImport imp,
+      TelemetryImport::Begin(store, *device, source, clock->Now()));
   for (const std::vector<v1::TelemetrySample>& samples : batches) {
-    absl::Status st = imp->Add(samples);
+    absl::Status st = imp.Add(samples);
     if (!st.ok()) {
-      imp->Abort(std::string(st.message()), clock->Now());
+      imp.Abort(std::string(st.message()), clock->Now());
       return st;
     }
   }
-  absl::StatusOr<v1::ImportTelemetryResponse> done = imp->Finish(clock->Now());
-  if (!done.ok()) imp->Abort(std::string(done.status().message()), clock->Now());
+  absl::StatusOr<v1::ImportTelemetryResponse> done = imp.Finish(clock->Now());
+  if (!done.ok()) imp.Abort(std::string(done.status().message()), clock->Now());
   return done;
 }
 

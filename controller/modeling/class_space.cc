@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/power/preset.h"
+#include "common/status_macros.h"
 #include "controller/modeling/model_proto.h"
 
 namespace powersweep::modeling {
@@ -88,15 +89,15 @@ CustomMode FillToMaximum(const CustomMode& mode, const ModeSpace& space) {
 absl::StatusOr<CustomMode> ResolvePreset(const std::string& name,
                                          const ModeSpace& space,
                                          const PowerCatalog& catalog) {
-  absl::StatusOr<PresetMode> p = catalog.FindPreset(space.spec().name, name);
-  if (!p.ok()) return p.status();
+  PS_ASSIGN_OR_RETURN(PresetMode p,
+                      catalog.FindPreset(space.spec().name, name));
   const DeviceClassSpec& s = space.spec();
   CustomMode m;
   m.cpu_cores =
-      p->cpu_cores > 0 ? std::min(p->cpu_cores, space.cores()) : space.cores();
-  m.cpu_freq_khz = StepUnderCap(s.cpu_freqs_khz, p->cpu_max_khz);
-  m.gpu_freq_hz = StepUnderCap(s.gpu_freqs_hz, p->gpu_max_hz);
-  m.mem_freq_hz = StepUnderCap(s.mem_freqs_hz, p->mem_max_hz);
+      p.cpu_cores > 0 ? std::min(p.cpu_cores, space.cores()) : space.cores();
+  m.cpu_freq_khz = StepUnderCap(s.cpu_freqs_khz, p.cpu_max_khz);
+  m.gpu_freq_hz = StepUnderCap(s.gpu_freqs_hz, p.gpu_max_hz);
+  m.mem_freq_hz = StepUnderCap(s.mem_freqs_hz, p.mem_max_hz);
   return m;
 }
 
@@ -105,9 +106,9 @@ absl::StatusOr<CustomMode> ResolveQueryMode(const v1::PowerMode& mode,
                                             const PowerCatalog& catalog) {
   CustomMode base;
   if (!mode.preset().empty()) {
-    absl::StatusOr<CustomMode> p = ResolvePreset(mode.preset(), space, catalog);
-    if (!p.ok()) return p.status();
-    base = *p;
+    PS_ASSIGN_OR_RETURN(CustomMode p,
+                        ResolvePreset(mode.preset(), space, catalog));
+    base = p;
   }
   const CustomMode m = FillToMaximum(Override(base, KnobsOf(mode)), space);
   absl::Status why = space.Check(KnobsOf(mode));  // names what was asked
@@ -145,22 +146,20 @@ absl::StatusOr<CustomMode> RunMode(const v1::RunSpec& spec,
     }
     return m;
   }
-  absl::StatusOr<ModeSpace> space = catalog.Space(cls);
-  if (!space.ok()) return space.status();
+  PS_ASSIGN_OR_RETURN(ModeSpace space, catalog.Space(cls));
   if (applied) {
     m = KnobsOf(result->applied_mode().actual());
   } else {
     const v1::PowerMode& req = spec.power_mode();
     if (!req.preset().empty()) {
-      absl::StatusOr<CustomMode> p =
-          ResolvePreset(req.preset(), *space, catalog);
-      if (!p.ok()) return p.status();
-      m = Override(*p, KnobsOf(req));
+      PS_ASSIGN_OR_RETURN(CustomMode p,
+                          ResolvePreset(req.preset(), space, catalog));
+      m = Override(p, KnobsOf(req));
     } else {
       m = KnobsOf(req);
     }
   }
-  return FillToMaximum(m, *space);
+  return FillToMaximum(m, space);
 }
 
 DefaultMode DefaultModeOf(const ModeSpace& space, const PowerCatalog& catalog) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "controller/modeling/fit.h"
 
 namespace powersweep::modeling {
@@ -137,9 +138,8 @@ absl::StatusOr<ModelSelection> Select(
         absl::StrCat("no model form could be cross-validated (",
                      absl::StrJoin(reasons, "; "), ")"));
   }
-  absl::StatusOr<FittedModel> model = fit(forms[best]);
-  if (!model.ok()) return model.status();
-  out.model = *std::move(model);
+  PS_ASSIGN_OR_RETURN(FittedModel model, fit(forms[best]));
+  out.model = std::move(model);
   out.cv = std::move(cvs[best]);
   return out;
 }
@@ -154,11 +154,10 @@ absl::StatusOr<CrossValidation> CrossValidateTime(
   return RunFolds(
       form, modes,
       [&](const CustomMode& mode) -> absl::StatusOr<double> {
-        absl::StatusOr<FittedModel> m = FitTimeModel(form, Without(obs, mode));
-        if (!m.ok()) return m.status();
-        absl::StatusOr<TimeEstimate> te = EstimateTime(*m, mode);
-        if (!te.ok()) return te.status();
-        return te->time_s;
+        PS_ASSIGN_OR_RETURN(FittedModel m,
+                            FitTimeModel(form, Without(obs, mode)));
+        PS_ASSIGN_OR_RETURN(TimeEstimate te, EstimateTime(m, mode));
+        return te.time_s;
       },
       [&](const CustomMode& mode) {
         return MeanAt(obs, mode, [](const Observation& o) { return o.value; });
@@ -177,15 +176,12 @@ absl::StatusOr<CrossValidation> CrossValidateEnergy(
   return RunFolds(
       energy_form, modes,
       [&](const CustomMode& mode) -> absl::StatusOr<double> {
-        absl::StatusOr<FittedModel> t =
-            FitTimeModel(time_form, Without(time_obs, mode));
-        if (!t.ok()) return t.status();
-        absl::StatusOr<FittedModel> e =
-            FitEnergyModel(energy_form, Without(obs, mode), *t);
-        if (!e.ok()) return e.status();
-        absl::StatusOr<TimeEstimate> te = EstimateTime(*t, mode);
-        if (!te.ok()) return te.status();
-        return EstimateEnergy(*e, mode, *te);
+        PS_ASSIGN_OR_RETURN(FittedModel t,
+                            FitTimeModel(time_form, Without(time_obs, mode)));
+        PS_ASSIGN_OR_RETURN(FittedModel e,
+                            FitEnergyModel(energy_form, Without(obs, mode), t));
+        PS_ASSIGN_OR_RETURN(TimeEstimate te, EstimateTime(t, mode));
+        return EstimateEnergy(e, mode, te);
       },
       [&](const CustomMode& mode) {
         return MeanAt(obs, mode,

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "controller/modeling/class_space.h"
 #include "controller/modeling/fit.h"
 #include "controller/modeling/model_proto.h"
@@ -60,9 +61,8 @@ v1::ModePrediction Annotated(const ModePrediction& p, const Loaded& l) {
 
 absl::StatusOr<v1::ModePrediction> PredictAt(const Loaded& l,
                                              const CustomMode& mode) {
-  absl::StatusOr<ModePrediction> p = l.predictor->Predict(mode);
-  if (!p.ok()) return p.status();
-  return Annotated(*p, l);
+  PS_ASSIGN_OR_RETURN(ModePrediction p, l.predictor->Predict(mode));
+  return Annotated(p, l);
 }
 
 absl::Status NeedEnergy(const Loaded& l, const std::string& what) {
@@ -117,27 +117,26 @@ absl::StatusOr<v1::FitModelsResponse> ModelingService::FitModels(
     return absl::InvalidArgumentError(
         "sweep_id: a positive sweep id is required");
   }
-  absl::StatusOr<SweepObservations> obs =
-      CollectObservations(store_, request.sweep_id(), catalog_);
-  if (!obs.ok()) return obs.status();
+  PS_ASSIGN_OR_RETURN(
+      SweepObservations obs,
+      CollectObservations(store_, request.sweep_id(), catalog_));
   v1::FitModelsResponse out;
-  for (const std::string& s : obs->skipped) out.add_skipped(s);
-  if (obs->groups.empty()) {
+  for (const std::string& s : obs.skipped) out.add_skipped(s);
+  if (obs.groups.empty()) {
     out.add_problems(absl::StrCat("sweep ", request.sweep_id(),
                                   " has no done run with minibatch records "
                                   "to fit"));
   }
   const absl::Time now = clock_->Now();
-  for (const ObservationGroup& g : obs->groups) {
+  for (const ObservationGroup& g : obs.groups) {
     absl::StatusOr<v1::WorkloadModel> m =
         FitWorkload(g, request.sweep_id(), catalog_, now);
     if (!m.ok()) {
       out.add_problems(std::string(m.status().message()));
       continue;
     }
-    absl::StatusOr<int64_t> id = store_->SaveModel(*m);
-    if (!id.ok()) return id.status();
-    m->set_model_id(*id);
+    PS_ASSIGN_OR_RETURN(int64_t id, store_->SaveModel(*m));
+    m->set_model_id(id);
     out.set_runs_used(out.runs_used() + m->run_ids_size());
     *out.add_models() = *std::move(m);
   }
@@ -146,10 +145,10 @@ absl::StatusOr<v1::FitModelsResponse> ModelingService::FitModels(
 
 absl::StatusOr<v1::ListModelsResponse> ModelingService::ListModels(
     const v1::ListModelsRequest& request) {
-  absl::StatusOr<std::vector<v1::WorkloadModel>> models = store_->ListModels();
-  if (!models.ok()) return models.status();
+  PS_ASSIGN_OR_RETURN(std::vector<v1::WorkloadModel> models,
+                      store_->ListModels());
   v1::ListModelsResponse out;
-  for (v1::WorkloadModel& m : *models) {
+  for (v1::WorkloadModel& m : models) {
     const v1::ModelSelector& s = request.selector();
     if (s.model_id() != 0 && s.model_id() != m.model_id()) continue;
     if (!Matches(m, s)) continue;
@@ -161,12 +160,11 @@ absl::StatusOr<v1::ListModelsResponse> ModelingService::ListModels(
 namespace {
 
 absl::StatusOr<Loaded> Load(Store* store, const v1::ModelSelector& selector) {
-  absl::StatusOr<std::vector<v1::WorkloadModel>> models = store->ListModels();
-  if (!models.ok()) return models.status();
-  absl::StatusOr<v1::WorkloadModel> m = SelectModel(*models, selector);
-  if (!m.ok()) return m.status();
+  PS_ASSIGN_OR_RETURN(std::vector<v1::WorkloadModel> models,
+                      store->ListModels());
+  PS_ASSIGN_OR_RETURN(v1::WorkloadModel m, SelectModel(models, selector));
   Loaded l;
-  l.model = *std::move(m);
+  l.model = std::move(m);
   const std::string prefix = absl::StrCat("model ", l.model.model_id(), ": ");
   absl::StatusOr<FittedModel> time = FromProto(l.model.time_model());
   if (!time.ok()) return Prefixed(time.status(), prefix);
@@ -194,23 +192,22 @@ absl::StatusOr<v1::PredictResponse> ModelingService::Predict(
   if (request.modes().empty()) {
     return absl::InvalidArgumentError("modes: at least one mode is required");
   }
-  absl::StatusOr<Loaded> l = Load(store_, request.selector());
-  if (!l.ok()) return l.status();
+  PS_ASSIGN_OR_RETURN(Loaded l, Load(store_, request.selector()));
   v1::PredictResponse out;
   for (int i = 0; i < request.modes_size(); ++i) {
     const v1::PowerMode& asked = request.modes(i);
     absl::StatusOr<CustomMode> mode =
-        ResolveQueryMode(asked, *l->space, catalog_);
+        ResolveQueryMode(asked, *l.space, catalog_);
     if (!mode.ok()) {
       return Prefixed(mode.status(), absl::StrCat("modes[", i, "]: "));
     }
-    absl::StatusOr<v1::ModePrediction> p = PredictAt(*l, *mode);
+    absl::StatusOr<v1::ModePrediction> p = PredictAt(l, *mode);
     if (!p.ok()) return Prefixed(p.status(), absl::StrCat("modes[", i, "]: "));
     p->set_name(asked.preset());
     *out.add_predictions() = *std::move(p);
   }
-  out.set_basis(Basis(l->model));
-  *out.mutable_model() = std::move(l->model);
+  out.set_basis(Basis(l.model));
+  *out.mutable_model() = std::move(l.model);
   return out;
 }
 
@@ -231,19 +228,17 @@ absl::StatusOr<v1::BestResponse> ModelingService::Best(
         "give exactly one budget: max_epoch_time_s, max_power_w or "
         "max_energy_j");
   }
-  absl::StatusOr<Loaded> l = Load(store_, request.selector());
-  if (!l.ok()) return l.status();
-  if (absl::Status s = NeedEnergy(*l, "best"); !s.ok()) return s;
-  absl::StatusOr<std::vector<ModePrediction>> all =
-      l->predictor->PredictSpace(*l->space);
-  if (!all.ok()) return all.status();
-  const std::vector<ModePoint> points = ToPoints(
-      *all, request.conservative() ? Bound::kUpper : Bound::kPredicted);
+  PS_ASSIGN_OR_RETURN(Loaded l, Load(store_, request.selector()));
+  if (absl::Status s = NeedEnergy(l, "best"); !s.ok()) return s;
+  PS_ASSIGN_OR_RETURN(std::vector<ModePrediction> all,
+                      l.predictor->PredictSpace(*l.space));
+  const std::vector<ModePoint> points =
+      ToPoints(all, request.conservative() ? Bound::kUpper : Bound::kPredicted);
   const std::string on = request.conservative()
                              ? absl::StrFormat(
                                    " (judged on the upper end of the %g%% "
                                    "prediction interval)",
-                                   100 * l->predictor->level())
+                                   100 * l.predictor->level())
                              : " (predicted)";
   absl::StatusOr<ModePoint> pick;
   std::string objective;
@@ -264,38 +259,36 @@ absl::StatusOr<v1::BestResponse> ModelingService::Best(
   }
   if (!pick.ok()) {
     return Prefixed(pick.status(),
-                    absl::StrCat("model ", l->model.model_id(), " (",
-                                 WorkloadLabel(l->model), "): "));
+                    absl::StrCat("model ", l.model.model_id(), " (",
+                                 WorkloadLabel(l.model), "): "));
   }
   v1::BestResponse out;
-  absl::StatusOr<int64_t> index = l->space->IndexOf(pick->mode);
-  if (!index.ok()) return index.status();
-  *out.mutable_best() = Annotated((*all)[*index], *l);
-  const DefaultMode def = DefaultModeOf(*l->space, catalog_);
-  absl::StatusOr<int64_t> def_index = l->space->IndexOf(def.mode);
+  PS_ASSIGN_OR_RETURN(int64_t index, l.space->IndexOf(pick->mode));
+  *out.mutable_best() = Annotated((all)[index], l);
+  const DefaultMode def = DefaultModeOf(*l.space, catalog_);
+  absl::StatusOr<int64_t> def_index = l.space->IndexOf(def.mode);
   if (def_index.ok()) {
-    *out.mutable_default_mode() = Annotated((*all)[*def_index], *l);
+    *out.mutable_default_mode() = Annotated((all)[*def_index], l);
     out.mutable_default_mode()->set_name(def.name);
   }
   out.set_objective(objective);
-  out.set_modes_considered(static_cast<int64_t>(all->size()));
-  out.set_basis(Basis(l->model));
-  *out.mutable_model() = std::move(l->model);
+  out.set_modes_considered(static_cast<int64_t>(all.size()));
+  out.set_basis(Basis(l.model));
+  *out.mutable_model() = std::move(l.model);
   return out;
 }
 
 absl::StatusOr<v1::ParetoResponse> ModelingService::Pareto(
     const v1::ParetoRequest& request) {
-  absl::StatusOr<Loaded> l = Load(store_, request.selector());
-  if (!l.ok()) return l.status();
-  if (absl::Status s = NeedEnergy(*l, "pareto"); !s.ok()) return s;
+  PS_ASSIGN_OR_RETURN(Loaded l, Load(store_, request.selector()));
+  if (absl::Status s = NeedEnergy(l, "pareto"); !s.ok()) return s;
   v1::ParetoResponse out;
-  const DefaultMode def = DefaultModeOf(*l->space, catalog_);
+  const DefaultMode def = DefaultModeOf(*l.space, catalog_);
   out.set_default_mode_name(def.name);
   std::vector<ModePoint> points;
   std::vector<ModePrediction> all;
   if (request.measured_only()) {
-    for (const v1::MeasuredMode& mm : l->model.measured()) {
+    for (const v1::MeasuredMode& mm : l.model.measured()) {
       if (!(mm.epoch_energy_j() > 0)) continue;
       points.push_back(ModePoint{KnobsOf(mm.mode()), mm.epoch_time_s(),
                                  mm.epoch_energy_j(),
@@ -303,21 +296,20 @@ absl::StatusOr<v1::ParetoResponse> ModelingService::Pareto(
     }
     if (points.empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "model ", l->model.model_id(), ": no measured mode has energy"));
+          "model ", l.model.model_id(), ": no measured mode has energy"));
     }
   } else {
-    absl::StatusOr<std::vector<ModePrediction>> predicted =
-        l->predictor->PredictSpace(*l->space);
-    if (!predicted.ok()) return predicted.status();
-    all = *std::move(predicted);
+    PS_ASSIGN_OR_RETURN(std::vector<ModePrediction> predicted,
+                        l.predictor->PredictSpace(*l.space));
+    all = std::move(predicted);
     points = ToPoints(all);
   }
   // A measured point as a ModePrediction: its measured figures.
   auto as_prediction = [&](const ModePoint& p) -> v1::ModePrediction {
     if (!request.measured_only()) {
-      return Annotated(all[*l->space->IndexOf(p.mode)], *l);
+      return Annotated(all[*l.space->IndexOf(p.mode)], l);
     }
-    absl::StatusOr<v1::ModePrediction> pred = PredictAt(*l, p.mode);
+    absl::StatusOr<v1::ModePrediction> pred = PredictAt(l, p.mode);
     v1::ModePrediction out_p = pred.ok() ? *pred : v1::ModePrediction();
     *out_p.mutable_mode() = ToPowerMode(p.mode);
     out_p.set_epoch_time_s(p.time_s);
@@ -348,17 +340,17 @@ absl::StatusOr<v1::ParetoResponse> ModelingService::Pareto(
           as_prediction(*member->dominated_by);
     }
   } else {
-    absl::StatusOr<v1::ModePrediction> p = PredictAt(*l, def.mode);
+    absl::StatusOr<v1::ModePrediction> p = PredictAt(l, def.mode);
     if (p.ok()) *out.mutable_default_mode() = *p;
   }
   out.mutable_default_mode()->set_name(def.name);
   out.set_basis(request.measured_only()
                     ? absl::StrCat("measured figures (means over runs) of the ",
-                                   l->model.measured_size(), " modes model ",
-                                   l->model.model_id(), " was fitted on; ",
-                                   Basis(l->model))
-                    : Basis(l->model));
-  *out.mutable_model() = std::move(l->model);
+                                   l.model.measured_size(), " modes model ",
+                                   l.model.model_id(), " was fitted on; ",
+                                   Basis(l.model))
+                    : Basis(l.model));
+  *out.mutable_model() = std::move(l.model);
   return out;
 }
 
@@ -374,10 +366,10 @@ absl::StatusOr<v1::PlanProfilingResponse> ModelingService::PlanProfiling(
                      request.k()));
   }
   const v1::PlanProfilingRequest r = WithPlanDefaults(request);
-  absl::StatusOr<std::vector<v1::DeviceStatus>> devices = store_->ListDevices();
-  if (!devices.ok()) return devices.status();
+  PS_ASSIGN_OR_RETURN(std::vector<v1::DeviceStatus> devices,
+                      store_->ListDevices());
   std::vector<v1::DeviceCapabilities> caps;
-  for (const v1::DeviceStatus& d : *devices) {
+  for (const v1::DeviceStatus& d : devices) {
     if (d.identity().device_class() == r.device_class()) {
       caps.push_back(d.capabilities());
     }
@@ -385,11 +377,11 @@ absl::StatusOr<v1::PlanProfilingResponse> ModelingService::PlanProfiling(
   v1::PlanProfilingResponse out;
   std::vector<CustomMode> profiled;
   if (r.after_sweep_id() != 0) {
-    absl::StatusOr<SweepObservations> obs =
-        CollectObservations(store_, r.after_sweep_id(), catalog_);
-    if (!obs.ok()) return obs.status();
+    PS_ASSIGN_OR_RETURN(
+        SweepObservations obs,
+        CollectObservations(store_, r.after_sweep_id(), catalog_));
     std::vector<CustomMode> modes;
-    for (const ObservationGroup& g : obs->groups) {
+    for (const ObservationGroup& g : obs.groups) {
       if (!GroupMatches(g.key, r)) continue;
       for (const RunObservation& o : g.runs) modes.push_back(o.mode);
     }
@@ -404,35 +396,34 @@ absl::StatusOr<v1::PlanProfilingResponse> ModelingService::PlanProfiling(
       *out.add_already_profiled() = ToPowerMode(m);
     }
   }
-  absl::StatusOr<ModeSpace> space =
-      ClassSpace(r.device_class(), catalog_, caps, profiled);
-  if (!space.ok()) return space.status();
+  PS_ASSIGN_OR_RETURN(ModeSpace space,
+                      ClassSpace(r.device_class(), catalog_, caps, profiled));
   const std::string time_form =
-      r.time_form().empty() ? DefaultTimeForm(*space) : r.time_form();
+      r.time_form().empty() ? DefaultTimeForm(space) : r.time_form();
   const std::string energy_form =
       r.energy_form().empty() ? "power_util_x_time" : r.energy_form();
-  absl::StatusOr<ProfilingPlan> plan =
+  PS_ASSIGN_OR_RETURN(
+      ProfilingPlan plan,
       profiled.empty()
-          ? modeling::PlanProfiling(*space, time_form, r.k(), energy_form)
-          : PlanNextModes(*space, time_form, profiled, r.k(), energy_form);
-  if (!plan.ok()) return plan.status();
+          ? modeling::PlanProfiling(space, time_form, r.k(), energy_form)
+          : PlanNextModes(space, time_form, profiled, r.k(), energy_form));
 
-  for (const CustomMode& m : plan->modes) *out.add_modes() = ToPowerMode(m);
-  for (int64_t i : plan->indices) out.add_space_indices(i);
-  out.set_time_form(plan->time_form);
-  out.set_energy_form(plan->energy_form);
-  out.set_space_size(space->Size());
-  out.set_candidates(plan->candidates);
-  out.set_log_det(plan->log_det);
-  *out.mutable_sweep() = ProfilingSweep(r, plan->modes);
+  for (const CustomMode& m : plan.modes) *out.add_modes() = ToPowerMode(m);
+  for (int64_t i : plan.indices) out.add_space_indices(i);
+  out.set_time_form(plan.time_form);
+  out.set_energy_form(plan.energy_form);
+  out.set_space_size(space.Size());
+  out.set_candidates(plan.candidates);
+  out.set_log_det(plan.log_det);
+  *out.mutable_sweep() = ProfilingSweep(r, plan.modes);
   std::vector<std::string> comment = {
       absl::StrCat("Written by powersweep plan-profiling: ", r.k(),
-                   profiled.empty() ? "" : " more", " of the ", space->Size(),
+                   profiled.empty() ? "" : " more", " of the ", space.Size(),
                    " power modes of ", r.device_class(), " to profile ",
                    r.model(), " (", r.dataset(), ", batch ", r.batch_size(),
                    ")"),
-      absl::StrCat("so that a fit of time form ", plan->time_form,
-                   " and energy form ", plan->energy_form,
+      absl::StrCat("so that a fit of time form ", plan.time_form,
+                   " and energy form ", plan.energy_form,
                    " is best determined (greedy D-optimal design, "
                    "controller/modeling/plan.h)."),
       "Submit with `powersweep submit FILE`; when it is done, fit with "
@@ -444,11 +435,10 @@ absl::StatusOr<v1::PlanProfilingResponse> ModelingService::PlanProfiling(
   }
   out.set_sweep_yaml(SweepYaml(out.sweep(), comment));
   if (r.after_sweep_id() != 0) {
-    absl::StatusOr<std::vector<v1::WorkloadModel>> models =
-        store_->ListModels();
-    if (!models.ok()) return models.status();
+    PS_ASSIGN_OR_RETURN(std::vector<v1::WorkloadModel> models,
+                        store_->ListModels());
     absl::StatusOr<v1::WorkloadModel> current =
-        SelectModel(*models, PlanSelector(r));
+        SelectModel(models, PlanSelector(r));
     if (current.ok()) {
       *out.mutable_current_model() = *std::move(current);
     } else {
@@ -461,8 +451,8 @@ absl::StatusOr<v1::PlanProfilingResponse> ModelingService::PlanProfiling(
   if (r.device_class() == "host") {
     out.add_notes(absl::StrCat(
         "host space from ", caps.size(),
-        " registered host device(s): cores 1..", space->cores(), ", ",
-        space->spec().cpu_freqs_khz.size(), " CPU frequency steps"));
+        " registered host device(s): cores 1..", space.cores(), ", ",
+        space.spec().cpu_freqs_khz.size(), " CPU frequency steps"));
   }
   return out;
 }

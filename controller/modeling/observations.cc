@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/enum_text.h"
+#include "common/status_macros.h"
 #include "controller/analysis/run_summary.h"
 #include "controller/modeling/class_space.h"
 #include "controller/modeling/epoch.h"
@@ -71,9 +72,8 @@ absl::StatusOr<RunObservation> ObserveRun(
         absl::StrCat("mean minibatch time is not positive (",
                      summary.mean_minibatch_s(), " s)"));
   }
-  absl::StatusOr<CustomMode> mode = RunMode(spec, result, catalog, device);
-  if (!mode.ok()) return mode.status();
-  o.mode = *mode;
+  PS_ASSIGN_OR_RETURN(CustomMode mode, RunMode(spec, result, catalog, device));
+  o.mode = mode;
   o.mode_applied = result != nullptr && result->has_applied_mode() &&
                    result->applied_mode().has_actual();
   o.cpu_freq_emulated =
@@ -100,14 +100,13 @@ absl::StatusOr<RunObservation> ObserveRun(
 
 absl::StatusOr<SweepObservations> CollectObservations(
     Store* store, int64_t sweep_id, const PowerCatalog& catalog) {
-  absl::StatusOr<v1::SweepSpec> sweep = store->GetSweepSpec(sweep_id);
-  if (!sweep.ok()) return sweep.status();
-  absl::StatusOr<std::vector<v1::RunStatus>> runs = store->ListRuns(sweep_id);
-  if (!runs.ok()) return runs.status();
-  absl::StatusOr<std::vector<v1::DeviceStatus>> devices = store->ListDevices();
-  if (!devices.ok()) return devices.status();
+  PS_ASSIGN_OR_RETURN(v1::SweepSpec sweep, store->GetSweepSpec(sweep_id));
+  PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs,
+                      store->ListRuns(sweep_id));
+  PS_ASSIGN_OR_RETURN(std::vector<v1::DeviceStatus> devices,
+                      store->ListDevices());
   std::map<std::string, const v1::DeviceCapabilities*> caps;
-  for (const v1::DeviceStatus& d : *devices) {
+  for (const v1::DeviceStatus& d : devices) {
     caps[d.identity().device_id()] = &d.capabilities();
   }
 
@@ -115,7 +114,7 @@ absl::StatusOr<SweepObservations> CollectObservations(
   out.sweep_id = sweep_id;
   std::map<WorkloadKey, ObservationGroup> groups;
   std::map<WorkloadKey, std::map<std::string, bool>> group_devices;
-  for (const v1::RunStatus& run : *runs) {
+  for (const v1::RunStatus& run : runs) {
     const int64_t id = run.spec().run_id();
     if (run.spec().workload().task() == v1::TASK_BASELOAD) {
       out.skipped.push_back(absl::StrCat("run ", id, ": a baseload run"));
@@ -130,13 +129,12 @@ absl::StatusOr<SweepObservations> CollectObservations(
     if (!result.ok() && !absl::IsNotFound(result.status())) {
       return result.status();
     }
-    absl::StatusOr<v1::RunSummary> summary = SummarizeStoredRun(store, id);
-    if (!summary.ok()) return summary.status();
+    PS_ASSIGN_OR_RETURN(v1::RunSummary summary, SummarizeStoredRun(store, id));
     auto dev = caps.find(run.device_id());
     const v1::DeviceCapabilities* device =
         dev == caps.end() ? nullptr : dev->second;
     absl::StatusOr<RunObservation> o = ObserveRun(
-        run, result.ok() ? &*result : nullptr, *summary, catalog, device);
+        run, result.ok() ? &*result : nullptr, summary, catalog, device);
     if (!o.ok()) {
       out.skipped.push_back(
           absl::StrCat("run ", id, ": ", o.status().message()));

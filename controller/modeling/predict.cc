@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "controller/modeling/student_t.h"
 
 namespace powersweep::modeling {
@@ -172,9 +173,8 @@ absl::StatusOr<std::vector<ModePrediction>> Predictor::PredictSpace(
         "the mode space of ", space.spec().name, " is empty"));
   }
   // Every mode of a space sets the same knobs: checking one checks all.
-  absl::StatusOr<CustomMode> first = space.At(0);
-  if (!first.ok()) return first.status();
-  if (absl::StatusOr<ModePrediction> p = Predict(*first); !p.ok()) {
+  PS_ASSIGN_OR_RETURN(CustomMode first, space.At(0));
+  if (absl::StatusOr<ModePrediction> p = Predict(first); !p.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot predict the modes of ", space.spec().name, ": ",
                      p.status().message()));

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/peer_address.h"
+#include "common/status_macros.h"
 #include "common/tls_credentials.h"
 #include "common/token_file.h"
 #include "grpcpp/security/server_credentials.h"
@@ -13,10 +14,10 @@ absl::StatusOr<ServerSecurity> MakeServerSecurity(
   ServerSecurity out;
   out.control.trust_loopback = flags.trust_loopback;
   if (!flags.control_token_file.empty()) {
-    absl::StatusOr<std::string> token =
-        ReadTokenFile("--control_token_file", flags.control_token_file);
-    if (!token.ok()) return token.status();
-    out.control.token = *token;
+    PS_ASSIGN_OR_RETURN(
+        std::string token,
+        ReadTokenFile("--control_token_file", flags.control_token_file));
+    out.control.token = token;
   }
 
   const bool any_tls = !flags.tls_cert.empty() || !flags.tls_key.empty() ||
@@ -40,10 +41,9 @@ absl::StatusOr<ServerSecurity> MakeServerSecurity(
       }
     }
     ServerTlsFiles files{flags.tls_cert, flags.tls_key, flags.tls_ca};
-    absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> creds =
-        MakeServerCredentials(files);
-    if (!creds.ok()) return creds.status();
-    out.credentials = *creds;
+    PS_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> creds,
+                        MakeServerCredentials(files));
+    out.credentials = creds;
     out.tls = true;
     return out;
   }

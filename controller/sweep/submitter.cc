@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-
+#include "common/status_macros.h"
 #include "controller/sweep/expand.h"
 #include "controller/sweep/problem_list.h"
 #include "controller/sweep/validate.h"
@@ -35,12 +35,11 @@ absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
   }
 
   const std::vector<v1::RunSpec> runs = ExpandSweep(full);
-  absl::StatusOr<int64_t> sweep_id =
-      store_->CreateSweep(full, runs, clock_->Now());
-  if (!sweep_id.ok()) return sweep_id.status();
+  PS_ASSIGN_OR_RETURN(int64_t sweep_id,
+                      store_->CreateSweep(full, runs, clock_->Now()));
 
   v1::SubmitSweepResponse response;
-  response.set_sweep_id(*sweep_id);
+  response.set_sweep_id(sweep_id);
   response.set_run_count(static_cast<int32_t>(runs.size()));
   for (std::string& w : warnings) response.add_warnings(std::move(w));
   return response;
