@@ -25,6 +25,11 @@ absl::StatusOr<v1::RunState> ParseState(absl::string_view text) {
       absl::StrCat("unknown run state '", text, "' in the database"));
 }
 
+bool IsFinal(v1::RunState state) {
+  return state == v1::RUN_STATE_DONE || state == v1::RUN_STATE_FAILED ||
+         state == v1::RUN_STATE_CANCELLED;
+}
+
 std::string TaskText(v1::Task task) {
   switch (task) {
     case v1::TASK_TRAIN: return "train";
@@ -32,6 +37,12 @@ std::string TaskText(v1::Task task) {
     case v1::TASK_BASELOAD: return "baseload";
     default: return "unspecified";
   }
+}
+
+std::optional<v1::Task> ParseWorkloadTask(absl::string_view text) {
+  if (text == "train") return v1::TASK_TRAIN;
+  if (text == "infer") return v1::TASK_INFER;
+  return std::nullopt;
 }
 
 std::string RuntimeText(v1::Runtime runtime) {

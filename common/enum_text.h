@@ -4,6 +4,7 @@
 #ifndef POWERSWEEP_COMMON_ENUM_TEXT_H_
 #define POWERSWEEP_COMMON_ENUM_TEXT_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -21,8 +22,14 @@ namespace v1 = ::powersweep::v1;
 std::string StateText(v1::RunState state);
 // InvalidArgument for text that is no state.
 absl::StatusOr<v1::RunState> ParseState(absl::string_view text);
+// Done, failed or cancelled: the run has ended and its row stays as it is
+// (a failed run may be retried, as a new attempt).
+bool IsFinal(v1::RunState state);
 
 std::string TaskText(v1::Task task);            // "train", "infer"
+// "train" -> TASK_TRAIN, "infer" -> TASK_INFER: the tasks a workload runs
+// (baseload runs are the controller's own); nullopt for any other text.
+std::optional<v1::Task> ParseWorkloadTask(absl::string_view text);
 std::string RuntimeText(v1::Runtime runtime);   // "native", "container"
 std::string ProvenanceText(v1::Provenance p);   // "measured", "modeled", ...
 // Unknown text maps to PROVENANCE_UNSPECIFIED.

@@ -1,5 +1,6 @@
 // SqliteStore: runs, their state transitions and history.
 #include "absl/strings/str_cat.h"
+#include "common/enum_text.h"
 #include "common/proto_json.h"
 #include "common/status_macros.h"
 #include "storage/run_rows.h"
@@ -263,13 +264,16 @@ absl::Status SqliteStore::SaveAppliedMode(int64_t run_id,
                                           const v1::AppliedPowerMode& mode) {
   absl::MutexLock lock(&mu_);
   return db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+    PS_ASSIGN_OR_RETURN(v1::RunStatus run, LoadRun(run_id));
+    if (IsFinal(run.state())) {
+      // Its row is final: the mode it ran in came with its result.
+      return absl::FailedPreconditionError(
+          absl::StrCat("run ", run_id, " has ended (", StateText(run.state()),
+                       "): its applied mode is not changed"));
+    }
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare("UPDATE runs SET applied_mode_json = ?2 WHERE run_id = ?1"));
-    PS_RETURN_IF_ERROR(stmt.Bind(1, run_id).Bind(2, ToJsonLine(mode)).Run());
-    if (db_->Changes() == 0) {
-      return absl::NotFoundError(absl::StrCat("run ", run_id, " not found"));
-    }
-    return absl::OkStatus();
+    return stmt.Bind(1, run_id).Bind(2, ToJsonLine(mode)).Run();
   });
 }
 

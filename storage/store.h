@@ -159,6 +159,8 @@ class Store {
   // upgraded to version 8), never changed.
   virtual absl::StatusOr<std::string> GetDatabaseId() = 0;
   // Stores what the platform applied for the run (idempotent overwrite).
+  // NotFound for an unknown run; FailedPrecondition, changing nothing, for a
+  // run that has ended (IsFinal).
   virtual absl::Status SaveAppliedMode(int64_t run_id,
                                        const v1::AppliedPowerMode& mode) = 0;
   // Stores the run's result as the result of its current attempt and moves

@@ -11,13 +11,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/model_names.h"
 
 namespace powersweep {
 
 struct Catalog {
-  // The models powersweep-workload builds (workloads/models/catalog.cc).
-  std::set<std::string> models = {"lenet5", "mobilenetv3", "resnet18",
-                                  "resnet50", "vgg11"};
+  // The models powersweep-workload builds (common/model_names.h).
+  std::set<std::string> models{kModelNames.begin(), kModelNames.end()};
   std::map<std::string, std::string> datasets;  // name -> directory
   // Whether runs may ask for RUNTIME_CONTAINER (a Docker engine answered
   // and images are allowed); native runs are always possible.

@@ -2,6 +2,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/run/run_executor.h"
+#include "common/enum_text.h"
 
 namespace powersweep {
 
@@ -35,14 +36,10 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
         "\" is not in this agent's catalog [", absl::StrJoin(names, ","),
         "]"));
   }
-  std::string task;
-  if (w.task() == v1::TASK_TRAIN) {
-    task = "train";
-  } else if (w.task() == v1::TASK_INFER) {
-    task = "infer";
-  } else {
+  if (w.task() != v1::TASK_TRAIN && w.task() != v1::TASK_INFER) {
     return absl::InvalidArgumentError("workload.task: must be train or infer");
   }
+  const std::string task = TaskText(w.task());
   if (w.batch_size() <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("workload.batch_size: must be > 0, got ", w.batch_size()));

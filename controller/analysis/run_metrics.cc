@@ -7,6 +7,7 @@
 #include "common/status_macros.h"
 #include "controller/analysis/run_summary.h"
 #include "controller/analysis/stats.h"
+#include "controller/analysis/stored_run.h"
 
 namespace powersweep {
 namespace {
@@ -124,21 +125,15 @@ void FillCounterMetrics(const std::vector<v1::TelemetrySample>& telemetry,
 
 absl::StatusOr<RunMetrics> Load(Store* store, int64_t run_id,
                                 const std::vector<BaseloadRun>* baseloads) {
-  PS_ASSIGN_OR_RETURN(v1::RunStatus run, store->GetRun(run_id));
-  absl::StatusOr<v1::RunResult> result = store->GetRunResult(run_id);
-  if (!result.ok() && !absl::IsNotFound(result.status())) {
-    return result.status();
+  PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
+  if (stored.result.has_value() && baseloads != nullptr &&
+      stored.result->baseload_run_id() == 0 &&
+      stored.run.spec().workload().task() != v1::TASK_BASELOAD) {
+    std::optional<BaseloadRun> base = PickBaseload(stored.run, *baseloads);
+    if (base.has_value()) ApplyBaseload(*base, &*stored.result);
   }
-  PS_ASSIGN_OR_RETURN(std::vector<v1::MinibatchRecord> mb,
-                      store->GetMinibatches(run_id));
-  PS_ASSIGN_OR_RETURN(std::vector<v1::TelemetrySample> tel,
-                      store->GetTelemetry(run_id));
-  if (result.ok() && baseloads != nullptr && result->baseload_run_id() == 0 &&
-      run.spec().workload().task() != v1::TASK_BASELOAD) {
-    std::optional<BaseloadRun> base = PickBaseload(run, *baseloads);
-    if (base.has_value()) ApplyBaseload(*base, &*result);
-  }
-  return ComputeRunMetrics(run, result.ok() ? &*result : nullptr, mb, tel);
+  return ComputeRunMetrics(stored.run, stored.result_or_null(),
+                           stored.minibatches, stored.telemetry);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Run metrics: the per-run figures the overhead study compares (issue 4),
+// Run metrics: the per-run figures the overhead study compares,
 // computed from a run's stored spec, result, minibatch records and
 // telemetry samples.
 //

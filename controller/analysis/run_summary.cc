@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "common/status_macros.h"
+#include "controller/analysis/stored_run.h"
 #include "storage/record_aggregates.h"
 
 namespace powersweep {
@@ -89,35 +90,20 @@ void ApplyRunBaseload(const v1::RunStatus& run, const v1::RunResult* result,
 
 absl::StatusOr<v1::RunSummary> SummarizeStoredRun(
     Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads) {
-  PS_ASSIGN_OR_RETURN(v1::RunStatus run, store->GetRun(run_id));
-  PS_ASSIGN_OR_RETURN(std::vector<v1::TelemetrySample> tel,
-                      store->GetTelemetry(run_id));
-  absl::StatusOr<v1::RunResult> result = store->GetRunResult(run_id);
-  if (!result.ok() && !absl::IsNotFound(result.status())) {
-    return result.status();
-  }
-  PS_ASSIGN_OR_RETURN(std::vector<v1::MinibatchRecord> mb,
-                      store->GetMinibatches(run_id));
-  const v1::RunResult* res = result.ok() ? &*result : nullptr;
-  RecordAggregates agg = Aggregate(mb, tel);
+  PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
+  const v1::RunResult* res = stored.result_or_null();
+  RecordAggregates agg = Aggregate(stored.minibatches, stored.telemetry);
   v1::RunSummary s = std::move(agg.summary);
   if (res != nullptr) ApplyResult(*res, &s);
-  ApplyRunBaseload(run, res, agg.power_span_s, baseloads, &s);
+  ApplyRunBaseload(stored.run, res, agg.power_span_s, baseloads, &s);
   return s;
 }
 
 absl::StatusOr<v1::RunSummary> SummarizeStoredRun(Store* store,
                                                   int64_t run_id) {
-  PS_ASSIGN_OR_RETURN(v1::RunStatus run, store->GetRun(run_id));
-  PS_ASSIGN_OR_RETURN(std::vector<v1::MinibatchRecord> mb,
-                      store->GetMinibatches(run_id));
-  PS_ASSIGN_OR_RETURN(std::vector<v1::TelemetrySample> tel,
-                      store->GetTelemetry(run_id));
-  absl::StatusOr<v1::RunResult> result = store->GetRunResult(run_id);
-  if (!result.ok() && !absl::IsNotFound(result.status())) {
-    return result.status();
-  }
-  return SummarizeRun(mb, tel, result.ok() ? &*result : nullptr);
+  PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
+  return SummarizeRun(stored.minibatches, stored.telemetry,
+                      stored.result_or_null());
 }
 
 }  // namespace powersweep

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/enum_text.h"
 
 namespace powersweep {
 namespace {
@@ -170,8 +171,7 @@ absl::StatusOr<v1::PowerMode> ParseModeFlag(const std::string& text) {
 absl::StatusOr<v1::Task> ParseTaskFlag(const std::string& flag,
                                        const std::string& text) {
   if (text.empty()) return v1::TASK_UNSPECIFIED;
-  if (text == "train") return v1::TASK_TRAIN;
-  if (text == "infer") return v1::TASK_INFER;
+  if (std::optional<v1::Task> task = ParseWorkloadTask(text)) return *task;
   return absl::InvalidArgumentError(
       absl::StrCat(flag, ": '", text, "' is not train or infer"));
 }

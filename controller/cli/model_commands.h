@@ -1,4 +1,4 @@
-// The powersweep CLI's model commands (issue 6): fit, models, predict,
+// The powersweep CLI's model commands: fit, models, predict,
 // best, pareto, plan-profiling. Like commands.h: each takes a connected
 // Control stub, writes its report to `out` (notes to `err` when the format
 // is csv or json, so `out` stays machine-readable) and returns the exit

@@ -8,21 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/power_mode_text.h"
 
 namespace powersweep {
-
-std::string PowerModeName(const v1::PowerMode& m) {
-  std::vector<std::string> parts;
-  if (!m.preset().empty()) parts.push_back(m.preset());
-  if (m.cpu_cores() > 0) parts.push_back(absl::StrCat("cores=", m.cpu_cores()));
-  auto mhz = [](int64_t hz) { return absl::StrFormat("%gMHz", hz / 1e6); };
-  if (m.cpu_freq_khz() > 0) {
-    parts.push_back("cpu=" + mhz(m.cpu_freq_khz() * 1000));
-  }
-  if (m.gpu_freq_hz() > 0) parts.push_back("gpu=" + mhz(m.gpu_freq_hz()));
-  if (m.mem_freq_hz() > 0) parts.push_back("mem=" + mhz(m.mem_freq_hz()));
-  return parts.empty() ? "as is" : absl::StrJoin(parts, " ");
-}
 
 namespace {
 
@@ -67,7 +55,7 @@ std::vector<std::string> CellKey(const v1::RunStatus& r) {
           TaskText(s.workload().task()),
           std::to_string(s.workload().batch_size()),
           LoaderCell(s.workload()),
-          PowerModeName(s.power_mode()),
+          PowerModeText(s.power_mode(), "as is"),
           RuntimeCell(s)};
 }
 
@@ -108,27 +96,33 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
     const bool has = m.minibatches() > 0;
     const double mb = m.mean_minibatch_s();
     const bool energy = m.energy_j() > 0;
-    t.rows.push_back({
-        std::to_string(s.run_id()), std::to_string(s.repetition()),
-        r.device_id().empty() ? "-" : r.device_id(), s.device_class(),
-        WorkloadCell(s.workload()), TaskText(s.workload().task()),
-        std::to_string(s.workload().batch_size()),
-        LoaderCell(s.workload()),
-        PowerModeName(s.power_mode()), RuntimeCell(s),
-        StateText(r.state()), std::to_string(m.minibatches()),
-        has ? Fixed(mb * 1e3, 2) : "-",
-        has && mb > 0 ? Fixed(100 * m.mean_stall_s() / mb, 1) : "-",
-        has ? Fixed(m.samples_per_s(), 0) : "-",
-        has ? Fixed(m.first_loss(), 3) : "-",
-        has ? Fixed(m.last_loss(), 3) : "-",
-        m.telemetry_samples() > 0 ? Fixed(100 * m.mean_cpu_util(), 0) : "-",
-        std::to_string(m.telemetry_samples()),
-        m.duration_s() > 0 ? Fixed(m.duration_s(), 2) : "-",
-        energy ? Fixed(m.energy_j(), 1) : "-",
-        energy && m.duration_s() > 0 ? Fixed(m.energy_j() / m.duration_s(), 2)
-                                     : "-",
-        m.baseload_run_id() > 0 ? Fixed(m.incremental_energy_j(), 1) : "-",
-        energy ? ProvenanceText(m.energy_provenance()) : "-", r.reason()});
+    t.rows.push_back(
+        {std::to_string(s.run_id()),
+         std::to_string(s.repetition()),
+         r.device_id().empty() ? "-" : r.device_id(),
+         s.device_class(),
+         WorkloadCell(s.workload()),
+         TaskText(s.workload().task()),
+         std::to_string(s.workload().batch_size()),
+         LoaderCell(s.workload()),
+         PowerModeText(s.power_mode(), "as is"),
+         RuntimeCell(s),
+         StateText(r.state()),
+         std::to_string(m.minibatches()),
+         has ? Fixed(mb * 1e3, 2) : "-",
+         has && mb > 0 ? Fixed(100 * m.mean_stall_s() / mb, 1) : "-",
+         has ? Fixed(m.samples_per_s(), 0) : "-",
+         has ? Fixed(m.first_loss(), 3) : "-",
+         has ? Fixed(m.last_loss(), 3) : "-",
+         m.telemetry_samples() > 0 ? Fixed(100 * m.mean_cpu_util(), 0) : "-",
+         std::to_string(m.telemetry_samples()),
+         m.duration_s() > 0 ? Fixed(m.duration_s(), 2) : "-",
+         energy ? Fixed(m.energy_j(), 1) : "-",
+         energy && m.duration_s() > 0 ? Fixed(m.energy_j() / m.duration_s(), 2)
+                                      : "-",
+         m.baseload_run_id() > 0 ? Fixed(m.incremental_energy_j(), 1) : "-",
+         energy ? ProvenanceText(m.energy_provenance()) : "-",
+         r.reason()});
   }
   return t;
 }

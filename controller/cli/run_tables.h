@@ -14,9 +14,6 @@
 
 namespace powersweep {
 
-// "cores=2", "MAXN", "cores=4 cpu=1728MHz gpu=612MHz", "as is".
-std::string PowerModeName(const ::powersweep::v1::PowerMode& m);
-
 Table RunsTable(const std::vector<::powersweep::v1::RunStatus>& runs);
 // Cells group runs equal in everything but repetition and attempt; mean and
 // standard deviation over the cell's done runs.

@@ -2,19 +2,12 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/enum_text.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "controller/core/fleet_impl.h"
 
 namespace powersweep {
-namespace {
-
-bool Ended(v1::RunState s) {
-  return s == v1::RUN_STATE_DONE || s == v1::RUN_STATE_FAILED ||
-         s == v1::RUN_STATE_CANCELLED;
-}
-
-}  // namespace
 
 absl::StatusOr<int> Fleet::CancelRuns(int64_t sweep_id, int64_t run_id,
                                       const std::string& reason) {
@@ -34,7 +27,7 @@ absl::StatusOr<int> Fleet::CancelRuns(int64_t sweep_id, int64_t run_id,
       found = true;
       // A failed run may still be re-queued; cancelling it means no retry,
       // but a failed run already ended: it stays failed.
-      if (Ended(run.state())) continue;
+      if (IsFinal(run.state())) continue;
       absl::Status st = impl.store->TransitionRun(id, v1::RUN_STATE_CANCELLED,
                                                   "", reason, now);
       if (!st.ok()) {

@@ -4,19 +4,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/enum_text.h"
 #include "common/log.h"
 #include "controller/analysis/baseload.h"
 #include "controller/core/fleet_impl.h"
 
 namespace powersweep {
-namespace {
-
-bool IsFinal(v1::RunState s) {
-  return s == v1::RUN_STATE_DONE || s == v1::RUN_STATE_FAILED ||
-         s == v1::RUN_STATE_CANCELLED;
-}
-
-}  // namespace
 
 void Fleet::Impl::OnRunStarted(const std::string& device_id,
                                const AgentConnection* conn,

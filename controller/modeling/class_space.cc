@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/power/preset.h"
+#include "common/power_mode_text.h"
 #include "common/status_macros.h"
 #include "controller/modeling/model_proto.h"
 
@@ -115,10 +116,10 @@ absl::StatusOr<CustomMode> ResolveQueryMode(const v1::PowerMode& mode,
   if (why.ok()) why = space.Check(m);
   if (why.ok()) why = space.IndexOf(m).status();
   if (!why.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("mode ", mode.preset().empty() ? "" : mode.preset() + " ",
-                     ModeText(KnobsOf(mode)), " is not a mode of ",
-                     space.spec().name, ": ", why.message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "mode ", mode.preset().empty() ? "" : mode.preset() + " ",
+        PowerModeText(ToPowerMode(KnobsOf(mode)), "as the device has it"),
+        " is not a mode of ", space.spec().name, ": ", why.message()));
   }
   return m;
 }

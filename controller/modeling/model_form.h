@@ -1,4 +1,4 @@
-// Model forms of powersweep's time and energy models (issue 6): what a
+// Model forms of powersweep's time and energy models: what a
 // fitted model computes from a power mode, and with which parameters.
 //
 // Knobs are scaled before they enter a form: cores as a count, CPU, GPU and

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
 namespace powersweep::modeling {
@@ -22,9 +21,6 @@ std::vector<std::string> KnobNames(const ActiveKnobs& k) {
 // 0 for NaN (a bound without an interval).
 double Finite(double x) { return std::isfinite(x) ? x : 0; }
 
-// "1190.4" for 1190400 kHz, "1377" for 1377000 kHz.
-std::string Mhz(double mhz) { return absl::StrFormat("%.6g", mhz); }
-
 }  // namespace
 
 v1::PowerMode ToPowerMode(const CustomMode& mode) {
@@ -39,21 +35,6 @@ v1::PowerMode ToPowerMode(const CustomMode& mode) {
 CustomMode KnobsOf(const v1::PowerMode& mode) {
   return CustomMode{mode.cpu_cores(), mode.cpu_freq_khz(), mode.gpu_freq_hz(),
                     mode.mem_freq_hz()};
-}
-
-std::string ModeText(const CustomMode& m) {
-  std::vector<std::string> parts;
-  if (m.cpu_cores != 0) parts.push_back(absl::StrCat("cores=", m.cpu_cores));
-  if (m.cpu_freq_khz != 0) {
-    parts.push_back(absl::StrCat("cpu=", Mhz(m.cpu_freq_khz / 1e3), "MHz"));
-  }
-  if (m.gpu_freq_hz != 0) {
-    parts.push_back(absl::StrCat("gpu=", Mhz(m.gpu_freq_hz / 1e6), "MHz"));
-  }
-  if (m.mem_freq_hz != 0) {
-    parts.push_back(absl::StrCat("mem=", Mhz(m.mem_freq_hz / 1e6), "MHz"));
-  }
-  return parts.empty() ? "as the device has it" : absl::StrJoin(parts, " ");
 }
 
 v1::FittedModelData ToProto(const ModelSelection& selection) {

@@ -28,10 +28,6 @@ v1::PowerMode ToPowerMode(const CustomMode& mode);
 // The knobs of `mode`; its preset name is ignored.
 CustomMode KnobsOf(const v1::PowerMode& mode);
 
-// "cores=8 cpu=2265.6MHz gpu=1377MHz mem=2133MHz"; knobs that are 0 are
-// left out ("cores=4 cpu=1190.4MHz" on a host).
-std::string ModeText(const CustomMode& mode);
-
 // The chosen model of `selection` with its cross-validation and every
 // candidate form.
 v1::FittedModelData ToProto(const ModelSelection& selection);

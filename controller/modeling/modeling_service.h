@@ -1,5 +1,5 @@
 // ModelingService: the logic behind the Control RPCs FitModels, ListModels,
-// Predict, Best, Pareto and PlanProfiling (issue 6). The gRPC adapter
+// Predict, Best, Pareto and PlanProfiling. The gRPC adapter
 // (controller/service/control_service.cc) only translates statuses.
 //
 //   FitModels     observations.h groups of the sweep's done runs; each

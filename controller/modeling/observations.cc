@@ -8,6 +8,7 @@
 #include "common/enum_text.h"
 #include "common/status_macros.h"
 #include "controller/analysis/run_summary.h"
+#include "controller/analysis/stored_run.h"
 #include "controller/modeling/class_space.h"
 #include "controller/modeling/epoch.h"
 
@@ -100,7 +101,7 @@ absl::StatusOr<RunObservation> ObserveRun(
 
 absl::StatusOr<SweepObservations> CollectObservations(
     Store* store, int64_t sweep_id, const PowerCatalog& catalog) {
-  PS_ASSIGN_OR_RETURN(v1::SweepSpec sweep, store->GetSweepSpec(sweep_id));
+  PS_RETURN_IF_ERROR(store->GetSweepSpec(sweep_id).status());
   PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs,
                       store->ListRuns(sweep_id));
   PS_ASSIGN_OR_RETURN(std::vector<v1::DeviceStatus> devices,
@@ -125,16 +126,14 @@ absl::StatusOr<SweepObservations> CollectObservations(
                                          StateText(run.state()), ")"));
       continue;
     }
-    absl::StatusOr<v1::RunResult> result = store->GetRunResult(id);
-    if (!result.ok() && !absl::IsNotFound(result.status())) {
-      return result.status();
-    }
-    PS_ASSIGN_OR_RETURN(v1::RunSummary summary, SummarizeStoredRun(store, id));
+    PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, id));
+    const v1::RunSummary summary = SummarizeRun(
+        stored.minibatches, stored.telemetry, stored.result_or_null());
     auto dev = caps.find(run.device_id());
     const v1::DeviceCapabilities* device =
         dev == caps.end() ? nullptr : dev->second;
-    absl::StatusOr<RunObservation> o = ObserveRun(
-        run, result.ok() ? &*result : nullptr, summary, catalog, device);
+    absl::StatusOr<RunObservation> o =
+        ObserveRun(run, stored.result_or_null(), summary, catalog, device);
     if (!o.ok()) {
       out.skipped.push_back(
           absl::StrCat("run ", id, ": ", o.status().message()));

@@ -3,45 +3,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "common/enum_text.h"
 #include "controller/modeling/model_proto.h"
 
 namespace powersweep::modeling {
-namespace {
-
-// A double-quoted YAML scalar.
-std::string Quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out.push_back(c);
-  }
-  return out + "\"";
-}
-
-std::string ModeYaml(const v1::PowerMode& m) {
-  std::vector<std::string> kv;
-  if (!m.preset().empty()) kv.push_back("preset: " + Quoted(m.preset()));
-  if (m.cpu_cores() != 0)
-    kv.push_back(absl::StrCat("cpu_cores: ", m.cpu_cores()));
-  if (m.cpu_freq_khz() != 0) {
-    kv.push_back(absl::StrCat("cpu_freq_khz: ", m.cpu_freq_khz()));
-  }
-  if (m.gpu_freq_hz() != 0) {
-    kv.push_back(absl::StrCat("gpu_freq_hz: ", m.gpu_freq_hz()));
-  }
-  if (m.mem_freq_hz() != 0) {
-    kv.push_back(absl::StrCat("mem_freq_hz: ", m.mem_freq_hz()));
-  }
-  return absl::StrCat("{", absl::StrJoin(kv, ", "), "}");
-}
-
-}  // namespace
 
 v1::PlanProfilingRequest WithPlanDefaults(const v1::PlanProfilingRequest& in) {
   v1::PlanProfilingRequest r = in;
@@ -79,40 +43,6 @@ v1::SweepSpec ProfilingSweep(const v1::PlanProfilingRequest& in,
   s.set_seed(1);
   s.set_telemetry_hz(10);
   return s;
-}
-
-std::string SweepYaml(const v1::SweepSpec& s,
-                      const std::vector<std::string>& comment) {
-  std::string y;
-  for (const std::string& line : comment) absl::StrAppend(&y, "# ", line, "\n");
-  std::vector<std::string> tasks, runtimes;
-  for (int t : s.tasks()) tasks.push_back(TaskText(static_cast<v1::Task>(t)));
-  for (int r : s.runtimes()) {
-    runtimes.push_back(RuntimeText(static_cast<v1::Runtime>(r)));
-  }
-  absl::StrAppend(&y, "name: ", Quoted(s.name()), "\n");
-  absl::StrAppend(&y, "device_classes: [",
-                  absl::StrJoin(s.device_classes(), ", "), "]\n");
-  absl::StrAppend(&y, "models: [", absl::StrJoin(s.models(), ", "), "]\n");
-  absl::StrAppend(&y, "datasets: [", absl::StrJoin(s.datasets(), ", "), "]\n");
-  absl::StrAppend(&y, "tasks: [", absl::StrJoin(tasks, ", "), "]\n");
-  absl::StrAppend(&y, "batch_sizes: [", absl::StrJoin(s.batch_sizes(), ", "),
-                  "]\n");
-  absl::StrAppend(&y, "loader_workers: [",
-                  absl::StrJoin(s.loader_workers(), ", "), "]\n");
-  absl::StrAppend(&y, "runtimes: [", absl::StrJoin(runtimes, ", "), "]\n");
-  absl::StrAppend(&y, "power_modes:\n");
-  for (const v1::PowerMode& m : s.power_modes()) {
-    absl::StrAppend(&y, "  - ", ModeYaml(m), "\n");
-  }
-  absl::StrAppend(&y, "repetitions: ", s.repetitions(), "\n");
-  if (s.epochs() != 0) absl::StrAppend(&y, "epochs: ", s.epochs(), "\n");
-  if (s.minibatches() != 0) {
-    absl::StrAppend(&y, "minibatches: ", s.minibatches(), "\n");
-  }
-  absl::StrAppend(&y, "seed: ", s.seed(), "\n");
-  absl::StrAppend(&y, "telemetry_hz: ", s.telemetry_hz(), "\n");
-  return y;
 }
 
 }  // namespace powersweep::modeling

@@ -1,6 +1,6 @@
 // The sweep that profiles the modes a plan proposes (plan.h), as a
-// SweepSpec and as sweep-file YAML that `powersweep submit` accepts
-// (controller/sweep/sweep_file.h: keys are the SweepSpec field names).
+// SweepSpec; controller/sweep/sweep_file.h writes it as the sweep file
+// `powersweep submit` accepts.
 //
 // One device class, one workload (model, dataset, task, batch size, loader
 // workers, runtime), the proposed modes as explicit knobs, a minibatch
@@ -31,11 +31,6 @@ v1::PlanProfilingRequest WithPlanDefaults(const v1::PlanProfilingRequest& r);
 // are left out).
 v1::SweepSpec ProfilingSweep(const v1::PlanProfilingRequest& r,
                              const std::vector<CustomMode>& modes);
-
-// YAML for `spec` (the fields ProfilingSweep sets), after `comment` lines
-// ("# " prepended to each).
-std::string SweepYaml(const v1::SweepSpec& spec,
-                      const std::vector<std::string>& comment);
 
 }  // namespace powersweep::modeling
 

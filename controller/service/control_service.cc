@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "common/power/mode_listing.h"
 #include "controller/analysis/compare.h"
+#include "controller/analysis/compare_table.h"
 #include "controller/analysis/sweep_summaries.h"
 #include "controller/importer/import_run.h"
 

@@ -79,7 +79,7 @@ class ControlService final : public v1::Control::Service {
       grpc::ServerReader<v1::ImportTelemetryChunk>* reader,
       v1::ImportTelemetryResponse* response) override;
 
-  // Time and energy models (issue 6): controller/modeling/modeling_service.h.
+  // Time and energy models: controller/modeling/modeling_service.h.
   grpc::Status FitModels(grpc::ServerContext* context,
                          const v1::FitModelsRequest* request,
                          v1::FitModelsResponse* response) override;

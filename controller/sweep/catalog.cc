@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/model_names.h"
 #include "common/power/power_catalog.h"
 
 namespace powersweep {
@@ -58,12 +59,12 @@ WorkloadCatalog WorkloadCatalog::Default() {
   const std::vector<std::string> rgb = {"cifar10", "gld23k", "imagenet"};
   std::vector<std::string> all = grey;
   all.insert(all.end(), rgb.begin(), rgb.end());
-  return WorkloadCatalog({ModelInfo{"lenet5", grey},
-                          ModelInfo{"mobilenetv3", rgb},
-                          ModelInfo{"resnet18", rgb},
-                          ModelInfo{"resnet50", rgb},
-                          ModelInfo{"vgg11", rgb}},
-                         all);
+  std::vector<ModelInfo> models;
+  for (const char* name : kModelNames) {
+    models.push_back(
+        ModelInfo{name, std::string(name) == "lenet5" ? grey : rgb});
+  }
+  return WorkloadCatalog(std::move(models), all);
 }
 
 WorkloadCatalog WorkloadCatalog::WithDatasets(

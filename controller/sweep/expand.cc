@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/enum_text.h"
 
 namespace powersweep {
 
@@ -67,14 +68,12 @@ absl::StatusOr<WorkloadPair> ParseWorkloadEntry(const std::string& entry) {
   if (colon != std::string::npos) {
     const std::string task = p.dataset.substr(colon + 1);
     p.dataset.resize(colon);
-    if (task == "train") {
-      p.task = v1::TASK_TRAIN;
-    } else if (task == "infer") {
-      p.task = v1::TASK_INFER;
-    } else {
+    std::optional<v1::Task> parsed = ParseWorkloadTask(task);
+    if (!parsed.has_value()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the task after ':' must be train or infer, got '", task, "'"));
     }
+    p.task = *parsed;
   }
   return p;
 }

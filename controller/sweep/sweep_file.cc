@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "controller/sweep/yaml_fields.h"
@@ -21,6 +23,8 @@ namespace {
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
 
 // Convenience keys of a power mode map, converted to the proto's units.
 struct MhzKey {
@@ -198,7 +202,111 @@ void Reader::ReadPowerMode(const YAML::Node& node, const std::string& where,
   }
 }
 
+// A double-quoted YAML scalar.
+std::string Quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+// The shortest text strtod reads back as exactly `v`.
+std::string ExactNumber(double v) {
+  for (int digits = 1; digits < 17; ++digits) {
+    const std::string text = absl::StrFormat("%.*g", digits, v);
+    if (std::strtod(text.c_str(), nullptr) == v) return text;
+  }
+  return absl::StrFormat("%.17g", v);
+}
+
+std::string MessageYaml(const Message& msg);
+
+// Element `index` of the repeated field `f`, or the singular field when
+// `index` is -1, as a YAML value.
+std::string ValueYaml(const Message& msg, const FieldDescriptor* f, int index) {
+  const Reflection* r = msg.GetReflection();
+  const bool rep = index >= 0;
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+      return absl::StrCat(rep ? r->GetRepeatedInt32(msg, f, index)
+                              : r->GetInt32(msg, f));
+    case FieldDescriptor::CPPTYPE_INT64:
+      return absl::StrCat(rep ? r->GetRepeatedInt64(msg, f, index)
+                              : r->GetInt64(msg, f));
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return absl::StrCat(rep ? r->GetRepeatedUInt32(msg, f, index)
+                              : r->GetUInt32(msg, f));
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return absl::StrCat(rep ? r->GetRepeatedUInt64(msg, f, index)
+                              : r->GetUInt64(msg, f));
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return ExactNumber(rep ? r->GetRepeatedDouble(msg, f, index)
+                             : r->GetDouble(msg, f));
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return ExactNumber(rep ? r->GetRepeatedFloat(msg, f, index)
+                             : r->GetFloat(msg, f));
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return (rep ? r->GetRepeatedBool(msg, f, index) : r->GetBool(msg, f))
+                 ? "true"
+                 : "false";
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return EnumSpelling(rep ? r->GetRepeatedEnum(msg, f, index)
+                              : r->GetEnum(msg, f));
+    case FieldDescriptor::CPPTYPE_STRING:
+      return Quoted(rep ? r->GetRepeatedString(msg, f, index)
+                        : r->GetString(msg, f));
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      return MessageYaml(rep ? r->GetRepeatedMessage(msg, f, index)
+                             : r->GetMessage(msg, f));
+  }
+  return "";
+}
+
+// "{cpu_cores: 4, cpu_freq_khz: 1190400}": the set fields of `msg`.
+std::string MessageYaml(const Message& msg) {
+  std::vector<const FieldDescriptor*> fields;
+  msg.GetReflection()->ListFields(msg, &fields);
+  std::vector<std::string> kv;
+  for (const FieldDescriptor* f : fields) {
+    kv.push_back(absl::StrCat(f->name(), ": ", ValueYaml(msg, f, -1)));
+  }
+  return absl::StrCat("{", absl::StrJoin(kv, ", "), "}");
+}
+
 }  // namespace
+
+std::string SweepYaml(const v1::SweepSpec& spec,
+                      const std::vector<std::string>& comment) {
+  std::string y;
+  for (const std::string& line : comment) absl::StrAppend(&y, "# ", line, "\n");
+  std::vector<const FieldDescriptor*> fields;
+  spec.GetReflection()->ListFields(spec, &fields);
+  for (const FieldDescriptor* f : fields) {
+    if (!f->is_repeated()) {
+      absl::StrAppend(&y, f->name(), ": ", ValueYaml(spec, f, -1), "\n");
+      continue;
+    }
+    const int n = spec.GetReflection()->FieldSize(spec, f);
+    if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      // One map per line, as people write power modes.
+      absl::StrAppend(&y, f->name(), ":\n");
+      for (int i = 0; i < n; ++i) {
+        absl::StrAppend(&y, "  - ", ValueYaml(spec, f, i), "\n");
+      }
+      continue;
+    }
+    std::vector<std::string> items;
+    for (int i = 0; i < n; ++i) items.push_back(ValueYaml(spec, f, i));
+    absl::StrAppend(&y, f->name(), ": [", absl::StrJoin(items, ", "), "]\n");
+  }
+  return y;
+}
 
 absl::StatusOr<v1::SweepSpec> ParseSweepYaml(const std::string& text) {
   v1::SweepSpec spec;

@@ -1,4 +1,5 @@
-// Sweep files: YAML read into a v1::SweepSpec.
+// Sweep files: YAML read into a v1::SweepSpec, and a SweepSpec written as
+// YAML that reads back into an equal SweepSpec (SweepYaml).
 //
 // The keys are exactly the SweepSpec proto field names (name,
 // device_classes, models, datasets, tasks, batch_sizes, loader_workers,
@@ -25,6 +26,7 @@
 #define POWERSWEEP_CONTROLLER_SWEEP_SWEEP_FILE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "powersweep/v1/sweep.pb.h"
@@ -36,6 +38,16 @@ namespace v1 = ::powersweep::v1;
 absl::StatusOr<v1::SweepSpec> ParseSweepYaml(const std::string& text);
 
 absl::StatusOr<v1::SweepSpec> LoadSweepFile(const std::string& path);
+
+// A sweep file for `spec` that ParseSweepYaml reads back into an equal
+// SweepSpec: the `comment` lines first ("# " prepended to each), then one
+// line per set field (fields at their default are left out) in field-number
+// order, written the way the reader reads them (the same proto descriptors):
+// lists in flow style, strings double-quoted, enums in their YAML spelling
+// (train, container), power modes as maps of their set fields, numbers
+// exactly.
+std::string SweepYaml(const v1::SweepSpec& spec,
+                      const std::vector<std::string>& comment = {});
 
 }  // namespace powersweep
 

@@ -6,9 +6,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/power/mode_space.h"
 
 namespace powersweep {
 namespace {
@@ -22,16 +22,6 @@ std::vector<const v1::DeviceStatus*> DevicesOf(const ValidationContext& ctx,
   return out;
 }
 
-// The table values bracketing `value`: the largest below and the smallest
-// above (only one of them at the ends of the table).
-std::string Nearest(const std::vector<int64_t>& table, int64_t value) {
-  auto above = std::upper_bound(table.begin(), table.end(), value);
-  std::vector<int64_t> near;
-  if (above != table.begin()) near.push_back(*(above - 1));
-  if (above != table.end()) near.push_back(*above);
-  return absl::StrJoin(near, ", ");
-}
-
 void CheckFrequency(const std::string& field, int64_t value,
                     const std::vector<int64_t>& table,
                     const DeviceClassInfo& cls,
@@ -41,9 +31,9 @@ void CheckFrequency(const std::string& field, int64_t value,
     problems->push_back(absl::StrCat(field, ": not settable on class ",
                                      cls.name, " in this version"));
   } else if (!std::binary_search(table.begin(), table.end(), value)) {
-    problems->push_back(
-        absl::StrCat(field, ": ", value, " is not a frequency of ", cls.name,
-                     " (nearest: ", Nearest(table, value), ")"));
+    problems->push_back(absl::StrCat(
+        field, ": ", value, " is not a frequency of ", cls.name,
+        " (nearest: ", absl::StrJoin(NearestValues(table, value), ", "), ")"));
   }
 }
 
@@ -121,7 +111,7 @@ void CheckDeviceCpuFrequency(const std::string& field, int64_t khz,
   } else if (!std::binary_search(offered.begin(), offered.end(), khz)) {
     problems->push_back(absl::StrCat(
         field, ": ", khz, " is not offered by any registered ", cls.name,
-        " device (nearest: ", Nearest(offered, khz),
+        " device (nearest: ", absl::StrJoin(NearestValues(offered, khz), ", "),
         "; `powersweep devices` lists each device's frequencies)"));
   }
 }

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/enum_text.h"
 #include "gtest/gtest.h"
 #include "tests/integration/local_fleet.h"
 #include "tests/integration/sqlite_query.h"
@@ -68,8 +69,7 @@ int Connected(LocalFleet& fleet) {
 int Ended(LocalFleet& fleet, int64_t sweep) {
   int n = 0;
   for (const auto& r : fleet.ListRuns(sweep)) {
-    n += r.state() == v1::RUN_STATE_DONE || r.state() == v1::RUN_STATE_FAILED ||
-         r.state() == v1::RUN_STATE_CANCELLED;
+    n += IsFinal(r.state());
   }
   return n;
 }

@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/model_names.h"
 
 namespace powersweep {
 namespace {
@@ -25,6 +26,8 @@ constexpr Spec kSpecs[] = {
     {"resnet50", 3, 224, 32, false, 1000},
     {"vgg11", 3, 32, 32, false, 10},
 };
+static_assert(NamesAreModelNames(kSpecs),
+              "a spec for every name of common/model_names.h");
 
 const Spec* FindSpec(absl::string_view name) {
   const std::string canonical = CanonicalModelName(name);
@@ -37,9 +40,7 @@ const Spec* FindSpec(absl::string_view name) {
 }  // namespace
 
 std::vector<std::string> KnownModels() {
-  std::vector<std::string> names;
-  for (const Spec& s : kSpecs) names.push_back(s.name);
-  return names;
+  return std::vector<std::string>(kModelNames.begin(), kModelNames.end());
 }
 
 std::string CanonicalModelName(absl::string_view name) {

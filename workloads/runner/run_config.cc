@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/enum_text.h"
 #include "workloads/models/catalog.h"
 
 namespace powersweep {
@@ -19,8 +20,7 @@ absl::Status Bad(absl::string_view flag, absl::string_view reason) {
 }  // namespace
 
 absl::StatusOr<v1::Task> ParseTask(absl::string_view task) {
-  if (task == "train") return v1::TASK_TRAIN;
-  if (task == "infer") return v1::TASK_INFER;
+  if (std::optional<v1::Task> t = ParseWorkloadTask(task)) return *t;
   return Bad("task", absl::StrCat("'", task, "' is not train or infer"));
 }
 

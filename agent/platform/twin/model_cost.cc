@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/platform/twin/model_architectures.h"
+#include "common/model_names.h"
 
 namespace powersweep {
 namespace {
@@ -21,6 +22,8 @@ constexpr KnownModel kModels[] = {
     {"resnet50", {3, 224, 1000}, ResNet50Cost},
     {"vgg11", {3, 32, 10}, Vgg11Cost},
 };
+static_assert(NamesAreModelNames(kModels),
+              "a twin cost model for every name of common/model_names.h");
 
 // The smallest square RGB input every torchvision network here reduces to
 // at least 1x1 (VGG-11 halves it five times).

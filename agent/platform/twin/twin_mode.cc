@@ -7,28 +7,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/platform/twin/power_model.h"
+#include "common/power/mode_space.h"
 #include "common/power/power_catalog.h"
 
 namespace powersweep {
 namespace {
-
-std::string Nearest(const std::vector<int64_t>& table, int64_t value) {
-  auto above = std::upper_bound(table.begin(), table.end(), value);
-  std::vector<int64_t> near;
-  if (above != table.begin()) near.push_back(*(above - 1));
-  if (above != table.end()) near.push_back(*above);
-  return absl::StrJoin(near, ", ");
-}
 
 void Knob(const std::string& field, int64_t value,
           const std::vector<int64_t>& table, const std::string& cls,
           int64_t* out, std::vector<std::string>* problems) {
   if (value == 0) return;
   if (!std::binary_search(table.begin(), table.end(), value)) {
-    problems->push_back(absl::StrCat(field, ": ", value,
-                                     " is not a frequency of ", cls,
-                                     " (nearest: ", Nearest(table, value),
-                                     ")"));
+    problems->push_back(absl::StrCat(
+        field, ": ", value, " is not a frequency of ", cls,
+        " (nearest: ", absl::StrJoin(NearestValues(table, value), ", "), ")"));
     return;
   }
   *out = value;

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/enum_text.h"
 
 namespace powersweep {
 namespace {
@@ -51,8 +52,9 @@ absl::StatusOr<TwinWorkload> ParseTwinWorkload(
   w.model = get("--model");
   if (w.model.empty()) return Bad("--model", "");
   const std::string task = get("--task");
-  if (task != "train" && task != "infer") return Bad("--task", task);
-  w.train = task == "train";
+  const std::optional<v1::Task> parsed = ParseWorkloadTask(task);
+  if (!parsed.has_value()) return Bad("--task", task);
+  w.train = *parsed == v1::TASK_TRAIN;
   struct IntFlag {
     const char* name;
     int* out;

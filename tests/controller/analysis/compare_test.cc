@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/analysis/compare_table.h"
 #include "controller/analysis/stats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "common/power_mode_text.h"
 #include "controller/modeling/class_space.h"
 #include "controller/modeling/model_form.h"
 #include "controller/modeling/model_proto.h"
@@ -467,7 +468,7 @@ TEST(ModelingServiceHostTest, PlanAndFitOverTheDevicesCoresAndCpuSteps) {
   for (const v1::ModePrediction& p : predicted->predictions()) {
     const CustomMode m = KnobsOf(p.mode());
     EXPECT_LT(Ape(p.epoch_time_s(), minibatch_s(m) * kMinibatchesPerEpoch), 1.0)
-        << ModeText(m);
+        << PowerModeText(p.mode(), "-");
   }
   // A GPU clock does not exist on a host.
   v1::PredictRequest gpu = predict;
@@ -483,6 +484,23 @@ TEST(ModelingServiceHostTest, PlanAndFitOverTheDevicesCoresAndCpuSteps) {
   EXPECT_EQ(front->default_mode_name(), "all knobs at maximum");
   EXPECT_EQ(KnobsOf(front->default_mode().mode()),
             (CustomMode{4, 2400000, 0, 0}));
+
+  // A stored space whose GPU table holds a 0 enumerates modes it cannot
+  // index: the front's modes are predicted one by one (space index -1)
+  // instead of being looked up at an index the space did not give.
+  v1::WorkloadModel odd = model;
+  odd.clear_model_id();
+  odd.mutable_space()->add_gpu_freqs_hz(0);
+  auto odd_id = runs.store()->SaveModel(odd);
+  ASSERT_TRUE(odd_id.ok()) << odd_id.status();
+  pareto.mutable_selector()->set_model_id(*odd_id);
+  auto odd_front = service.Pareto(pareto);
+  ASSERT_TRUE(odd_front.ok()) << odd_front.status();
+  ASSERT_GT(odd_front->front_size(), 0);
+  for (const v1::ModePrediction& p : odd_front->front()) {
+    EXPECT_EQ(p.space_index(), -1);
+    EXPECT_GT(p.epoch_time_s(), 0);
+  }
 }
 
 TEST(ModelingServiceHostTest, HostPlanWithoutADeviceSaysWhy) {

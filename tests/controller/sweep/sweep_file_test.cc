@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "controller/sweep/validate.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 
 namespace powersweep {
@@ -327,6 +328,91 @@ TEST(ExampleSweepFilesTest, EveryExampleLoadsAndValidates) {
     EXPECT_TRUE(valid.ok()) << entry.path() << ":\n" << valid;
   }
   EXPECT_GT(files, 0) << "no sweep files in " << dir;
+}
+
+// Every SweepSpec field set, with values a naive writer gets wrong.
+v1::SweepSpec EveryFieldSet() {
+  v1::SweepSpec s;
+  s.set_name("plan \"a\": b\\c\nd, [e] # f");
+  s.add_device_classes("xavier-agx");
+  s.add_device_classes("yes");  // a string, not a bool
+  s.add_models("lenet5");
+  s.add_datasets("fashion-mnist");
+  s.add_tasks(v1::TASK_TRAIN);
+  s.add_tasks(v1::TASK_INFER);
+  s.add_batch_sizes(64);
+  s.add_loader_workers(0);
+  s.add_loader_workers(2);
+  s.add_power_modes()->set_preset("MAXN");
+  v1::PowerMode* m = s.add_power_modes();
+  m->set_cpu_cores(4);
+  m->set_cpu_freq_khz(1190400);
+  m->set_gpu_freq_hz(1377000000);
+  m->set_mem_freq_hz(2133000000);
+  s.add_power_modes();  // empty: the device as it is
+  s.add_runtimes(v1::RUNTIME_NATIVE);
+  s.add_runtimes(v1::RUNTIME_CONTAINER);
+  s.set_repetitions(3);
+  s.set_epochs(2);
+  s.set_minibatches(200);
+  s.set_duration_s(0.1);
+  s.set_seed(18446744073709551615ULL);
+  s.set_threads(-1);
+  s.set_telemetry_hz(1.0 / 3.0);
+  s.set_timeout_s(600);
+  s.set_max_retries(1);
+  s.add_tenants(1);
+  s.add_tenants(4);
+  s.set_container_image("powersweep-workload:local");
+  s.add_prefetch_depths(0);
+  s.add_page_cache(v1::PAGE_CACHE_KEEP);
+  s.add_page_cache(v1::PAGE_CACHE_DROP);
+  s.set_preload(true);
+  s.set_input_size(160);
+  s.add_workloads("resnet50/imagenet:infer");
+  return s;
+}
+
+TEST(SweepYamlTest, TheTestSpecSetsEveryField) {
+  const v1::SweepSpec spec = EveryFieldSet();
+  std::vector<const google::protobuf::FieldDescriptor*> set;
+  spec.GetReflection()->ListFields(spec, &set);
+  EXPECT_EQ(static_cast<int>(set.size()),
+            v1::SweepSpec::descriptor()->field_count())
+      << "set the new SweepSpec field in EveryFieldSet";
+}
+
+TEST(SweepYamlTest, ReadsBackIntoAnEqualSpec) {
+  const v1::SweepSpec spec = EveryFieldSet();
+  const std::string yaml = SweepYaml(spec, {"written by a test", "line 2"});
+  absl::StatusOr<v1::SweepSpec> back = ParseSweepYaml(yaml);
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << yaml;
+  std::string diff;
+  google::protobuf::util::MessageDifferencer d;
+  d.ReportDifferencesToString(&diff);
+  EXPECT_TRUE(d.Compare(spec, *back)) << diff << "\n" << yaml;
+}
+
+TEST(SweepYamlTest, DefaultSpecIsEmptyAndReadsBack) {
+  EXPECT_EQ(SweepYaml(v1::SweepSpec()), "");
+  v1::SweepSpec s;
+  s.set_name("x");
+  EXPECT_EQ(SweepYaml(s, {"a"}), "# a\nname: \"x\"\n");
+}
+
+TEST(SweepYamlTest, ListsInFlowStyleAndOneModePerLine) {
+  v1::SweepSpec s;
+  s.add_tasks(v1::TASK_TRAIN);
+  s.add_batch_sizes(16);
+  s.add_batch_sizes(64);
+  s.add_power_modes()->set_cpu_cores(2);
+  s.add_power_modes()->set_preset("MAXN");
+  EXPECT_EQ(SweepYaml(s),
+            "tasks: [train]\n"
+            "batch_sizes: [16, 64]\n"
+            "power_modes:\n"
+            "  - {cpu_cores: 2}\n"
+            "  - {preset: \"MAXN\"}\n");
 }
 
 }  // namespace
