@@ -159,10 +159,10 @@ absl::Status Recompute(Store* store, int64_t sweep_id, int64_t* summarized) {
 // the stored aggregates: the file as an older controller left it.
 absl::Status MakeOld(const std::string& path) {
   PS_ASSIGN_OR_RETURN(auto db, SqliteDb::Open(path, /*read_only=*/false));
-  return (db)->Transaction(SqliteDb::TxnKind::kWrite, [&]() -> absl::Status {
+  return db->Transaction(SqliteDb::TxnKind::kWrite, [&]() -> absl::Status {
     PS_ASSIGN_OR_RETURN(auto sel,
-                        (db)->Prepare("SELECT rowid, extras_pb FROM telemetry "
-                                      "WHERE extras_pb IS NOT NULL"));
+                        db->Prepare("SELECT rowid, extras_pb FROM telemetry "
+                                    "WHERE extras_pb IS NOT NULL"));
     std::vector<std::pair<int64_t, std::string>> rows;
     while (true) {
       PS_ASSIGN_OR_RETURN(auto row, sel.Step());
@@ -171,13 +171,13 @@ absl::Status MakeOld(const std::string& path) {
       rows.emplace_back(sel.Int(0), std::move(json));
     }
     PS_ASSIGN_OR_RETURN(auto upd,
-                        (db)->Prepare("UPDATE telemetry SET rails_json = ?2, "
-                                      "extras_pb = NULL WHERE rowid = ?1"));
+                        db->Prepare("UPDATE telemetry SET rails_json = ?2, "
+                                    "extras_pb = NULL WHERE rowid = ?1"));
     for (const auto& [rowid, json] : rows) {
       PS_RETURN_IF_ERROR(upd.Bind(1, rowid).Bind(2, json).Run());
       upd.Reset();
     }
-    return (db)->Exec("DELETE FROM run_aggregates");
+    return db->Exec("DELETE FROM run_aggregates");
   });
 }
 
