@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/enum_text.h"
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "storage/csv_cell.h"
 #include "storage/record_aggregates.h"
@@ -450,16 +451,14 @@ absl::StatusOr<int64_t> MemoryStore::CreateSweep(
 
 absl::StatusOr<v1::SweepSpec> MemoryStore::GetSweepSpec(int64_t sweep_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Sweep*> sweep = FindSweep(sweep_id);
-  if (!sweep.ok()) return sweep.status();
-  return (*sweep)->spec;
+  PS_ASSIGN_OR_RETURN(Sweep* sweep, FindSweep(sweep_id));
+  return sweep->spec;
 }
 
 absl::StatusOr<v1::SweepStatus> MemoryStore::GetSweepStatus(int64_t sweep_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Sweep*> sweep = FindSweep(sweep_id);
-  if (!sweep.ok()) return sweep.status();
-  return StatusOf(sweep_id, **sweep);
+  PS_ASSIGN_OR_RETURN(Sweep* sweep, FindSweep(sweep_id));
+  return StatusOf(sweep_id, *sweep);
 }
 
 absl::StatusOr<std::vector<v1::SweepStatus>> MemoryStore::ListSweeps() {
@@ -474,18 +473,16 @@ absl::StatusOr<std::vector<v1::SweepStatus>> MemoryStore::ListSweeps() {
 absl::StatusOr<std::vector<v1::RunStatus>> MemoryStore::ListRuns(
     int64_t sweep_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Sweep*> sweep = FindSweep(sweep_id);
-  if (!sweep.ok()) return sweep.status();
+  PS_ASSIGN_OR_RETURN(Sweep* sweep, FindSweep(sweep_id));
   std::vector<v1::RunStatus> out;
-  for (int64_t id : (*sweep)->run_ids) out.push_back(StatusOf(runs_.at(id)));
+  for (int64_t id : sweep->run_ids) out.push_back(StatusOf(runs_.at(id)));
   return out;
 }
 
 absl::StatusOr<v1::RunStatus> MemoryStore::GetRun(int64_t run_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> run = FindRun(run_id);
-  if (!run.ok()) return run.status();
-  return StatusOf(**run);
+  PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
+  return StatusOf(*run);
 }
 
 absl::StatusOr<std::vector<v1::RunSpec>> MemoryStore::ListPendingRuns(
@@ -615,25 +612,28 @@ absl::Status MemoryStore::TransitionRun(int64_t run_id, v1::RunState to,
                                         const std::string& reason,
                                         absl::Time now) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> run = FindRun(run_id);
-  if (!run.ok()) return run.status();
-  return ApplyTransition(**run, to, device_id, reason, now);
+  PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
+  return ApplyTransition(*run, to, device_id, reason, now);
 }
 
 absl::StatusOr<std::vector<RunStateChange>> MemoryStore::GetRunHistory(
     int64_t run_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> run = FindRun(run_id);
-  if (!run.ok()) return run.status();
-  return (*run)->history;
+  PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
+  return run->history;
 }
 
 absl::Status MemoryStore::SaveAppliedMode(int64_t run_id,
                                           const v1::AppliedPowerMode& mode) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> run = FindRun(run_id);
-  if (!run.ok()) return run.status();
-  (*run)->applied_mode = mode;
+  PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
+  if (IsFinal(run->state)) {
+    // Its row is final: the mode it ran in came with its result.
+    return absl::FailedPreconditionError(
+        absl::StrCat("run ", run_id, " has ended (", StateText(run->state),
+                     "): its applied mode is not changed"));
+  }
+  run->applied_mode = mode;
   return absl::OkStatus();
 }
 
@@ -652,9 +652,8 @@ absl::StatusOr<IngestOutcome> MemoryStore::IngestBatch(
                      " for run ", batch.run_id()));
   }
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> found = FindRun(batch.run_id());
-  if (!found.ok()) return found.status();
-  Run& run = **found;
+  PS_ASSIGN_OR_RETURN(Run* found, FindRun(batch.run_id()));
+  Run& run = *found;
   const int32_t current = run.spec.attempt();
   const int32_t attempt = batch.attempt() == 0 ? current : batch.attempt();
   if (attempt != current) {
@@ -701,17 +700,15 @@ absl::StatusOr<IngestOutcome> MemoryStore::IngestBatch(
 
 absl::StatusOr<int64_t> MemoryStore::CountBatches(int64_t run_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> run = FindRun(run_id);
-  if (!run.ok()) return run.status();
-  return static_cast<int64_t>(Current(**run).seqs.size());
+  PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
+  return static_cast<int64_t>(Current(*run).seqs.size());
 }
 
 absl::StatusOr<std::vector<int64_t>> MemoryStore::ListBatchSeqs(
     int64_t run_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> run = FindRun(run_id);
-  if (!run.ok()) return run.status();
-  const std::set<int64_t>& seqs = Current(**run).seqs;
+  PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
+  const std::set<int64_t>& seqs = Current(*run).seqs;
   return std::vector<int64_t>(seqs.begin(), seqs.end());
 }
 
@@ -729,17 +726,15 @@ absl::Status MemoryStore::FinishRun(const v1::RunResult& result,
                      " must be done or failed, got ", StateText(final_state)));
   }
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> found = FindRun(result.run_id());
-  if (!found.ok()) return found.status();
-  Run& run = **found;
+  PS_ASSIGN_OR_RETURN(Run* found, FindRun(result.run_id()));
+  Run& run = *found;
   Attempt& a = Current(run);
   if (a.result.has_value()) return absl::OkStatus();  // a resend
   // Validate everything before changing anything.
   if (absl::Status st = CheckTransition(run, final_state, ""); !st.ok())
     return st;
   if (absl::Status st = CheckResult(result); !st.ok()) return st;
-  absl::Status st = ApplyTransition(run, final_state, "", reason, now);
-  if (!st.ok()) return st;
+  PS_RETURN_IF_ERROR(ApplyTransition(run, final_state, "", reason, now));
   a.result = result;
   if (result.has_applied_mode()) run.applied_mode = result.applied_mode();
   return absl::OkStatus();
@@ -747,13 +742,12 @@ absl::Status MemoryStore::FinishRun(const v1::RunResult& result,
 
 absl::StatusOr<v1::RunResult> MemoryStore::GetRunResult(int64_t run_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> run = FindRun(run_id);
-  if (!run.ok()) return run.status();
-  const Attempt& a = Current(**run);
+  PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
+  const Attempt& a = Current(*run);
   if (!a.result.has_value()) {
     return absl::NotFoundError(absl::StrCat("run ", run_id,
                                             " has no result for attempt ",
-                                            (*run)->spec.attempt(), " yet"));
+                                            run->spec.attempt(), " yet"));
   }
   return *a.result;
 }
@@ -763,17 +757,15 @@ absl::StatusOr<v1::RunResult> MemoryStore::GetRunResult(int64_t run_id) {
 absl::StatusOr<std::vector<v1::MinibatchRecord>> MemoryStore::GetMinibatches(
     int64_t run_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> run = FindRun(run_id);
-  if (!run.ok()) return run.status();
-  return SortedMinibatches(Current(**run));
+  PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
+  return SortedMinibatches(Current(*run));
 }
 
 absl::StatusOr<std::vector<v1::TelemetrySample>> MemoryStore::GetTelemetry(
     int64_t run_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Run*> run = FindRun(run_id);
-  if (!run.ok()) return run.status();
-  return SortedTelemetry(Current(**run));
+  PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
+  return SortedTelemetry(Current(*run));
 }
 
 // ----------------------------------------------------------------- export
@@ -921,9 +913,8 @@ absl::Status MemoryStore::ExportCsv(
   std::vector<std::string> chunks;
   {
     absl::MutexLock lock(&mu_);
-    absl::StatusOr<Sweep*> sweep = FindSweep(sweep_id);
-    if (!sweep.ok()) return sweep.status();
-    chunks = CsvChunks(**sweep, table);
+    PS_ASSIGN_OR_RETURN(Sweep* sweep, FindSweep(sweep_id));
+    chunks = CsvChunks(*sweep, table);
   }
   // One snapshot, written without the lock.
   for (const std::string& chunk : chunks) sink(chunk);
@@ -935,10 +926,9 @@ absl::Status MemoryStore::ExportCsv(
 absl::StatusOr<std::vector<RunAggregates>> MemoryStore::GetSweepAggregates(
     int64_t sweep_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Sweep*> sweep = FindSweep(sweep_id);
-  if (!sweep.ok()) return sweep.status();
+  PS_ASSIGN_OR_RETURN(Sweep* sweep, FindSweep(sweep_id));
   std::vector<RunAggregates> out;
-  for (int64_t id : (*sweep)->run_ids) {
+  for (int64_t id : sweep->run_ids) {
     Run& run = runs_.at(id);
     const Attempt& a = Current(run);
     RecordAggregator agg;
@@ -959,10 +949,9 @@ absl::StatusOr<std::vector<RunAggregates>> MemoryStore::GetSweepAggregates(
 absl::StatusOr<std::vector<v1::RunResult>> MemoryStore::ListRunResults(
     int64_t sweep_id) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Sweep*> sweep = FindSweep(sweep_id);
-  if (!sweep.ok()) return sweep.status();
+  PS_ASSIGN_OR_RETURN(Sweep* sweep, FindSweep(sweep_id));
   std::vector<v1::RunResult> out;
-  for (int64_t id : (*sweep)->run_ids) {
+  for (int64_t id : sweep->run_ids) {
     const Attempt& a = Current(runs_.at(id));
     if (a.result.has_value()) out.push_back(*a.result);
   }

@@ -2,7 +2,6 @@
 // lease time). The Store contract of runs is in
 // store_conformance_runs_test.cc.
 #include "absl/strings/str_cat.h"
-#include "common/enum_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/storage/store_test_util.h"
@@ -61,38 +60,6 @@ TEST_F(SqliteRunsTest, LeaseTimeIsKeptUntilTheRunIsPendingAgain) {
           .ok());
   EXPECT_EQ(Column("leased_unix_ms"), "NULL");
   EXPECT_EQ(Column("device_id"), "NULL");
-}
-
-TEST_F(RunsTest, AppliedModeOfAnEndedRunIsNotChanged) {
-  for (v1::RunState end : {D, F, C}) {
-    SCOPED_TRACE(StateText(end));
-    const int64_t id = CreateRuns(1)[0];
-    v1::AppliedPowerMode mode;
-    mode.mutable_actual()->set_cpu_cores(2);
-    ASSERT_TRUE(store_->SaveAppliedMode(id, mode).ok());
-    for (v1::RunState step : PathTo(end)) {
-      ASSERT_TRUE(
-          store_->TransitionRun(id, step, "host-0", "", clock_.Now()).ok());
-    }
-    mode.mutable_actual()->set_cpu_cores(3);
-    EXPECT_EQ(store_->SaveAppliedMode(id, mode).code(),
-              absl::StatusCode::kFailedPrecondition);
-    RawConnection raw(path_);
-    EXPECT_THAT(raw.Text(absl::StrCat(
-                    "SELECT applied_mode_json FROM runs WHERE run_id = ", id)),
-                HasSubstr("\"cpu_cores\":2"));
-  }
-}
-
-TEST_F(RunsTest, AppliedModeOfAnActiveRunIsStored) {
-  const int64_t id = CreateRuns(1)[0];
-  for (v1::RunState step : PathTo(R)) {
-    ASSERT_TRUE(
-        store_->TransitionRun(id, step, "host-0", "", clock_.Now()).ok());
-  }
-  v1::AppliedPowerMode mode;
-  mode.mutable_actual()->set_cpu_cores(2);
-  EXPECT_TRUE(store_->SaveAppliedMode(id, mode).ok());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/enum_text.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
@@ -205,6 +206,37 @@ TYPED_TEST(StoreResultsTest, AppliedModeIsOverwrittenAndVisibleInTheExport) {
   EXPECT_THAT(this->AppliedModeCell(id), HasSubstr("\"cpu_cores\":3"));
   this->Move(id, {kLeased, kFailed, kPending});
   EXPECT_EQ(this->AppliedModeCell(id), "");
+}
+
+TYPED_TEST(StoreResultsTest, AppliedModeOfAnActiveRunIsStored) {
+  Store& store = *this->store_;
+  const int64_t id = this->run_id_;
+  this->Move(id, PathTo(kRunning));
+  v1::AppliedPowerMode mode;
+  mode.mutable_actual()->set_cpu_cores(2);
+  ASSERT_TRUE(store.SaveAppliedMode(id, mode).ok());
+  EXPECT_THAT(this->AppliedModeCell(id), HasSubstr("\"cpu_cores\":2"));
+}
+
+TYPED_TEST(StoreResultsTest, AppliedModeOfAnEndedRunIsNotChanged) {
+  Store& store = *this->store_;
+  for (v1::RunState end : {kDone, kFailed, kCancelled}) {
+    SCOPED_TRACE(StateText(end));
+    const int64_t id = end == kDone ? this->run_id_ : this->other_run_id_;
+    if (end == kCancelled) {
+      // other_run_id_ failed in the previous round: a retry makes it
+      // pending again.
+      this->Move(id, {kPending});
+    }
+    v1::AppliedPowerMode mode;
+    mode.mutable_actual()->set_cpu_cores(2);
+    ASSERT_TRUE(store.SaveAppliedMode(id, mode).ok());
+    this->Move(id, PathTo(end));
+    mode.mutable_actual()->set_cpu_cores(3);
+    EXPECT_EQ(store.SaveAppliedMode(id, mode).code(),
+              absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(this->AppliedModeCell(id), HasSubstr("\"cpu_cores\":2"));
+  }
 }
 
 }  // namespace
