@@ -28,6 +28,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "powersweep/v1/records.pb.h"
+#include "powersweep/v1/run.pb.h"
 
 namespace powersweep {
 
