@@ -15,6 +15,7 @@
 #include "agent/runtime/twin/twin_agent.h"
 #include "agent/util/state_dir.h"
 #include "common/log.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -32,9 +33,8 @@ absl::StatusOr<std::unique_ptr<Platform>> MakeHost(const AgentOptions& o,
   popts.cpus = o.cpus;
   popts.catalog = catalog;
   popts.agent_version = o.agent_version;
-  auto host = HostPlatform::Create(popts);
-  if (!host.ok()) return host.status();
-  return std::unique_ptr<Platform>(std::move(*host));
+  PS_ASSIGN_OR_RETURN(auto host, HostPlatform::Create(popts));
+  return std::unique_ptr<Platform>(std::move(host));
 }
 
 absl::StatusOr<std::unique_ptr<Platform>> MakeJetson(const AgentOptions& o,
@@ -57,13 +57,11 @@ absl::StatusOr<std::unique_ptr<Platform>> MakeJetson(const AgentOptions& o,
       state_dir = DefaultWorkDir(jopts.device_id.empty() ? std::string(host)
                                                          : jopts.device_id);
     }
-    absl::Status dir = PrepareStateDir(state_dir, "--work_dir");
-    if (!dir.ok()) return dir;
+    PS_RETURN_IF_ERROR(PrepareStateDir(state_dir, "--work_dir"));
     jopts.restore_state_path = state_dir + "/jetson-restore.json";
   }
-  auto jetson = JetsonPlatform::Create(jopts, clock);
-  if (!jetson.ok()) return jetson.status();
-  return std::unique_ptr<Platform>(std::move(*jetson));
+  PS_ASSIGN_OR_RETURN(auto jetson, JetsonPlatform::Create(jopts, clock));
+  return std::unique_ptr<Platform>(std::move(jetson));
 }
 
 // Container runs: the engine's runtime beside the native one; leftovers of
@@ -109,9 +107,8 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
   Catalog& catalog = agent->catalog;
   catalog.datasets = Catalog::DefaultDatasets();
   if (!o.datasets.empty()) {
-    auto datasets = ParseDatasetFlags(o.datasets);
-    if (!datasets.ok()) return datasets.status();
-    catalog.datasets = *datasets;
+    PS_ASSIGN_OR_RETURN(auto datasets, ParseDatasetFlags(o.datasets));
+    catalog.datasets = datasets;
   }
   for (const auto& [name, path] : catalog.datasets) {
     if (!twin && !probe && !std::filesystem::is_directory(path)) {
@@ -132,9 +129,8 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
   }
 
   if (o.platform == "host") {
-    auto host = MakeHost(o, catalog);
-    if (!host.ok()) return host.status();
-    agent->platform = *std::move(host);
+    PS_ASSIGN_OR_RETURN(auto host, MakeHost(o, catalog));
+    agent->platform = std::move(host);
   } else if (twin) {
     TwinAgentOptions topts;
     topts.device_class = o.device_class;
@@ -143,16 +139,14 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
     topts.device_id = o.device_id;
     topts.time_scale = o.twin_time_scale;
     topts.agent_version = o.agent_version;
-    auto made = MakeTwinAgent(topts, clock);
-    if (!made.ok()) return made.status();
-    agent->platform = std::move(made->platform);
-    agent->runtimes = NativeOnly(made->runtimes);
-    catalog = made->catalog;
-    agent->workload_bin = made->workload_bin;
+    PS_ASSIGN_OR_RETURN(auto made, MakeTwinAgent(topts, clock));
+    agent->platform = std::move(made.platform);
+    agent->runtimes = NativeOnly(made.runtimes);
+    catalog = made.catalog;
+    agent->workload_bin = made.workload_bin;
   } else if (o.platform == "jetson") {
-    auto jetson = MakeJetson(o, catalog, clock);
-    if (!jetson.ok()) return jetson.status();
-    agent->platform = *std::move(jetson);
+    PS_ASSIGN_OR_RETURN(auto jetson, MakeJetson(o, catalog, clock));
+    agent->platform = std::move(jetson);
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("--platform: unknown platform \"", o.platform,
@@ -165,8 +159,7 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
   if (agent->work_dir.empty()) {
     agent->work_dir = DefaultWorkDir(agent->platform->Identity().device_id());
   }
-  absl::Status work_dir = PrepareStateDir(agent->work_dir, "--work_dir");
-  if (!work_dir.ok()) return work_dir;
+  PS_RETURN_IF_ERROR(PrepareStateDir(agent->work_dir, "--work_dir"));
   return agent;
 }
 

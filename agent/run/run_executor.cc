@@ -6,11 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "agent/run/batcher.h"
 #include "agent/run/run_spec_bounds.h"
-#include "agent/util/state_dir.h"
 #include "agent/telemetry/baseload.h"
 #include "agent/telemetry/energy.h"
 #include "agent/telemetry/sampler.h"
+#include "agent/util/state_dir.h"
 #include "common/log.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -176,13 +177,11 @@ absl::Status RunExecutor::Prepare(Run* run) {
   const v1::RunSpec& spec = run->spec;
   // Nothing below may see a value outside the agent's own bounds (the
   // controller is not trusted to have checked them).
-  absl::Status bounded = CheckRunSpecBounds(spec);
-  if (!bounded.ok()) return bounded;
+  PS_RETURN_IF_ERROR(CheckRunSpecBounds(spec));
   // The logs go to the state dir: recreated 0700 if it was removed,
   // refused if someone else could have prepared it (agent/util/state_dir.h).
   if (!config_.work_dir.empty()) {
-    absl::Status dir = PrepareStateDir(config_.work_dir, "--work_dir");
-    if (!dir.ok()) return dir;
+    PS_RETURN_IF_ERROR(PrepareStateDir(config_.work_dir, "--work_dir"));
   }
   // A baseload run measures the idle device: no workload process.
   run->baseload = spec.workload().task() == v1::TASK_BASELOAD;
@@ -190,8 +189,7 @@ absl::Status RunExecutor::Prepare(Run* run) {
       run->baseload && spec.runtime() == v1::RUNTIME_CONTAINER;
   std::vector<std::string> argv;
   if (run->baseload) {
-    absl::Status valid = ValidateBaseload(spec);
-    if (!valid.ok()) return valid;
+    PS_RETURN_IF_ERROR(ValidateBaseload(spec));
     if (run->idle_container && !catalog_->containers) {
       return absl::InvalidArgumentError(
           "runtime: container runs are not available on this agent (no "
@@ -206,15 +204,15 @@ absl::Status RunExecutor::Prepare(Run* run) {
   } else {
     // Validation before anything is applied; --threads follows the cores
     // of the applied mode below.
-    absl::StatusOr<std::vector<std::string>> valid = BuildWorkloadArgv(
-        config_.workload_bin, *catalog_, spec,
-        std::max<int>(1, static_cast<int>(platform_->RunCpus().size())));
-    if (!valid.ok()) return valid.status();
+    PS_RETURN_IF_ERROR(
+        (BuildWorkloadArgv(
+             config_.workload_bin, *catalog_, spec,
+             std::max<int>(1, static_cast<int>(platform_->RunCpus().size()))))
+            .status());
   }
-  absl::StatusOr<v1::AppliedPowerMode> applied =
-      platform_->Apply(spec.power_mode());
-  if (!applied.ok()) return applied.status();
-  run->applied = *applied;
+  PS_ASSIGN_OR_RETURN(v1::AppliedPowerMode applied,
+                      platform_->Apply(spec.power_mode()));
+  run->applied = applied;
   const std::vector<int> cpus = platform_->RunCpus();
   if (!run->baseload) {
     absl::StatusOr<std::vector<std::string>> built =
@@ -249,9 +247,8 @@ absl::Status RunExecutor::StartTenants(Run* run) {
           clock_, spec.workload().duration_s()));
       continue;
     }
-    absl::StatusOr<std::unique_ptr<Runtime>> made = runtimes_(spec, t);
-    if (!made.ok()) return made.status();
-    run->runtimes.push_back(*std::move(made));
+    PS_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> made, runtimes_(spec, t));
+    run->runtimes.push_back(std::move(made));
   }
   run->simulated = dynamic_cast<SimulatedRun*>(run->runtimes[0].get());
   if (run->simulated != nullptr && tenants > 1) {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/runtime.h"
 #include "agent/util/seconds_to_nanos.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -167,15 +168,14 @@ absl::Status ChildSupervisor::Start(
                  ? std::max<int64_t>(SecondsToNanos(options_.tick_s), 1)
                  : 0;
   start_ns_ = clock_->MonotonicNanos();
-  absl::StatusOr<pid_t> pid = spawn();
-  if (!pid.ok()) return pid.status();
+  PS_ASSIGN_OR_RETURN(pid_t pid, spawn());
   // Before anything can reap the child.
   watcher_ = std::make_unique<ChildExitWatcher>(
-      *pid, ChildExitWatcher::Method::kAuto, [this] { Wake(); });
+      pid, ChildExitWatcher::Method::kAuto, [this] { Wake(); });
   bool stop = false;
   {
     absl::MutexLock lock(&mu_);
-    pid_ = *pid;
+    pid_ = pid;
     // A Cancel() that came after the check above found no process to stop:
     // honour it now (or Wait() does, for a stop that may block).
     if (cancelled_ && term_ns_ < 0 && options_.stop_from_cancel) {

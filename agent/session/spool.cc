@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -29,8 +30,8 @@ absl::StatusOr<Spool::Key> Spool::KeyOf(const v1::AgentMessage& msg) {
 
 absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(const std::string& path) {
   std::vector<SpoolRecord> records;
-  absl::StatusOr<std::unique_ptr<SpoolLog>> log = SpoolLog::Open(path, &records);
-  if (!log.ok()) return log.status();
+  PS_ASSIGN_OR_RETURN(std::unique_ptr<SpoolLog> log,
+                      SpoolLog::Open(path, &records));
   auto spool = std::make_unique<Spool>();
   absl::MutexLock lock(&spool->mu_);
   for (const SpoolRecord& rec : records) {
@@ -48,7 +49,7 @@ absl::StatusOr<std::unique_ptr<Spool>> Spool::Open(const std::string& path) {
     absl::StatusOr<Key> key = KeyOf(rec.message);
     if (key.ok()) spool->Insert(*key, rec.message, 0);
   }
-  spool->log_ = std::move(*log);
+  spool->log_ = std::move(log);
   if (!spool->order_.empty()) {
     PS_LOG(INFO) << "spool " << path << ": " << spool->order_.size()
                  << " unacknowledged messages from before the restart";
@@ -91,12 +92,11 @@ void Spool::Compact() {
 }
 
 absl::Status Spool::Add(const v1::AgentMessage& msg, int64_t now_ns) {
-  absl::StatusOr<Key> key = KeyOf(msg);
-  if (!key.ok()) return key.status();
+  PS_ASSIGN_OR_RETURN(Key key, KeyOf(msg));
   absl::MutexLock lock(&mu_);
   // Kept in memory even when the file cannot take it (a full disk): it is
   // still sent and resent until acknowledged, only not across a restart.
-  Insert(*key, msg, now_ns);
+  Insert(key, msg, now_ns);
   if (log_ != nullptr) return log_->AppendAdd(msg);
   return absl::OkStatus();
 }

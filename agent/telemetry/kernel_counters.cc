@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -139,8 +140,7 @@ VmstatReader::VmstatReader(const std::string& proc_root)
     : file_(proc_root + "/vmstat") {}
 
 absl::StatusOr<VmstatCounters> VmstatReader::Read() {
-  absl::Status read = file_.ReadInto(&text_);
-  if (!read.ok()) return read;
+  PS_RETURN_IF_ERROR(file_.ReadInto(&text_));
   absl::StatusOr<VmstatCounters> c = ParseVmstat(text_);
   if (!c.ok()) {
     return absl::InvalidArgumentError(
@@ -153,9 +153,8 @@ CgroupMemoryStatReader::CgroupMemoryStatReader(std::string memory_stat_path)
     : file_(std::move(memory_stat_path)) {}
 
 absl::StatusOr<CgroupMemoryStat> CgroupMemoryStatReader::Read() {
-  absl::StatusOr<std::string> text = file_.Read();
-  if (!text.ok()) return text.status();
-  absl::StatusOr<CgroupMemoryStat> s = ParseCgroupMemoryStat(*text);
+  PS_ASSIGN_OR_RETURN(std::string text, file_.Read());
+  absl::StatusOr<CgroupMemoryStat> s = ParseCgroupMemoryStat(text);
   if (!s.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(file_.path(), ": ", s.status().message()));

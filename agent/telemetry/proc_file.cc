@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -35,8 +36,7 @@ ProcFile& ProcFile::operator=(ProcFile&& other) noexcept {
 
 absl::StatusOr<std::string> ProcFile::Read() {
   std::string out;
-  absl::Status st = ReadInto(&out);
-  if (!st.ok()) return st;
+  PS_RETURN_IF_ERROR(ReadInto(&out));
   return out;
 }
 

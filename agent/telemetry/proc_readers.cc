@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -121,8 +122,7 @@ ProcStatReader::ProcStatReader(const std::string& proc_root)
     : file_(proc_root + "/stat") {}
 
 absl::StatusOr<std::map<int, CpuTimes>> ProcStatReader::Read() {
-  absl::Status read = file_.ReadInto(&text_);
-  if (!read.ok()) return read;
+  PS_RETURN_IF_ERROR(file_.ReadInto(&text_));
   return ParseProcStat(text_);
 }
 
@@ -130,8 +130,7 @@ MeminfoReader::MeminfoReader(const std::string& proc_root)
     : file_(proc_root + "/meminfo") {}
 
 absl::StatusOr<MemInfo> MeminfoReader::Read() {
-  absl::Status read = file_.ReadInto(&text_);
-  if (!read.ok()) return read;
+  PS_RETURN_IF_ERROR(file_.ReadInto(&text_));
   return ParseMeminfo(text_);
 }
 
@@ -142,14 +141,11 @@ ProcessReader::ProcessReader(const std::string& proc_root, int pid,
       page_bytes_(page_bytes > 0 ? page_bytes : sysconf(_SC_PAGESIZE)) {}
 
 absl::StatusOr<ProcessUsage> ProcessReader::Read() {
-  absl::Status read = stat_.ReadInto(&text_);
-  if (!read.ok()) return read;
-  absl::StatusOr<PidStat> stat = ParsePidStat(text_);
-  if (!stat.ok()) return stat.status();
+  PS_RETURN_IF_ERROR(stat_.ReadInto(&text_));
+  PS_ASSIGN_OR_RETURN(PidStat stat, ParsePidStat(text_));
   ProcessUsage u;
-  u.cpu_s =
-      static_cast<double>(stat->ticks) / static_cast<double>(ticks_per_s_);
-  u.rss_bytes = stat->rss_pages * page_bytes_;
+  u.cpu_s = static_cast<double>(stat.ticks) / static_cast<double>(ticks_per_s_);
+  u.rss_bytes = stat.rss_pages * page_bytes_;
   return u;
 }
 

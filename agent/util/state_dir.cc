@@ -9,6 +9,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -127,25 +128,24 @@ absl::StatusOr<std::optional<std::string>> ReadStateFile(
 absl::Status WriteStateFile(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   unlink(tmp.c_str());  // a leftover (or a planted symlink) is replaced
-  absl::StatusOr<int> fd = OpenStateFile(tmp, O_WRONLY | O_CREAT | O_EXCL);
-  if (!fd.ok()) return fd.status();
+  PS_ASSIGN_OR_RETURN(int fd, OpenStateFile(tmp, O_WRONLY | O_CREAT | O_EXCL));
   size_t done = 0;
   while (done < text.size()) {
-    const ssize_t n = write(*fd, text.data() + done, text.size() - done);
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       const int err = errno;
-      close(*fd);
+      close(fd);
       return FileError(tmp, "write", err);
     }
     done += static_cast<size_t>(n);
   }
-  if (fsync(*fd) != 0) {
+  if (fsync(fd) != 0) {
     const int err = errno;
-    close(*fd);
+    close(fd);
     return FileError(tmp, "write", err);
   }
-  close(*fd);
+  close(fd);
   if (rename(tmp.c_str(), path.c_str()) != 0) {
     return FileError(path, "write", errno);
   }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -128,11 +129,9 @@ absl::StatusOr<FrequencySetting> HostCpuFrequency::SetCpufreq(
     }
     // Lowering below the current minimum: min first, then max.
     if (khz < ReadKhz(min_file) && min_khz_ > 0) {
-      absl::Status st = WriteSysFile(min_file, absl::StrCat(min_khz_));
-      if (!st.ok()) return st;
+      PS_RETURN_IF_ERROR(WriteSysFile(min_file, absl::StrCat(min_khz_)));
     }
-    absl::Status st = WriteSysFile(max_file, absl::StrCat(khz));
-    if (!st.ok()) return st;
+    PS_RETURN_IF_ERROR(WriteSysFile(max_file, absl::StrCat(khz)));
     const int64_t got = ReadKhz(max_file);
     out.actual_khz = std::min(out.actual_khz, got);
     if (got != khz && out.note.empty()) {
@@ -147,23 +146,21 @@ absl::StatusOr<FrequencySetting> HostCpuFrequency::SetCpufreq(
 
 absl::StatusOr<FrequencySetting> HostCpuFrequency::SetQuota(int64_t khz,
                                                             int cpus) {
-  absl::StatusOr<CpuQuota> quota = QuotaForFrequency(khz, max_khz_, cpus);
-  if (!quota.ok()) return quota.status();
+  PS_ASSIGN_OR_RETURN(CpuQuota quota, QuotaForFrequency(khz, max_khz_, cpus));
   if (!cgroup_.has_value()) {
-    absl::StatusOr<CpuQuotaCgroup> cg =
-        CpuQuotaCgroup::Open(options_.cgroup_root, options_.cgroup_name);
-    if (!cg.ok()) return cg.status();
-    cgroup_ = *std::move(cg);
+    PS_ASSIGN_OR_RETURN(
+        CpuQuotaCgroup cg,
+        CpuQuotaCgroup::Open(options_.cgroup_root, options_.cgroup_name));
+    cgroup_ = std::move(cg);
   }
-  absl::Status st = cgroup_->Set(*quota);
-  if (!st.ok()) return st;
+  PS_RETURN_IF_ERROR(cgroup_->Set(quota));
   quota_active_ = true;
   FrequencySetting out;
-  out.actual_khz = EmulatedFrequencyKhz(*quota, max_khz_, cpus);
+  out.actual_khz = EmulatedFrequencyKhz(quota, max_khz_, cpus);
   out.provenance = v1::PROVENANCE_EMULATED;
-  out.note = absl::StrCat("cpu_freq_khz: emulated as ", out.actual_khz,
-                          " of ", max_khz_, " kHz by a CPU bandwidth quota of ",
-                          quota->quota_us, " us per ", quota->period_us,
+  out.note = absl::StrCat("cpu_freq_khz: emulated as ", out.actual_khz, " of ",
+                          max_khz_, " kHz by a CPU bandwidth quota of ",
+                          quota.quota_us, " us per ", quota.period_us,
                           " us for ", cpus, " CPUs in ", cgroup_->QuotaFile());
   set_khz_ = out.actual_khz;
   return out;

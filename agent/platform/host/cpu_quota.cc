@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -96,20 +97,17 @@ absl::StatusOr<CpuQuotaCgroup> CpuQuotaCgroup::Open(
     if (!ListsController(v2root + "/cgroup.controllers")) continue;
     const std::string subtree = v2root + "/cgroup.subtree_control";
     if (!absl::StrContains(ReadAll(subtree), "cpu")) {
-      absl::Status st = WriteSysFile(subtree, "+cpu");
-      if (!st.ok()) return st;
+      PS_RETURN_IF_ERROR(WriteSysFile(subtree, "+cpu"));
     }
     const std::string dir = v2root + "/" + name;
-    absl::Status st = MakeDir(dir);
-    if (!st.ok()) return st;
+    PS_RETURN_IF_ERROR(MakeDir(dir));
     return CpuQuotaCgroup(Version::kV2, dir);
   }
   const std::string v1 = cgroup_root + "/cpu";
   std::error_code ec;
   if (std::filesystem::exists(v1 + "/cpu.cfs_quota_us", ec)) {
     const std::string dir = v1 + "/" + name;
-    absl::Status st = MakeDir(dir);
-    if (!st.ok()) return st;
+    PS_RETURN_IF_ERROR(MakeDir(dir));
     return CpuQuotaCgroup(Version::kV1, dir);
   }
   return absl::FailedPreconditionError(absl::StrCat(
@@ -127,9 +125,8 @@ absl::Status CpuQuotaCgroup::Set(const CpuQuota& q) {
   if (version_ == Version::kV2) {
     return WriteSysFile(QuotaFile(), absl::StrCat(q.quota_us, " ", q.period_us));
   }
-  absl::Status st =
-      WriteSysFile(dir_ + "/cpu.cfs_period_us", absl::StrCat(q.period_us));
-  if (!st.ok()) return st;
+  PS_RETURN_IF_ERROR(
+      WriteSysFile(dir_ + "/cpu.cfs_period_us", absl::StrCat(q.period_us)));
   return WriteSysFile(QuotaFile(), absl::StrCat(q.quota_us));
 }
 

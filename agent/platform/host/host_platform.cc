@@ -14,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "agent/telemetry/proc_readers.h"
 #include "common/log.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -173,12 +174,12 @@ absl::StatusOr<v1::AppliedPowerMode> HostPlatform::Apply(
                                  absl::StrJoin(cpus, ","),
                                  " by affinity"));
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<FrequencySetting> freq = freq_.Set(mode.cpu_freq_khz(), cpus);
-  if (!freq.ok()) return freq.status();
+  PS_ASSIGN_OR_RETURN(FrequencySetting freq,
+                      freq_.Set(mode.cpu_freq_khz(), cpus));
   if (mode.cpu_freq_khz() != 0) {
-    applied.mutable_actual()->set_cpu_freq_khz(freq->actual_khz);
-    applied.set_cpu_freq_provenance(freq->provenance);
-    if (!freq->note.empty()) applied.add_notes(freq->note);
+    applied.mutable_actual()->set_cpu_freq_khz(freq.actual_khz);
+    applied.set_cpu_freq_provenance(freq.provenance);
+    if (!freq.note.empty()) applied.add_notes(freq.note);
   }
   applied.add_notes(rapl_ != nullptr
                         ? "power: RAPL energy counters (measured)"

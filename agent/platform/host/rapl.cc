@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -21,12 +22,11 @@ std::string FirstLine(const std::string& path) {
 }
 
 absl::StatusOr<int64_t> ReadCounter(ProcFile& f) {
-  absl::StatusOr<std::string> text = f.Read();
-  if (!text.ok()) return text.status();
+  PS_ASSIGN_OR_RETURN(std::string text, f.Read());
   int64_t v = 0;
-  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &v)) {
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &v)) {
     return absl::DataLossError(
-        absl::StrCat(f.path(), ": not a number: '", *text, "'"));
+        absl::StrCat(f.path(), ": not a number: '", text, "'"));
   }
   return v;
 }
@@ -66,8 +66,7 @@ absl::StatusOr<RaplReader> RaplReader::Open(const std::string& powercap_dir) {
           absl::StrCat(dir, "/max_energy_range_uj: missing or not a number"));
     }
     d.energy = ProcFile(dir + "/energy_uj");
-    absl::StatusOr<int64_t> probe = ReadCounter(d.energy);
-    if (!probe.ok()) return probe.status();
+    PS_RETURN_IF_ERROR((ReadCounter(d.energy)).status());
     r.domains_.push_back(std::move(d));
   }
   return r;
@@ -76,9 +75,8 @@ absl::StatusOr<RaplReader> RaplReader::Open(const std::string& powercap_dir) {
 absl::StatusOr<RaplPower> RaplReader::Read(double t_s) {
   std::vector<int64_t> now(domains_.size());
   for (size_t i = 0; i < domains_.size(); ++i) {
-    absl::StatusOr<int64_t> v = ReadCounter(domains_[i].energy);
-    if (!v.ok()) return v.status();
-    now[i] = *v;
+    PS_ASSIGN_OR_RETURN(int64_t v, ReadCounter(domains_[i].energy));
+    now[i] = v;
   }
   RaplPower out;
   const double dt = t_s - prev_t_s_;

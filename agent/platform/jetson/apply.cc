@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/platform/jetson/board_state.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace jetson {
@@ -146,11 +147,9 @@ absl::StatusOr<ModePlan> PlanMode(SysfsIo& io, const BoardInfo& board,
   // Values must be in the tables.
   const bool preset = !mode.preset().empty();
   for (const CpuCluster& c : board.clusters) {
-    absl::Status s = CheckFreq(
-        "cpu_freq_khz", "kHz", c.freqs_khz,
-        preset && mode.cpu_freq_khz() == 0, board.device_class,
-        &plan.cpu_freq_khz, &plan.notes);
-    if (!s.ok()) return s;
+    PS_RETURN_IF_ERROR(CheckFreq(
+        "cpu_freq_khz", "kHz", c.freqs_khz, preset && mode.cpu_freq_khz() == 0,
+        board.device_class, &plan.cpu_freq_khz, &plan.notes));
   }
   absl::Status s = CheckFreq("gpu_freq_hz", "Hz", board.gpu.freqs_hz,
                              preset && mode.gpu_freq_hz() == 0,
@@ -185,8 +184,7 @@ absl::StatusOr<ModePlan> PlanMode(SysfsIo& io, const BoardInfo& board,
     }
   }
   for (const std::string& f : files) {
-    absl::Status w = io.CheckWritable(f);
-    if (!w.ok()) return w;
+    PS_RETURN_IF_ERROR(io.CheckWritable(f));
   }
   return plan;
 }
@@ -199,17 +197,16 @@ absl::Status WriteMode(SysfsIo& io, const BoardInfo& board,
     for (size_t i = 0; i < board.cpus.size(); ++i) {
       const int cpu = board.cpus[i];
       if (cpu == 0) continue;
-      absl::Status s = io.Write(BoardInfo::OnlinePath(cpu),
-                                static_cast<int>(i) < plan.cpu_cores ? "1" : "0");
-      if (!s.ok()) return s;
+      PS_RETURN_IF_ERROR(
+          io.Write(BoardInfo::OnlinePath(cpu),
+                   static_cast<int>(i) < plan.cpu_cores ? "1" : "0"));
     }
   }
   if (plan.cpu_freq_khz > 0) {
     for (const std::string& d : ActiveClusterDirs(io, board, plan.cpu_cores)) {
-      absl::Status s =
-          WriteMinMax(io, d + "/scaling_min_freq", d + "/scaling_max_freq",
-                      plan.cpu_freq_khz, plan.cpu_freq_khz);
-      if (!s.ok()) return s;
+      PS_RETURN_IF_ERROR(WriteMinMax(io, d + "/scaling_min_freq",
+                                     d + "/scaling_max_freq", plan.cpu_freq_khz,
+                                     plan.cpu_freq_khz));
     }
   }
   if (plan.gpu_freq_hz > 0) {
@@ -228,8 +225,7 @@ absl::Status WriteMode(SysfsIo& io, const BoardInfo& board,
              {"mrq_rate_locked", "1"},
              {"state", "1"},
              {"rate", absl::StrCat(plan.mem_freq_hz)}}) {
-      absl::Status s = io.Write(board.emc.Path(file), value);
-      if (!s.ok()) return s;
+      PS_RETURN_IF_ERROR(io.Write(board.emc.Path(file), value));
     }
   }
   return absl::OkStatus();

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace jetson {
@@ -32,27 +33,25 @@ absl::StatusOr<BoardState> RecordState(SysfsIo& io, const BoardInfo& board) {
     if (it == c.cpus.end()) continue;  // inactive policy: cannot be read
     ClusterState cs;
     cs.cpufreq_dir = absl::StrCat(kCpuDir, "/cpu", *it, "/cpufreq");
-    absl::StatusOr<int64_t> lo = ReadInt(io, cs.cpufreq_dir + "/scaling_min_freq");
-    if (!lo.ok()) return lo.status();
-    absl::StatusOr<int64_t> hi = ReadInt(io, cs.cpufreq_dir + "/scaling_max_freq");
-    if (!hi.ok()) return hi.status();
-    cs.min_khz = *lo;
-    cs.max_khz = *hi;
+    PS_ASSIGN_OR_RETURN(int64_t lo,
+                        ReadInt(io, cs.cpufreq_dir + "/scaling_min_freq"));
+    PS_ASSIGN_OR_RETURN(int64_t hi,
+                        ReadInt(io, cs.cpufreq_dir + "/scaling_max_freq"));
+    cs.min_khz = lo;
+    cs.max_khz = hi;
     state.clusters.push_back(cs);
   }
   if (board.gpu.present) {
     const std::string& d = board.gpu.devfreq_dir;
-    absl::StatusOr<int64_t> lo = ReadInt(io, d + "/min_freq");
-    if (!lo.ok()) return lo.status();
-    absl::StatusOr<int64_t> hi = ReadInt(io, d + "/max_freq");
-    if (!hi.ok()) return hi.status();
+    PS_ASSIGN_OR_RETURN(int64_t lo, ReadInt(io, d + "/min_freq"));
+    PS_ASSIGN_OR_RETURN(int64_t hi, ReadInt(io, d + "/max_freq"));
     state.has_gpu = true;
     state.gpu_devfreq_dir = d;
     state.gpu_power_control = board.gpu.power_control;
     state.gpu_control = ReadTextOr(io, board.gpu.power_control);
     if (state.gpu_control.empty()) state.gpu_control = "auto";
-    state.gpu_min_hz = *lo;
-    state.gpu_max_hz = *hi;
+    state.gpu_min_hz = lo;
+    state.gpu_max_hz = hi;
   }
   if (board.emc.present) {
     absl::StatusOr<int64_t> rate = ReadInt(io, board.emc.Path("rate"));
@@ -72,13 +71,11 @@ absl::StatusOr<BoardState> RecordState(SysfsIo& io, const BoardInfo& board) {
 absl::Status WriteMinMax(SysfsIo& io, const std::string& min_path,
                          const std::string& max_path, int64_t min_value,
                          int64_t max_value) {
-  absl::StatusOr<int64_t> cur_min = ReadInt(io, min_path);
-  if (!cur_min.ok()) return cur_min.status();
+  PS_ASSIGN_OR_RETURN(int64_t cur_min, ReadInt(io, min_path));
   const std::string lo = absl::StrCat(min_value);
   const std::string hi = absl::StrCat(max_value);
-  if (max_value >= *cur_min) {  // raising (or within range): max first
-    absl::Status s = io.Write(max_path, hi);
-    if (!s.ok()) return s;
+  if (max_value >= cur_min) {  // raising (or within range): max first
+    PS_RETURN_IF_ERROR(io.Write(max_path, hi));
     return io.Write(min_path, lo);
   }
   absl::Status s = io.Write(min_path, lo);  // lowering: min first

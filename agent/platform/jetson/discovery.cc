@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace jetson {
@@ -204,9 +205,8 @@ std::vector<int64_t> ClassEmcRatesHz(const std::string& device_class) {
 
 absl::StatusOr<BoardInfo> DiscoverBoard(SysfsIo& io) {
   BoardInfo board;
-  absl::StatusOr<int> chip = ChipId(io);
-  if (!chip.ok()) return chip.status();
-  board.chip_id = *chip;
+  PS_ASSIGN_OR_RETURN(int chip, ChipId(io));
+  board.chip_id = chip;
   board.model = ReadTextOr(io, kModelPath);
   absl::StatusOr<std::string> cls = BoardClass(board.chip_id, board.model);
   if (!cls.ok()) {
@@ -227,8 +227,7 @@ absl::StatusOr<BoardInfo> DiscoverBoard(SysfsIo& io) {
     }
   }
   board.kernel = ReadTextOr(io, kOsReleasePath);
-  absl::Status cpus = DiscoverCpus(io, &board);
-  if (!cpus.ok()) return cpus;
+  PS_RETURN_IF_ERROR(DiscoverCpus(io, &board));
   board.gpu = DiscoverGpu(io);
   board.rails = DiscoverRails(io);
   board.total_rail = FindTotalRail(board.rails);

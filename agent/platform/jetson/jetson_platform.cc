@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/telemetry/proc_readers.h"
 #include "common/log.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace jetson {
@@ -15,20 +16,18 @@ namespace jetson {
 absl::StatusOr<std::unique_ptr<JetsonPlatform>> JetsonPlatform::Create(
     JetsonPlatformOptions options, Clock* clock, std::unique_ptr<SysfsIo> io) {
   if (!io) io = std::make_unique<RealSysfsIo>(options.sysfs_root);
-  absl::StatusOr<BoardInfo> board = DiscoverBoard(*io);
-  if (!board.ok()) return board.status();
-  absl::Status restored =
-      RestoreFromStateFile(*io, *board, options.restore_state_path);
-  if (!restored.ok()) return restored;
+  PS_ASSIGN_OR_RETURN(BoardInfo board, DiscoverBoard(*io));
+  PS_RETURN_IF_ERROR(
+      RestoreFromStateFile(*io, board, options.restore_state_path));
   BoardPresets presets;
   if (!options.presets && options.board_presets) {
-    presets = LoadBoardPresets(*io, *board, PowerCatalog::Default());
+    presets = LoadBoardPresets(*io, board, PowerCatalog::Default());
     for (const std::string& w : presets.warnings) PS_LOG(WARNING) << w;
-    options.presets = MakePresetResolver(presets, *board);
+    options.presets = MakePresetResolver(presets, board);
   }
   return std::unique_ptr<JetsonPlatform>(
       new JetsonPlatform(std::move(options), clock, std::move(io),
-                         *std::move(board), std::move(presets)));
+                         std::move(board), std::move(presets)));
 }
 
 JetsonPlatform::JetsonPlatform(JetsonPlatformOptions options, Clock* clock,
@@ -105,9 +104,9 @@ void JetsonPlatform::DeleteStateFile() {
 absl::StatusOr<v1::AppliedPowerMode> JetsonPlatform::Apply(
     const v1::PowerMode& mode) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<ModePlan> plan = PlanMode(*io_, board_, mode, options_.presets);
-  if (!plan.ok()) return plan.status();
-  if (!plan->empty()) {
+  PS_ASSIGN_OR_RETURN(ModePlan plan,
+                      PlanMode(*io_, board_, mode, options_.presets));
+  if (!plan.empty()) {
     if (!saved_) {
       absl::StatusOr<BoardState> state = RecordState(*io_, board_);
       if (!state.ok()) {
@@ -117,19 +116,18 @@ absl::StatusOr<v1::AppliedPowerMode> JetsonPlatform::Apply(
       }
       saved_ = *std::move(state);
     }
-    saved_->cores_touched |= plan->cpu_cores > 0;
-    saved_->cpu_touched |= plan->cpu_freq_khz > 0;
-    saved_->gpu_touched |= plan->gpu_freq_hz > 0;
-    saved_->emc_touched |= plan->mem_freq_hz > 0;
-    if (plan->mem_freq_hz > 0 && !saved_->has_emc) {
+    saved_->cores_touched |= plan.cpu_cores > 0;
+    saved_->cpu_touched |= plan.cpu_freq_khz > 0;
+    saved_->gpu_touched |= plan.gpu_freq_hz > 0;
+    saved_->emc_touched |= plan.mem_freq_hz > 0;
+    if (plan.mem_freq_hz > 0 && !saved_->has_emc) {
       return absl::FailedPreconditionError(absl::StrCat(
           "mem_freq_hz: ", io_->Resolve(board_.emc.Path("mrq_rate_locked")),
           " or ", io_->Resolve(board_.emc.Path("state")),
           ": not readable, the EMC lock could not be recorded for restore"));
     }
-    absl::Status persisted = PersistLocked();
-    if (!persisted.ok()) return persisted;
-    absl::Status written = WriteMode(*io_, board_, *plan, saved_->gpu_control);
+    PS_RETURN_IF_ERROR(PersistLocked());
+    absl::Status written = WriteMode(*io_, board_, plan, saved_->gpu_control);
     if (!written.ok()) {
       absl::Status undo = RestoreState(*io_, *saved_);
       if (undo.ok()) {
@@ -147,7 +145,7 @@ absl::StatusOr<v1::AppliedPowerMode> JetsonPlatform::Apply(
     }
   }
   v1::AppliedPowerMode applied =
-      ReadBack(*io_, board_, mode, *plan, clock_, options_.settle);
+      ReadBack(*io_, board_, mode, plan, clock_, options_.settle);
   run_cpus_ = OnlineCpus(*io_, board_);
   return applied;
 }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace jetson {
@@ -117,12 +118,11 @@ std::string CleanText(const std::string& text) {
 }
 
 absl::StatusOr<int64_t> ReadInt(SysfsIo& io, const std::string& path) {
-  absl::StatusOr<std::string> text = io.Read(path);
-  if (!text.ok()) return text.status();
+  PS_ASSIGN_OR_RETURN(std::string text, io.Read(path));
   int64_t v = 0;
-  if (!absl::SimpleAtoi(CleanText(*text), &v)) {
+  if (!absl::SimpleAtoi(CleanText(text), &v)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        io.Resolve(path), ": \"", CleanText(*text), "\" is not an integer"));
+        io.Resolve(path), ": \"", CleanText(text), "\" is not an integer"));
   }
   return v;
 }

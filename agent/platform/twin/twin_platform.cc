@@ -12,6 +12,7 @@
 #include "agent/platform/twin/model_cost.h"
 #include "agent/platform/twin/twin_mode.h"
 #include "common/power/power_catalog.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -76,12 +77,11 @@ v1::DeviceCapabilities TwinPlatform::Capabilities() const {
 absl::StatusOr<v1::AppliedPowerMode> TwinPlatform::Apply(
     const v1::PowerMode& mode) {
   std::vector<std::string> notes;
-  absl::StatusOr<OperatingPoint> op =
-      ResolvePowerMode(*cls_, *catalog_, mode, &notes);
-  if (!op.ok()) return op.status();
+  PS_ASSIGN_OR_RETURN(OperatingPoint op,
+                      ResolvePowerMode(*cls_, *catalog_, mode, &notes));
   v1::AppliedPowerMode applied;
   *applied.mutable_requested() = mode;
-  *applied.mutable_actual() = ToPowerMode(*op, mode);
+  *applied.mutable_actual() = ToPowerMode(op, mode);
   applied.set_cores_provenance(v1::PROVENANCE_SIMULATED);
   applied.set_cpu_freq_provenance(v1::PROVENANCE_SIMULATED);
   applied.add_notes(absl::StrCat("simulated ", cls_->name, " twin instance ",
@@ -89,7 +89,7 @@ absl::StatusOr<v1::AppliedPowerMode> TwinPlatform::Apply(
                                  ": no hardware knob was written"));
   for (const std::string& note : notes) applied.add_notes(note);
   absl::MutexLock lock(&mu_);
-  current_ = *op;
+  current_ = op;
   load_ = perf_.IdleLoad(current_);
   return applied;
 }

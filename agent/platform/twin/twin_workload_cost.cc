@@ -1,19 +1,18 @@
 #include "agent/platform/twin/twin_workload_cost.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
 absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
     const std::string& model, const std::string& dataset,
     const TwinInputOverride& override_input) {
-  absl::StatusOr<ModelInput> known = DefaultModelInput(model);
-  if (!known.ok()) return known.status();
-  absl::StatusOr<DatasetCost> data = DatasetCostFor(dataset);
-  if (!data.ok()) return data.status();
-  ModelInput input = data->input;
+  PS_RETURN_IF_ERROR((DefaultModelInput(model)).status());
+  PS_ASSIGN_OR_RETURN(DatasetCost data, DatasetCostFor(dataset));
+  ModelInput input = data.input;
   if (override_input.classes > 0) input.classes = override_input.classes;
-  if (override_input.input_size > 0 && !data->LoadedAtStart()) {
+  if (override_input.input_size > 0 && !data.LoadedAtStart()) {
     input.size = override_input.input_size;  // image folders only
   }
   absl::StatusOr<ModelCost> cost = ModelCostFor(model, input);
@@ -22,7 +21,7 @@ absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
                         absl::StrCat("model ", model, " cannot run on dataset ",
                                      dataset, ": ", cost.status().message()));
   }
-  return TwinWorkloadCost{*std::move(cost), *std::move(data)};
+  return TwinWorkloadCost{*std::move(cost), std::move(data)};
 }
 
 std::vector<TwinWorkloadPair> TwinWorkloadPairs() {

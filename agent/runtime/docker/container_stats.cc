@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -30,23 +31,21 @@ std::string Dir(const std::string& root, const std::string& controller,
 }
 
 absl::StatusOr<int64_t> ReadInt(ProcFile& f) {
-  absl::StatusOr<std::string> text = f.Read();
-  if (!text.ok()) return text.status();
+  PS_ASSIGN_OR_RETURN(std::string text, f.Read());
   int64_t v = 0;
-  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &v)) {
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &v)) {
     return absl::InvalidArgumentError(
         absl::StrCat(f.path(), ": not an integer: \"",
-                     absl::StripAsciiWhitespace(*text).substr(0, 40), "\""));
+                     absl::StripAsciiWhitespace(text).substr(0, 40), "\""));
   }
   return v;
 }
 
 // "key value" lines (cpuacct.stat, cpu.stat).
 absl::StatusOr<std::map<std::string, int64_t>> ReadKeyValues(ProcFile& f) {
-  absl::StatusOr<std::string> text = f.Read();
-  if (!text.ok()) return text.status();
+  PS_ASSIGN_OR_RETURN(std::string text, f.Read());
   std::map<std::string, int64_t> out;
-  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
     std::vector<absl::string_view> parts =
         absl::StrSplit(line, ' ', absl::SkipEmpty());
     int64_t v = 0;
@@ -90,14 +89,12 @@ absl::StatusOr<ContainerStats> CgroupStatsReader::Read() {
     for (auto [key, out] : {std::pair{"usage_usec", &s.cpu_s},
                             std::pair{"user_usec", &s.cpu_user_s},
                             std::pair{"system_usec", &s.cpu_system_s}}) {
-      absl::StatusOr<int64_t> us = Key(*cpu, key, cpu_usage_.path());
-      if (!us.ok()) return us.status();
-      *out = *us * 1e-6;
+      PS_ASSIGN_OR_RETURN(int64_t us, Key(*cpu, key, cpu_usage_.path()));
+      *out = us * 1e-6;
     }
   } else {
-    absl::StatusOr<int64_t> ns = ReadInt(cpu_usage_);
-    if (!ns.ok()) return ns.status();
-    s.cpu_s = *ns * 1e-9;
+    PS_ASSIGN_OR_RETURN(int64_t ns, ReadInt(cpu_usage_));
+    s.cpu_s = ns * 1e-9;
     absl::StatusOr<std::map<std::string, int64_t>> st =
         ReadKeyValues(cpu_stat_);
     if (!st.ok()) return st.status();
@@ -109,18 +106,16 @@ absl::StatusOr<ContainerStats> CgroupStatsReader::Read() {
     s.cpu_user_s = *user * kTick;
     s.cpu_system_s = *sys * kTick;
   }
-  absl::StatusOr<int64_t> usage = ReadInt(mem_usage_);
-  if (!usage.ok()) return usage.status();
-  s.memory_usage_bytes = *usage;
+  PS_ASSIGN_OR_RETURN(int64_t usage, ReadInt(mem_usage_));
+  s.memory_usage_bytes = usage;
   absl::StatusOr<int64_t> peak = ReadInt(mem_peak_);
   if (peak.ok()) {
     s.memory_peak_bytes = *peak;
   } else if (!v2_) {  // v2 kernels before 5.19 have no memory.peak
     return peak.status();
   }
-  absl::StatusOr<CgroupMemoryStat> mem = mem_stat_.Read();
-  if (!mem.ok()) return mem.status();
-  s.memory = *mem;
+  PS_ASSIGN_OR_RETURN(CgroupMemoryStat mem, mem_stat_.Read());
+  s.memory = mem;
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -58,9 +59,8 @@ DockerEngine::DockerEngine(std::string client_path, double command_timeout_s)
 
 absl::StatusOr<CommandResult> DockerEngine::Run(std::vector<std::string> args) {
   args.insert(args.begin(), client_);
-  absl::StatusOr<CommandResult> r = RunCommand(args, timeout_s_);
-  if (!r.ok()) return r.status();
-  if (r->timed_out) {
+  PS_ASSIGN_OR_RETURN(CommandResult r, RunCommand(args, timeout_s_));
+  if (r.timed_out) {
     return absl::UnavailableError(absl::StrCat(
         "docker ", args[1], ": no answer within ", timeout_s_, " s"));
   }
@@ -78,67 +78,62 @@ absl::StatusOr<int> DockerEngine::StartAttached(
 }
 
 absl::StatusOr<ContainerState> DockerEngine::Inspect(const std::string& name) {
-  absl::StatusOr<CommandResult> r =
-      Run({"container", "inspect", "-f", kInspectFormat, name});
-  if (!r.ok()) return r.status();
-  if (!r->ok()) {
-    if (Mentions(*r, "No such container")) {
+  PS_ASSIGN_OR_RETURN(CommandResult r, Run({"container", "inspect", "-f",
+                                            kInspectFormat, name}));
+  if (!r.ok()) {
+    if (Mentions(r, "No such container")) {
       return absl::NotFoundError(
           absl::StrCat("container ", name, " not found"));
     }
     return absl::UnavailableError(
-        absl::StrCat("docker inspect ", name, ": ", r->Summary()));
+        absl::StrCat("docker inspect ", name, ": ", r.Summary()));
   }
-  return ParseInspectLine(r->out);
+  return ParseInspectLine(r.out);
 }
 
 absl::Status DockerEngine::Kill(const std::string& name,
                                 const std::string& signal) {
-  absl::StatusOr<CommandResult> r = Run({"kill", "--signal", signal, name});
-  if (!r.ok()) return r.status();
-  if (r->ok() || Mentions(*r, "is not running") ||
-      Mentions(*r, "No such container")) {
+  PS_ASSIGN_OR_RETURN(CommandResult r, Run({"kill", "--signal", signal, name}));
+  if (r.ok() || Mentions(r, "is not running") ||
+      Mentions(r, "No such container")) {
     return absl::OkStatus();
   }
   return absl::UnavailableError(absl::StrCat("docker kill --signal ", signal,
-                                             " ", name, ": ", r->Summary()));
+                                             " ", name, ": ", r.Summary()));
 }
 
 absl::Status DockerEngine::Remove(const std::string& name) {
-  absl::StatusOr<CommandResult> r = Run({"rm", "--force", name});
-  if (!r.ok()) return r.status();
-  if (r->ok() || Mentions(*r, "No such container")) return absl::OkStatus();
+  PS_ASSIGN_OR_RETURN(CommandResult r, Run({"rm", "--force", name}));
+  if (r.ok() || Mentions(r, "No such container")) return absl::OkStatus();
   return absl::UnavailableError(
-      absl::StrCat("docker rm --force ", name, ": ", r->Summary()));
+      absl::StrCat("docker rm --force ", name, ": ", r.Summary()));
 }
 
 absl::StatusOr<std::string> DockerEngine::ImageId(const std::string& image) {
-  absl::StatusOr<CommandResult> r =
-      Run({"image", "inspect", "-f", "{{.Id}}", image});
-  if (!r.ok()) return r.status();
-  if (!r->ok()) {
-    if (Mentions(*r, "No such image")) {
+  PS_ASSIGN_OR_RETURN(CommandResult r,
+                      Run({"image", "inspect", "-f", "{{.Id}}", image}));
+  if (!r.ok()) {
+    if (Mentions(r, "No such image")) {
       return absl::NotFoundError(
           absl::StrCat("image ", image, " is not present in the engine"));
     }
     return absl::UnavailableError(
-        absl::StrCat("docker image inspect ", image, ": ", r->Summary()));
+        absl::StrCat("docker image inspect ", image, ": ", r.Summary()));
   }
-  return std::string(absl::StripAsciiWhitespace(r->out));
+  return std::string(absl::StripAsciiWhitespace(r.out));
 }
 
 absl::StatusOr<std::vector<std::string>> DockerEngine::ListContainers(
     const std::string& label) {
-  absl::StatusOr<CommandResult> r =
-      Run({"ps", "--all", "--filter", absl::StrCat("label=", label), "--format",
-           "{{.Names}}"});
-  if (!r.ok()) return r.status();
-  if (!r->ok()) {
+  PS_ASSIGN_OR_RETURN(CommandResult r, Run({"ps", "--all", "--filter",
+                                            absl::StrCat("label=", label),
+                                            "--format", "{{.Names}}"}));
+  if (!r.ok()) {
     return absl::UnavailableError(
-        absl::StrCat("docker ps --filter label=", label, ": ", r->Summary()));
+        absl::StrCat("docker ps --filter label=", label, ": ", r.Summary()));
   }
   std::vector<std::string> names;
-  for (absl::string_view line : absl::StrSplit(r->out, '\n')) {
+  for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
     line = absl::StripAsciiWhitespace(line);
     if (!line.empty()) names.emplace_back(line);
   }

@@ -19,6 +19,7 @@
 #include "agent/util/seconds_to_nanos.h"
 #include "agent/util/state_dir.h"
 #include "common/log.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -123,9 +124,8 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
   input.device_id = request_.device_id;
   input.uid = static_cast<int>(getuid());
   input.gid = static_cast<int>(getgid());
-  absl::StatusOr<std::vector<std::string>> args =
-      BuildDockerRunArgs(config_, request_, input, spec_);
-  if (!args.ok()) return args.status();
+  PS_ASSIGN_OR_RETURN(std::vector<std::string> args,
+                      BuildDockerRunArgs(config_, request_, input, spec_));
 
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -162,10 +162,9 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
   supervise.tick = [this] { RefreshPeakRss(); };
   absl::Status started = client_.Start(
       [&]() -> absl::StatusOr<pid_t> {
-        absl::StatusOr<int> pid =
-            engine_->StartAttached(*args, pipe_fds[1], log_fd);
-        if (!pid.ok()) return pid.status();
-        return static_cast<pid_t>(*pid);
+        PS_ASSIGN_OR_RETURN(int pid,
+                            engine_->StartAttached(args, pipe_fds[1], log_fd));
+        return static_cast<pid_t>(pid);
       },
       std::move(supervise));
   close(pipe_fds[1]);
@@ -279,10 +278,9 @@ absl::StatusOr<ContainerStats> DockerRuntime::SampleStats() {
     return absl::FailedPreconditionError(
         absl::StrCat("container ", name_, " is not running"));
   }
-  absl::StatusOr<ContainerStats> s = stats_reader_->Read();
-  if (!s.ok()) return s.status();
-  s->workload_peak_rss_bytes = peak_rss_bytes_;
-  last_stats_ = *s;
+  PS_ASSIGN_OR_RETURN(ContainerStats s, stats_reader_->Read());
+  s.workload_peak_rss_bytes = peak_rss_bytes_;
+  last_stats_ = s;
   return s;
 }
 
@@ -394,12 +392,11 @@ ExitStatus DockerRuntime::Wait() {
 absl::StatusOr<std::vector<std::string>> RemoveLeftoverContainers(
     ContainerEngine* engine, const DockerRuntimeConfig& config,
     const std::string& device_id) {
-  absl::StatusOr<std::vector<std::string>> names =
-      engine->ListContainers(absl::StrCat("powersweep.device=", device_id));
-  if (!names.ok()) return names.status();
-  for (const std::string& name : *names) {
-    absl::Status rm = engine->Remove(name);
-    if (!rm.ok()) return rm;
+  PS_ASSIGN_OR_RETURN(
+      std::vector<std::string> names,
+      engine->ListContainers(absl::StrCat("powersweep.device=", device_id)));
+  for (const std::string& name : names) {
+    PS_RETURN_IF_ERROR(engine->Remove(name));
     absl::Status cg = RemoveCgroupDirs(
         config.cgroup_root, absl::StrCat(config.cgroup_parent, "/", name));
     if (!cg.ok()) PS_LOG(WARNING) << cg.message();

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/docker/subprocess.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -108,9 +109,8 @@ absl::StatusOr<int> FakeContainerEngine::StartAttached(
   SpawnFds fds;
   fds.stdout_fd = stdout_fd;
   fds.stderr_fd = stderr_fd;
-  absl::StatusOr<int> pid = SpawnProcess(argv, fds);
-  if (!pid.ok()) return pid.status();
-  containers_[name] = Container{run_args, image->id, *pid};
+  PS_ASSIGN_OR_RETURN(int pid, SpawnProcess(argv, fds));
+  containers_[name] = Container{run_args, image->id, pid};
   return pid;
 }
 

@@ -16,6 +16,7 @@
 #include "agent/runtime/child_process.h"
 #include "agent/util/seconds_to_nanos.h"
 #include "common/clock.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 namespace {
@@ -55,9 +56,8 @@ absl::StatusOr<int> SpawnProcess(const std::vector<std::string>& argv,
   spawn.stdin_fd = fds.stdin_fd;
   spawn.stdout_fd = fds.stdout_fd;
   spawn.stderr_fd = fds.stderr_fd;
-  absl::StatusOr<pid_t> pid = SpawnChild(spawn);
-  if (!pid.ok()) return pid.status();
-  return static_cast<int>(*pid);
+  PS_ASSIGN_OR_RETURN(pid_t pid, SpawnChild(spawn));
+  return static_cast<int>(pid);
 }
 
 absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,

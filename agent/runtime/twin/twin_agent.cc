@@ -6,6 +6,7 @@
 #include "agent/platform/twin/dataset_cost.h"
 #include "agent/platform/twin/model_cost.h"
 #include "agent/runtime/twin/twin_runtime.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -21,12 +22,11 @@ absl::StatusOr<TwinAgent> MakeTwinAgent(const TwinAgentOptions& options,
   popts.seed = options.seed;
   popts.device_id = options.device_id;
   popts.agent_version = options.agent_version;
-  absl::StatusOr<std::unique_ptr<TwinPlatform>> platform =
-      TwinPlatform::Create(std::move(popts));
-  if (!platform.ok()) return platform.status();
+  PS_ASSIGN_OR_RETURN(std::unique_ptr<TwinPlatform> platform,
+                      TwinPlatform::Create(std::move(popts)));
 
   TwinAgent agent;
-  agent.platform = std::move(*platform);
+  agent.platform = std::move(platform);
   TwinPlatform* twin = agent.platform.get();
   TwinRuntimeOptions ropts;
   ropts.time_scale = options.time_scale;

@@ -8,6 +8,7 @@
 #include "agent/platform/twin/twin_workload_cost.h"
 #include "agent/runtime/twin/twin_workload.h"
 #include "agent/util/seconds_to_nanos.h"
+#include "common/status_macros.h"
 
 namespace powersweep {
 
@@ -22,53 +23,52 @@ void TwinRuntime::SetTelemetry(double hz, SampleCallback on_sample) {
 
 absl::Status TwinRuntime::Start(const RuntimeSpec& spec,
                                 RecordCallback callback) {
-  absl::StatusOr<TwinWorkload> w = ParseTwinWorkload(spec.argv);
-  if (!w.ok()) return w.status();
+  PS_ASSIGN_OR_RETURN(TwinWorkload w, ParseTwinWorkload(spec.argv));
   TwinInputOverride input;
-  input.classes = w->classes;
-  input.input_size = w->input_size;
-  absl::StatusOr<TwinWorkloadCost> cost =
-      TwinWorkloadCostFor(w->model, w->dataset, input);
-  if (!cost.ok()) return cost.status();
+  input.classes = w.classes;
+  input.input_size = w.input_size;
+  PS_ASSIGN_OR_RETURN(TwinWorkloadCost cost,
+                      TwinWorkloadCostFor(w.model, w.dataset, input));
   spec_ = spec;
   callback_ = std::move(callback);
-  threads_ = w->threads;
+  threads_ = w.threads;
 
   TwinSimulationConfig cfg;
   cfg.perf = &platform_->perf();
   cfg.op = platform_->Current();
-  cfg.shape.cost = cost->model;
-  cfg.shape.dataset = cost->dataset;
-  cfg.shape.train = w->train;
-  cfg.shape.batch_size = w->batch_size;
-  cfg.shape.loader_workers = w->workers;
-  cfg.shape.drop_page_cache = w->drop_page_cache;
-  cfg.shape.preload = w->preload;
-  if (w->preload) {
+  cfg.shape.cost = cost.model;
+  cfg.shape.dataset = cost.dataset;
+  cfg.shape.train = w.train;
+  cfg.shape.batch_size = w.batch_size;
+  cfg.shape.loader_workers = w.workers;
+  cfg.shape.drop_page_cache = w.drop_page_cache;
+  cfg.shape.preload = w.preload;
+  if (w.preload) {
     // As the workload: --preload-limit, else --minibatches, else one epoch.
     cfg.shape.preload_minibatches =
-        w->preload_limit > 0
-            ? w->preload_limit
-            : (w->minibatches > 0 ? w->minibatches
-                                  : platform_->perf().BatchesPerEpoch(cfg.shape));
+        w.preload_limit > 0
+            ? w.preload_limit
+            : (w.minibatches > 0
+                   ? w.minibatches
+                   : platform_->perf().BatchesPerEpoch(cfg.shape));
   }
-  cfg.epochs = w->epochs;
-  cfg.minibatches = w->minibatches;
-  cfg.duration_s = w->duration_s;
+  cfg.epochs = w.epochs;
+  cfg.minibatches = w.minibatches;
+  cfg.duration_s = w.duration_s;
   cfg.timeout_s = spec.timeout_s;
   cfg.telemetry_hz = telemetry_hz_;
   const int64_t run_index = platform_->NextRunIndex();
-  cfg.noise_seed = MixSeed(
-      MixSeed(MixSeed(platform_->seed(),
-                      static_cast<uint64_t>(platform_->instance())),
-              w->seed),
-      static_cast<uint64_t>(run_index));
+  cfg.noise_seed =
+      MixSeed(MixSeed(MixSeed(platform_->seed(),
+                              static_cast<uint64_t>(platform_->instance())),
+                      w.seed),
+              static_cast<uint64_t>(run_index));
   // The page cache holds what earlier runs on this twin read of the split.
-  cache_key_ = absl::StrCat(w->dataset, w->train ? ":train" : ":infer");
+  cache_key_ = absl::StrCat(w.dataset, w.train ? ":train" : ":infer");
   cached_at_start_ = platform_->CachedFraction(cache_key_);
   cfg.cached_at_start = cached_at_start_;
   shape_ = cfg.shape;
-  dataset_path_ = absl::StrCat("twin:", w->dataset);
+  dataset_path_ = absl::StrCat("twin:", w.dataset);
   sim_ = std::make_unique<TwinSimulation>(std::move(cfg));
   start_ns_ = clock_->MonotonicNanos();
   return absl::OkStatus();
