@@ -15,8 +15,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // "unspecified", "pending", "leased", "running", "done", "failed",
 // "cancelled".
 std::string StateText(v1::RunState state);

@@ -20,8 +20,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // Aggregates of one run attempt's records.
 struct RecordAggregates {
   // minibatches, mean_*_s, samples_per_s, first/last_loss, telemetry_samples,

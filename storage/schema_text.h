@@ -15,8 +15,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // The transitions store.h allows: PENDING->LEASED|CANCELLED;
 // LEASED->RUNNING|PENDING|FAILED|CANCELLED; RUNNING->DONE|FAILED|CANCELLED;
 // FAILED->PENDING.

@@ -48,8 +48,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 struct RunStateChange {
   int64_t run_id = 0;
   v1::RunState from = v1::RUN_STATE_UNSPECIFIED;  // UNSPECIFIED on creation

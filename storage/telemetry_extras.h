@@ -18,8 +18,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // Serializes the extras of `sample` into `*out` (cleared first); leaves it
 // empty when the sample has none.
 void EncodeTelemetryExtras(const v1::TelemetrySample& sample, std::string* out);

@@ -36,8 +36,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // One knob as `powersweep-agent probe` prints it.
 struct KnobReport {
   std::string knob;       // "cpu_cores", "cpu_freq_khz cpu0-3", ...

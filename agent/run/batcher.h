@@ -23,8 +23,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 class Batcher {
  public:
   using Emit = std::function<void(const v1::DataBatch&)>;

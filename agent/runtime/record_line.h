@@ -19,8 +19,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // Replaces `*event` with the line's event; InvalidArgument (the JSON
 // parser's message) when it does not parse.
 absl::Status ParseRecordLine(absl::string_view line, v1::WorkloadEvent* event);

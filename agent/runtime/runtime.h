@@ -32,8 +32,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 inline constexpr int kRecordsFd = 3;
 
 struct RuntimeSpec {

@@ -29,8 +29,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 struct SpoolKey {
   int64_t run_id = 0;
   int32_t attempt = 0;

@@ -39,8 +39,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // A closed time interval [first, second] in seconds.
 using Interval = std::pair<double, double>;
 

@@ -4,8 +4,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 v1::PowerModePreset ToProto(const PresetMode& preset) {
   v1::PowerModePreset p;
   p.set_name(preset.name);

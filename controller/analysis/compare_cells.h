@@ -18,8 +18,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // The dimension compared; another dimension needs a name, its two sides
 // (SideOf) and its fields cleared in CellKey.
 // kRuntime: native (baseline; RUNTIME_UNSPECIFIED counts as native, as the

@@ -8,8 +8,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 std::string PresetKnobMhz(int64_t value, int64_t per_mhz) {
   if (value == 0) return "-";
   if (value < 0) return "max";

@@ -19,8 +19,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // Seconds from "90s", "90 s", "1500ms", "1.5min".
 absl::StatusOr<double> ParseTimeBudget(const std::string& flag,
                                        const std::string& text);

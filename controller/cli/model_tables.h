@@ -13,8 +13,6 @@
 
 namespace powersweep::model_tables {
 
-namespace v1 = ::powersweep::v1;
-
 std::string Num(double x);
 
 std::string Pct(double x);

@@ -44,8 +44,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 struct TegrastatsLine {
   v1::TelemetrySample sample;  // t_s not set
   std::optional<absl::Time> date;

@@ -30,8 +30,6 @@
 
 namespace powersweep::modeling {
 
-namespace v1 = ::powersweep::v1;
-
 // NotFound for a class the catalog does not know; FailedPrecondition for
 // host when neither a device nor an observed mode gives the core count.
 absl::StatusOr<ModeSpace> ClassSpace(

@@ -20,8 +20,6 @@
 
 namespace powersweep::modeling {
 
-namespace v1 = ::powersweep::v1;
-
 // Samples of the split `task` reads; 0 when the dataset is not in the
 // table (or the task reads no data).
 int64_t SplitSamples(const std::string& dataset, v1::Task task);

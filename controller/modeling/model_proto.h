@@ -21,8 +21,6 @@
 
 namespace powersweep::modeling {
 
-namespace v1 = ::powersweep::v1;
-
 // The knobs only (no preset).
 v1::PowerMode ToPowerMode(const CustomMode& mode);
 // The knobs of `mode`; its preset name is ignored.

@@ -20,8 +20,6 @@
 
 namespace powersweep::modeling {
 
-namespace v1 = ::powersweep::v1;
-
 // Every field of `s` except model_id.
 bool Matches(const v1::WorkloadModel& m, const v1::ModelSelector& s);
 

@@ -11,8 +11,6 @@
 
 namespace powersweep::modeling {
 
-namespace v1 = ::powersweep::v1;
-
 // "lenet5 fashion-mnist train batch 64 workers 0 on xavier-agx".
 std::string WorkloadLabel(const v1::WorkloadModel& m);
 

@@ -45,8 +45,6 @@
 
 namespace powersweep::modeling {
 
-namespace v1 = ::powersweep::v1;
-
 class ModelingService {
  public:
   // `clock` stamps fitted_unix_ms. Neither is owned; both outlive this.

@@ -42,8 +42,6 @@
 
 namespace powersweep::modeling {
 
-namespace v1 = ::powersweep::v1;
-
 struct WorkloadKey {
   std::string device_class;
   std::string model;

@@ -21,8 +21,6 @@
 
 namespace powersweep::modeling {
 
-namespace v1 = ::powersweep::v1;
-
 inline constexpr int64_t kDefaultPlanMinibatches = 200;
 
 v1::PlanProfilingRequest WithPlanDefaults(const v1::PlanProfilingRequest& r);

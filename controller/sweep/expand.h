@@ -15,8 +15,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // One workload of the sweep: a model on a data set, for every task of the
 // sweep or only `task`.
 struct WorkloadPair {

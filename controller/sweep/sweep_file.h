@@ -33,8 +33,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 absl::StatusOr<v1::SweepSpec> ParseSweepYaml(const std::string& text);
 
 absl::StatusOr<v1::SweepSpec> LoadSweepFile(const std::string& path);

@@ -25,8 +25,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 inline constexpr int64_t kMaxRunsPerSweep = 100000;
 inline constexpr int kMaxLoaderWorkers = 64;
 inline constexpr int kMaxBatchSize = 65536;

@@ -23,8 +23,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 struct Received {
   int connection;  // 1-based
   v1::AgentMessage msg;

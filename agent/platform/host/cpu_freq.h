@@ -31,8 +31,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 struct HostCpuFrequencyOptions {
   std::string sys_root = "/sys";
   std::string proc_root = "/proc";

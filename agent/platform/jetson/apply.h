@@ -35,8 +35,6 @@
 namespace powersweep {
 namespace jetson {
 
-namespace v1 = ::powersweep::v1;
-
 // Maps an nvpmodel preset name to explicit knobs (0 = leave), or an error.
 using PresetResolver =
     std::function<absl::StatusOr<v1::PowerMode>(const std::string& preset)>;

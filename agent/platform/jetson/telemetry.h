@@ -24,8 +24,6 @@
 namespace powersweep {
 namespace jetson {
 
-namespace v1 = ::powersweep::v1;
-
 class JetsonTelemetry {
  public:
   // `root`: the sysfs root with no trailing slash ("" for "/").

@@ -31,8 +31,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 class PowerCatalog;  // common/power/power_catalog.h (kept out of this header)
 
 // Memory the simulated OS uses, without a workload.

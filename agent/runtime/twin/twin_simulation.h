@@ -36,8 +36,6 @@
 
 namespace powersweep {
 
-namespace v1 = ::powersweep::v1;
-
 // Resident memory of the simulated workload process.
 inline constexpr int64_t kTwinWorkloadRssBytes = int64_t{450} << 20;
 

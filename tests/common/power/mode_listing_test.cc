@@ -6,8 +6,6 @@
 namespace powersweep {
 namespace {
 
-namespace v1 = ::powersweep::v1;
-
 v1::DeviceStatus Device(const std::string& id, const std::string& cls,
                         int cores) {
   v1::DeviceStatus d;

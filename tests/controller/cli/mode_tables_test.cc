@@ -8,8 +8,6 @@
 namespace powersweep {
 namespace {
 
-namespace v1 = ::powersweep::v1;
-
 v1::ListModesResponse OrinModes() {
   v1::ListModesResponse r;
   r.set_device_id("orin-0");
