@@ -1,6 +1,7 @@
 # powersweep quick start:
 #   make demo   install dependencies, build, run the quickstart sweep on a local virtual fleet
-#   make test   install dependencies, build, run every test (ctest)
+#   make test   install dependencies, build, run every test (ctest) and
+#               Clang's thread-safety analysis of the sources
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
@@ -18,6 +19,7 @@ demo: build
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	./infra/scripts/thread-safety-check.sh $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

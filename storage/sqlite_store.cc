@@ -62,7 +62,7 @@ absl::Status SqliteStore::UpsertDevice(const v1::DeviceIdentity& identity,
     return absl::InvalidArgumentError("device identity has an empty device_id");
   }
   absl::MutexLock lock(&mu_);
-  return db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+  return db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(
         Stmt stmt,
         db_->Prepare(
@@ -97,7 +97,7 @@ absl::Status SqliteStore::UpsertDevice(const v1::DeviceIdentity& identity,
 absl::StatusOr<std::vector<v1::DeviceStatus>> SqliteStore::ListDevices() {
   absl::MutexLock lock(&mu_);
   std::vector<v1::DeviceStatus> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare("SELECT identity_json, capabilities_json,"
                                 " last_seen_unix_ms FROM devices"
@@ -123,7 +123,7 @@ absl::StatusOr<int64_t> SqliteStore::CreateSweep(
   const int64_t now_ms = absl::ToUnixMillis(now);
   absl::MutexLock lock(&mu_);
   int64_t sweep_id = 0;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     {
       PS_ASSIGN_OR_RETURN(
           Stmt stmt, db_->Prepare("INSERT INTO sweeps(name, created_unix_ms,"
@@ -184,7 +184,7 @@ absl::StatusOr<int64_t> SqliteStore::CreateSweep(
 absl::StatusOr<v1::SweepSpec> SqliteStore::GetSweepSpec(int64_t sweep_id) {
   absl::MutexLock lock(&mu_);
   v1::SweepSpec spec;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare("SELECT spec_json FROM sweeps WHERE sweep_id = ?1"));
     PS_ASSIGN_OR_RETURN(bool row, stmt.Bind(1, sweep_id).Step());
@@ -243,7 +243,7 @@ absl::StatusOr<v1::SweepStatus> SqliteStore::LoadSweepStatus(int64_t sweep_id) {
 absl::StatusOr<v1::SweepStatus> SqliteStore::GetSweepStatus(int64_t sweep_id) {
   absl::MutexLock lock(&mu_);
   v1::SweepStatus status;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(status, LoadSweepStatus(sweep_id));
     return absl::OkStatus();
   }));
@@ -253,7 +253,7 @@ absl::StatusOr<v1::SweepStatus> SqliteStore::GetSweepStatus(int64_t sweep_id) {
 absl::StatusOr<std::vector<v1::SweepStatus>> SqliteStore::ListSweeps() {
   absl::MutexLock lock(&mu_);
   std::vector<v1::SweepStatus> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     std::vector<int64_t> ids;
     {
       PS_ASSIGN_OR_RETURN(Stmt stmt,

@@ -115,7 +115,7 @@ absl::Status SqliteStore::StoreAggregates(int64_t run_id, int32_t attempt) {
 
 absl::Status SqliteStore::BackfillAggregates() {
   std::vector<std::pair<int64_t, int32_t>> missing;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(
         Stmt stmt,
         db_->Prepare("SELECT r.run_id, r.attempt FROM runs r LEFT JOIN run_aggregates a"
@@ -129,7 +129,7 @@ absl::Status SqliteStore::BackfillAggregates() {
     }
   }));
   if (missing.empty()) return absl::OkStatus();
-  return db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+  return db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     for (const auto& [run_id, attempt] : missing) {
       PS_RETURN_IF_ERROR(StoreAggregates(run_id, attempt));
     }
@@ -141,7 +141,7 @@ absl::StatusOr<std::vector<RunAggregates>> SqliteStore::GetSweepAggregates(
     int64_t sweep_id) {
   absl::MutexLock lock(&mu_);
   std::vector<RunAggregates> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_RETURN_IF_ERROR(RequireSweep(*db_, sweep_id));
     PS_ASSIGN_OR_RETURN(
         Stmt stmt,
@@ -179,7 +179,7 @@ absl::StatusOr<std::vector<RunAggregates>> SqliteStore::GetSweepAggregates(
 absl::StatusOr<std::vector<v1::RunResult>> SqliteStore::ListRunResults(int64_t sweep_id) {
   absl::MutexLock lock(&mu_);
   std::vector<v1::RunResult> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_RETURN_IF_ERROR(RequireSweep(*db_, sweep_id));
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare("SELECT res.result_json FROM runs r JOIN run_results res"
@@ -199,7 +199,7 @@ absl::StatusOr<std::vector<RunWithResult>> SqliteStore::FindBaseloads(
     const std::string& device_id, const v1::PowerMode* mode) {
   absl::MutexLock lock(&mu_);
   std::vector<RunWithResult> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     // runs_by_device_task serves the device's lookup.
     PS_ASSIGN_OR_RETURN(
         Stmt stmt,

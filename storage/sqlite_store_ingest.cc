@@ -65,7 +65,7 @@ absl::StatusOr<IngestOutcome> SqliteStore::IngestBatch(const v1::DataBatch& batc
 
 void SqliteStore::CommitGroup(const std::vector<PendingIngest*>& group) {
   absl::MutexLock lock(&mu_);
-  absl::Status st = db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+  absl::Status st = db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     for (PendingIngest* p : group) {
       PS_RETURN_IF_ERROR(db_->Exec("SAVEPOINT ingest_batch"));
       IngestOutcome outcome = IngestOutcome::kStored;
@@ -213,7 +213,7 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
 absl::StatusOr<int64_t> SqliteStore::CountBatches(int64_t run_id) {
   absl::MutexLock lock(&mu_);
   int64_t count = 0;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(const int32_t attempt, CurrentAttempt(run_id));
     PS_ASSIGN_OR_RETURN(
         Stmt stmt,
@@ -228,7 +228,7 @@ absl::StatusOr<int64_t> SqliteStore::CountBatches(int64_t run_id) {
 absl::StatusOr<std::string> SqliteStore::GetDatabaseId() {
   absl::MutexLock lock(&mu_);
   std::string id;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare("SELECT value FROM meta WHERE key = 'database_id'"));
     PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
@@ -242,7 +242,7 @@ absl::StatusOr<std::string> SqliteStore::GetDatabaseId() {
 absl::StatusOr<std::vector<int64_t>> SqliteStore::ListBatchSeqs(int64_t run_id) {
   absl::MutexLock lock(&mu_);
   std::vector<int64_t> seqs;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(const int32_t attempt, CurrentAttempt(run_id));
     PS_ASSIGN_OR_RETURN(Stmt stmt,
                         db_->Prepare("SELECT seq FROM batches WHERE run_id = ?1"
@@ -333,7 +333,7 @@ absl::Status SqliteStore::FinishRun(const v1::RunResult& result,
                      StateText(final_state)));
   }
   absl::MutexLock lock(&mu_);
-  return db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+  return db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(v1::RunStatus run, LoadRun(result.run_id()));
     const int32_t attempt = run.spec().attempt();
     {
@@ -360,7 +360,7 @@ absl::Status SqliteStore::FinishRun(const v1::RunResult& result,
 absl::StatusOr<v1::RunResult> SqliteStore::GetRunResult(int64_t run_id) {
   absl::MutexLock lock(&mu_);
   v1::RunResult result;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(const int32_t attempt, CurrentAttempt(run_id));
     PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare("SELECT result_json FROM run_results"
                                                 " WHERE run_id = ?1 AND attempt = ?2"));

@@ -44,7 +44,7 @@ absl::StatusOr<int64_t> SqliteStore::SaveModel(const v1::WorkloadModel& model) {
   const std::string json = ToJsonLine(stored);
   absl::MutexLock lock(&mu_);
   int64_t id = 0;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(
         Stmt sweep, db_->Prepare("SELECT 1 FROM sweeps WHERE sweep_id = ?1"));
     PS_ASSIGN_OR_RETURN(bool found, sweep.Bind(1, model.sweep_id()).Step());
@@ -94,7 +94,7 @@ absl::StatusOr<int64_t> SqliteStore::SaveModel(const v1::WorkloadModel& model) {
 absl::StatusOr<std::vector<v1::WorkloadModel>> SqliteStore::ListModels() {
   absl::MutexLock lock(&mu_);
   std::vector<v1::WorkloadModel> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(
         Stmt stmt,
         db_->Prepare(
@@ -112,7 +112,7 @@ absl::StatusOr<std::vector<v1::WorkloadModel>> SqliteStore::ListModels() {
 absl::StatusOr<v1::WorkloadModel> SqliteStore::GetModel(int64_t model_id) {
   absl::MutexLock lock(&mu_);
   v1::WorkloadModel out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(
         Stmt stmt,
         db_->Prepare(

@@ -18,7 +18,7 @@ absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
     int64_t run_id) {
   absl::MutexLock lock(&mu_);
   std::vector<v1::MinibatchRecord> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(const int32_t attempt, CurrentAttempt(run_id));
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare("SELECT epoch, idx, t_start_s, stall_s, compute_s, e2e_s,"
@@ -49,7 +49,7 @@ absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
 absl::StatusOr<std::vector<v1::TelemetrySample>> SqliteStore::GetTelemetry(int64_t run_id) {
   absl::MutexLock lock(&mu_);
   std::vector<v1::TelemetrySample> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(const int32_t attempt, CurrentAttempt(run_id));
     PS_ASSIGN_OR_RETURN(
         Stmt stmt,

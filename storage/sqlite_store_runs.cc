@@ -41,7 +41,7 @@ absl::Status SqliteStore::RequireRun(int64_t run_id) {
 absl::StatusOr<std::vector<v1::RunStatus>> SqliteStore::ListRuns(int64_t sweep_id) {
   absl::MutexLock lock(&mu_);
   std::vector<v1::RunStatus> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     {
       PS_ASSIGN_OR_RETURN(Stmt stmt,
                           db_->Prepare("SELECT 1 FROM sweeps WHERE sweep_id = ?1"));
@@ -60,7 +60,7 @@ absl::StatusOr<std::vector<v1::RunStatus>> SqliteStore::ListRuns(int64_t sweep_i
 absl::StatusOr<v1::RunStatus> SqliteStore::GetRun(int64_t run_id) {
   absl::MutexLock lock(&mu_);
   v1::RunStatus run;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(run, LoadRun(run_id));
     return absl::OkStatus();
   }));
@@ -73,7 +73,7 @@ absl::StatusOr<std::vector<v1::RunSpec>> SqliteStore::ListPendingRuns(int limit)
   }
   absl::MutexLock lock(&mu_);
   std::vector<v1::RunSpec> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare(absl::StrCat(
                                        kRunColumns,
                                        "WHERE state = 'pending' ORDER BY run_id LIMIT ?1")));
@@ -117,7 +117,7 @@ absl::StatusOr<std::vector<v1::RunSpec>> SqliteStore::ListPendingRunsFor(
   }
   absl::StrAppend(&sql, ") ORDER BY run_id LIMIT ?3");
   absl::MutexLock lock(&mu_);
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(Stmt stmt, db_->Prepare(sql));
     stmt.Bind(1, f.device_class);
     stmt.Bind(2, static_cast<int64_t>(f.max_cpu_cores));
@@ -138,7 +138,7 @@ absl::StatusOr<std::vector<v1::RunStatus>> SqliteStore::ListActiveRuns(
     const std::string& device_id) {
   absl::MutexLock lock(&mu_);
   std::vector<v1::RunStatus> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare(absl::StrCat(
                        kRunColumns,
@@ -228,7 +228,7 @@ absl::Status SqliteStore::TransitionRun(int64_t run_id, v1::RunState to,
                                         const std::string& device_id,
                                         const std::string& reason, absl::Time now) {
   absl::MutexLock lock(&mu_);
-  return db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+  return db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(v1::RunStatus run, LoadRun(run_id));
     return ApplyTransition(run, to, device_id, reason, now);
   });
@@ -237,7 +237,7 @@ absl::Status SqliteStore::TransitionRun(int64_t run_id, v1::RunState to,
 absl::StatusOr<std::vector<RunStateChange>> SqliteStore::GetRunHistory(int64_t run_id) {
   absl::MutexLock lock(&mu_);
   std::vector<RunStateChange> out;
-  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() -> absl::Status {
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_RETURN_IF_ERROR(RequireRun(run_id));
     PS_ASSIGN_OR_RETURN(
         Stmt stmt,
@@ -263,7 +263,7 @@ absl::StatusOr<std::vector<RunStateChange>> SqliteStore::GetRunHistory(int64_t r
 absl::Status SqliteStore::SaveAppliedMode(int64_t run_id,
                                           const v1::AppliedPowerMode& mode) {
   absl::MutexLock lock(&mu_);
-  return db_->Transaction(TxnKind::kWrite, [&]() -> absl::Status {
+  return db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(v1::RunStatus run, LoadRun(run_id));
     if (IsFinal(run.state())) {
       // Its row is final: the mode it ran in came with its result.

@@ -3,7 +3,7 @@
 # Idempotent: when every package is already installed it does nothing (no apt-get update).
 set -euo pipefail
 PKGS=(
-  cmake g++ make pkg-config
+  cmake g++ make pkg-config clang
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsqlite3-dev sqlite3 libtorch-dev libgtest-dev libgmock-dev
   libyaml-cpp-dev zlib1g-dev libeigen3-dev dataset-fashion-mnist
