@@ -188,7 +188,7 @@ ALTER TABLE telemetry ADD COLUMN tenant_pgfault INTEGER;
 ALTER TABLE telemetry ADD COLUMN tenant_pgmajfault INTEGER;
 )sql";
 
-// Version 5: fitted time and energy models (issue 6, controller/modeling).
+// Version 5: fitted time and energy models (controller/modeling).
 // model_json is the whole v1::WorkloadModel (proto field names, without
 // model_id); the other columns copy what a user selects and compares
 // models by, so `sqlite3` and pandas need no JSON. energy_* are NULL when
@@ -218,7 +218,7 @@ CREATE INDEX models_by_workload ON models(device_class, model);
 CREATE INDEX models_by_sweep ON models(sweep_id);
 )sql";
 
-// Version 6: the workload suite (issue 5). run_results copies what a user
+// Version 6: the workload suite. run_results copies what a user
 // compares runs by from RunResult.provenance.workload (the whole of it is in
 // result_json): the network's parameters and forward MACs, the data set's
 // format, and the storage medium behind it. minibatches.page_cache_resident

@@ -208,7 +208,7 @@ class Store {
   virtual absl::StatusOr<std::vector<RunWithResult>> FindBaseloads(
       const std::string& device_id, const v1::PowerMode* mode) = 0;
 
-  // ---- fitted models (issue 6; controller/modeling)
+  // ---- fitted models (controller/modeling)
   // Stores `model` as a new row and returns its model_id, assigned here
   // (model.model_id is ignored). NotFound for an unknown sweep_id;
   // InvalidArgument when device_class or model is empty.

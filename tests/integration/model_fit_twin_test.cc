@@ -1,4 +1,4 @@
-// Issue 6 end to end on twin devices: a real controller and four Xavier
+// Time and energy models end to end on twin devices: a real controller and four Xavier
 // AGX twin agents (distinct instances, so the fleet varies a few percent
 // as real boards do). `powersweep plan-profiling --modes 8 --repetitions 4`
 // writes a sweep file, `powersweep submit` queues it, `powersweep fit`

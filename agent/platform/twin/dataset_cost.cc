@@ -7,7 +7,7 @@ namespace powersweep {
 namespace {
 
 // Start-up decode of loaded-at-start sets, per decoded byte: gunzip + IDX
-// parse (assumed, as before issue 5), and a plain read + copy of
+// parse (assumed, as before the workload suite), and a plain read + copy of
 // uncompressed CIFAR-10 records (assumed).
 constexpr double kGunzipCyclesPerByte = 8;
 constexpr double kRawRecordCyclesPerByte = 1;
@@ -81,7 +81,7 @@ DatasetCost ImageFolder(const char* name, DatasetSplit train,
 }
 
 // GLD23k as the SIGMETRICS study used it: 23,080 training JPEGs, 2,827 MB
-// (mean 122.5 kB per file), classes as issue 5 generates the set (2,000;
+// (mean 122.5 kB per file), classes as gen-dataset generates the set (2,000;
 // TensorFlow Federated's gld23k has 203 labels). The paper gives no
 // validation split; assumed: 2,000 JPEGs (one per class) of the same mean
 // size.

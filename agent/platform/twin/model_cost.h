@@ -19,7 +19,7 @@
 //                squeeze-excitation, hardswish, classifier 960-1280-classes
 // Study defaults (ModelCostFor(model)): lenet5 1x28x28/10 classes, resnet18
 // and vgg11 3x32x32/10 (CIFAR-10), mobilenetv3 3x224x224/2000 (GLD23k as
-// issue 5 generates it), resnet50 3x224x224/1000 (ImageNet).
+// gen-dataset generates it), resnet50 3x224x224/1000 (ImageNet).
 //
 // Kernels per minibatch: inference = forward kernels + 1 (output copy);
 // training = forward + 2 (loss: log_softmax, nll) + 2 x forward (backward)

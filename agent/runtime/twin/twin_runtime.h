@@ -52,7 +52,7 @@
 
 namespace powersweep {
 
-// 2: the models and data sets of issue 5 (LeNet-5 figures unchanged).
+// 2: the workload suite (ResNet, VGG, MobileNet; CIFAR-10, JPEG sets) (LeNet-5 figures unchanged).
 inline constexpr char kTwinModelVersion[] = "twin-model-2";
 
 struct TwinRuntimeOptions {

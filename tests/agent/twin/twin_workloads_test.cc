@@ -1,4 +1,4 @@
-// The twin runs the models and data sets of issue 5: every advertised
+// The twin runs the models and data sets of the workload suite: every advertised
 // (model, data set) pair through the real RunExecutor, larger models taking
 // longer than LeNet-5, page-cache effects of image folders, and clear
 // errors for what the twin cannot simulate. Prints a table of modeled

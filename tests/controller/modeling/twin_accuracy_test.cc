@@ -1,4 +1,4 @@
-// Issue 6, "How we will know it works": on twin devices, whose performance
+// The models' accuracy goals: on twin devices, whose performance
 // and power model is known (agent/platform/twin, docs/twin-model.md),
 // profile K <= 8 modes chosen by the plan, fit, and check the predictions
 // on 60 other modes (median absolute percentage error <= 5% for epoch time,
