@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "common/enum_text.h"
 #include "common/power_mode_text.h"
+#include "common/workload_label.h"
 #include "controller/cli/format.h"
 #include "controller/cli/model_tables.h"
 #include "grpcpp/grpcpp.h"
@@ -29,7 +30,6 @@ using model_tables::Pct;
 using model_tables::PredictionsTable;
 using model_tables::PrintModelText;
 using model_tables::TimeUnit;
-using model_tables::Workload;
 
 // Notes after a table: on `out` for text, on `err` for csv/json.
 std::ostream& Notes(const CliOptions& opt, std::ostream& out,
@@ -124,7 +124,7 @@ int CmdPredict(v1::Control::StubInterface* stub,
   std::ostream& notes = Notes(opt, out, err);
   if (opt.format == OutputFormat::kTable) {
     out << "predicted per " << TimeUnit(resp.model()) << " for "
-        << Workload(resp.model()) << ":\n";
+        << WorkloadLabel(resp.model()) << ":\n";
   }
   out << RenderTable(PredictionsTable(ps, /*with_name=*/true, opt.format),
                      opt.format);
@@ -142,7 +142,7 @@ int CmdBest(v1::Control::StubInterface* stub, const v1::BestRequest& request,
   const v1::ModePrediction& b = resp.best();
   const v1::ModePrediction& d = resp.default_mode();
   if (opt.format == OutputFormat::kTable) {
-    out << "best mode for " << Workload(resp.model()) << ": "
+    out << "best mode for " << WorkloadLabel(resp.model()) << ": "
         << resp.objective() << ", over " << resp.modes_considered()
         << " modes\n";
     out << "  mode: " << PowerModeText(b.mode(), "-") << "\n";
@@ -206,7 +206,7 @@ int CmdPareto(v1::Control::StubInterface* stub,
   for (const v1::ModePrediction& p : resp.front()) ps.push_back(&p);
   const std::string what = request.measured_only() ? "measured" : "predicted";
   if (opt.format == OutputFormat::kTable) {
-    out << what << " time-energy Pareto front for " << Workload(resp.model())
+    out << what << " time-energy Pareto front for " << WorkloadLabel(resp.model())
         << ": " << resp.front_size() << " of " << resp.modes_considered()
         << " modes, fastest first\n";
   }

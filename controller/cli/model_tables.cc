@@ -6,6 +6,7 @@
 #include "absl/strings/str_split.h"
 #include "common/enum_text.h"
 #include "common/power_mode_text.h"
+#include "common/workload_label.h"
 
 namespace powersweep::model_tables {
 
@@ -13,16 +14,6 @@ std::string Num(double x) { return absl::StrFormat("%.4g", x); }
 std::string Pct(double x) { return absl::StrFormat("%.2f%%", x); }
 
 std::string Mhz(double mhz) { return absl::StrFormat("%.6g", mhz); }
-
-std::string Workload(const v1::WorkloadModel& m) {
-  std::string s =
-      absl::StrCat(m.model(), " ", m.dataset(), " ", TaskText(m.task()),
-                   " batch ", m.batch_size(), " workers ", m.loader_workers(),
-                   " on ", m.device_class());
-  if (m.runtime() == v1::RUNTIME_CONTAINER) absl::StrAppend(&s, " (container)");
-  if (m.tenants() > 1) absl::StrAppend(&s, ", ", m.tenants(), " tenants");
-  return s;
-}
 
 // "simulated", "measured", "modeled", "none".
 std::string EnergyShort(const v1::WorkloadModel& m) {
@@ -87,7 +78,7 @@ void PrintFitted(const v1::FittedModelData& d, const std::string& unit,
 }
 
 void PrintModelText(const v1::WorkloadModel& m, std::ostream& out) {
-  out << "model " << m.model_id() << ": " << Workload(m) << "\n";
+  out << "model " << m.model_id() << ": " << WorkloadLabel(m) << "\n";
   out << "  fitted on " << m.run_ids_size() << " runs of sweep " << m.sweep_id()
       << " at " << m.measured_size() << " distinct modes";
   if (!m.device_ids().empty()) {
@@ -126,7 +117,7 @@ Table CandidatesTable(const std::vector<const v1::WorkloadModel*>& models) {
       if (d == nullptr) continue;
       for (const v1::ModelFormCandidate& c : d->candidates()) {
         t.rows.push_back({std::to_string(m->model_id()), m->device_class(),
-                          Workload(*m), d->target(), c.form(),
+                          WorkloadLabel(*m), d->target(), c.form(),
                           c.chosen() ? "yes" : "no",
                           std::to_string(c.coefficients()),
                           c.cross_validated() ? Num(c.cv_mape_pct()) : "",

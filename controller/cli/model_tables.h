@@ -19,8 +19,6 @@ std::string Pct(double x);
 
 std::string Mhz(double mhz);
 
-std::string Workload(const v1::WorkloadModel& m);
-
 // "simulated", "measured", "modeled", "none".
 std::string EnergyShort(const v1::WorkloadModel& m);
 

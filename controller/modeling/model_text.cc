@@ -10,16 +10,6 @@
 
 namespace powersweep::modeling {
 
-std::string WorkloadLabel(const v1::WorkloadModel& m) {
-  std::string s =
-      absl::StrCat(m.model(), " ", m.dataset(), " ", TaskText(m.task()),
-                   " batch ", m.batch_size(), " workers ", m.loader_workers(),
-                   " on ", m.device_class());
-  if (m.runtime() == v1::RUNTIME_CONTAINER) absl::StrAppend(&s, " (container)");
-  if (m.tenants() > 1) absl::StrAppend(&s, ", ", m.tenants(), " tenants");
-  return s;
-}
-
 std::string RunIdsText(const v1::WorkloadModel& m) {
   std::vector<int64_t> ids(m.run_ids().begin(), m.run_ids().end());
   std::sort(ids.begin(), ids.end());

@@ -7,12 +7,11 @@
 
 #include <string>
 
+#include "common/workload_label.h"  // WorkloadLabel, used with these
 #include "powersweep/v1/modeling.pb.h"
 
 namespace powersweep::modeling {
 
-// "lenet5 fashion-mnist train batch 64 workers 0 on xavier-agx".
-std::string WorkloadLabel(const v1::WorkloadModel& m);
 
 // "runs 3-10" or "runs 3, 5, 9" (at most 6 listed, then "... (12 runs)").
 std::string RunIdsText(const v1::WorkloadModel& m);

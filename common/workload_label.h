@@ -1,0 +1,18 @@
+// A fitted model's workload as one line of text, as model answers and the
+// CLI's model tables show it:
+//   "lenet5 fashion-mnist train batch 64 workers 0 on xavier-agx"
+// with " (container)" and ", N tenants" when they apply. Thread-safe.
+#ifndef POWERSWEEP_COMMON_WORKLOAD_LABEL_H_
+#define POWERSWEEP_COMMON_WORKLOAD_LABEL_H_
+
+#include <string>
+
+#include "powersweep/v1/modeling.pb.h"
+
+namespace powersweep {
+
+std::string WorkloadLabel(const ::powersweep::v1::WorkloadModel& m);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_COMMON_WORKLOAD_LABEL_H_
