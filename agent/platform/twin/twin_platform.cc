@@ -66,6 +66,8 @@ TwinPlatform::TwinPlatform(TwinPlatformOptions options, const TwinClass* cls)
   identity_.set_serial(absl::StrCat("TWIN-", cls_->name, "-",
                                     options_.instance, "-", options_.seed));
   identity_.set_l4t_release("simulated");
+  identity_.set_module(cls_->model);
+  identity_.set_nvpmodel("simulated");
   identity_.set_agent_version(options_.agent_version);
   current_ = cls_->Max();
   load_ = perf_.IdleLoad(current_);
