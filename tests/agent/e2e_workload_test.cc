@@ -33,16 +33,16 @@ TEST(EndToEnd, RealWorkloadRunsPinnedAndReportsItsMinibatches) {
   if (!std::filesystem::is_directory(kDataset)) {
     GTEST_SKIP() << kDataset << " is not installed";
   }
-  HostPlatformOptions popts;
-  popts.catalog.datasets = {{"fashion-mnist", kDataset}};
-  auto platform = HostPlatform::Create(popts);
+  Catalog catalog;
+  catalog.datasets = {{"fashion-mnist", kDataset}};
+  auto platform = HostPlatform::Create(HostPlatformOptions());
   ASSERT_TRUE(platform.ok()) << platform.status();
   RealClock clock;
   RunExecutorConfig cfg;
   cfg.workload_bin = REAL_WORKLOAD;
   cfg.work_dir = MakeTestDir("e2e_workload_test");
   cfg.batch_interval_s = 0.5;
-  RunExecutor ex(cfg, &popts.catalog, platform->get(), &clock,
+  RunExecutor ex(cfg, &catalog, platform->get(), &clock,
                  [&clock] { return std::make_unique<NativeRuntime>(&clock); });
   v1::RunSpec spec;
   spec.set_run_id(5);

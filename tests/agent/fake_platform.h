@@ -26,7 +26,6 @@ class FakePlatform : public Platform {
   v1::DeviceCapabilities Capabilities() const override {
     v1::DeviceCapabilities caps;
     caps.set_cpu_cores(static_cast<int>(cpus_.size()));
-    caps.add_models("lenet5");
     return caps;
   }
   absl::StatusOr<v1::AppliedPowerMode> Apply(

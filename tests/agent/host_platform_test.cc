@@ -16,14 +16,13 @@ HostPlatformOptions FourCpus() {
   o.device_id = "host-7";
   o.allowed_cpus = {0, 1, 2, 3};
   o.proc_root = FIXTURES_DIR "/proc";
-  o.catalog.datasets = {{"fashion-mnist", "/data/fm"}};
   // Never touch this machine's cgroups or RAPL from a unit test.
   o.cgroup_root = testing::TempDir() + "/host_platform_no_cgroup";
   o.use_rapl = false;
   return o;
 }
 
-TEST(HostPlatform, DescribesTheHostWithItsCatalogAndMemory) {
+TEST(HostPlatform, DescribesTheHostsCoresAndMemoryButNoCatalog) {
   auto p = HostPlatform::Create(FourCpus());
   ASSERT_TRUE(p.ok()) << p.status();
   v1::DeviceIdentity id = (*p)->Identity();
@@ -34,14 +33,10 @@ TEST(HostPlatform, DescribesTheHostWithItsCatalogAndMemory) {
   v1::DeviceCapabilities caps = (*p)->Capabilities();
   EXPECT_EQ(caps.cpu_cores(), 4);
   EXPECT_EQ(caps.memory_bytes(), 16384000LL * 1024);
-  ASSERT_EQ(caps.runtimes_size(), 1);
-  EXPECT_EQ(caps.runtimes(0), v1::RUNTIME_NATIVE);
-  EXPECT_EQ(std::vector<std::string>(caps.models().begin(),
-                                     caps.models().end()),
-            (std::vector<std::string>{"lenet5", "mobilenetv3", "resnet18",
-                                      "resnet50", "vgg11"}));
-  ASSERT_EQ(caps.datasets_size(), 1);
-  EXPECT_EQ(caps.datasets(0), "fashion-mnist");
+  // Runtimes, models and data sets are the agent's (agent/run/capabilities).
+  EXPECT_EQ(caps.runtimes_size(), 0);
+  EXPECT_EQ(caps.models_size(), 0);
+  EXPECT_EQ(caps.datasets_size(), 0);
 }
 
 TEST(HostPlatform, ApplyCoresPinsToTheFirstNCpus) {

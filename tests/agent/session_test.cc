@@ -99,6 +99,14 @@ TEST_F(SessionTest, RegistersRunsTheAssignmentAndReportsEveryBatch) {
   ASSERT_TRUE(got[0].msg.has_register_());
   EXPECT_EQ(got[0].msg.register_().identity().device_id(), "fake-0");
   EXPECT_EQ(got[0].msg.register_().active_run_id(), 0);
+  // The platform's hardware and the executor's catalog.
+  const v1::DeviceCapabilities& caps = got[0].msg.register_().capabilities();
+  EXPECT_EQ(caps.cpu_cores(), 1);
+  ASSERT_EQ(caps.datasets_size(), 1);
+  EXPECT_EQ(caps.datasets(0), "fashion-mnist");
+  EXPECT_EQ(caps.models_size(), static_cast<int>(catalog_.models.size()));
+  ASSERT_EQ(caps.runtimes_size(), 1);
+  EXPECT_EQ(caps.runtimes(0), v1::RUNTIME_NATIVE);
   int started = 0;
   std::vector<int64_t> seqs;
   int64_t minibatches = 0, samples = 0;

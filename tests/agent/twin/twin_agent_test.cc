@@ -4,8 +4,10 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "agent/run/capabilities.h"
 #include "agent/run/run_executor.h"
 #include "common/fake_clock.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_dir.h"
 
@@ -65,6 +67,28 @@ TEST(TwinAgentTest, DefaultDeviceIdAndFlagErrors) {
   ASSERT_FALSE(agent.ok());
   EXPECT_NE(agent.status().message().find("--twin_time_scale"),
             std::string::npos);
+}
+
+TEST(TwinAgentTest, RegistersTheClassTablesAndEveryModelAndDataSetItCosts) {
+  FakeClock clock;
+  TwinAgentOptions o;
+  o.device_class = "xavier-agx";
+  auto agent = MakeTwinAgent(o, &clock);
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  const v1::DeviceCapabilities caps =
+      AgentCapabilities(*agent->platform, agent->catalog);
+  EXPECT_EQ(caps.cpu_cores(), 8);
+  EXPECT_EQ(caps.cpu_freqs_khz_size(), 29);
+  EXPECT_EQ(caps.gpu_freqs_hz_size(), 14);
+  EXPECT_EQ(caps.mem_freqs_hz_size(), 9);
+  EXPECT_THAT(caps.models(), testing::ElementsAre("lenet5", "mobilenetv3",
+                                                  "resnet18", "resnet50",
+                                                  "vgg11"));
+  EXPECT_THAT(caps.datasets(),
+              testing::ElementsAre("cifar10", "fashion-mnist", "gld23k",
+                                   "imagenet", "mnist"));
+  // Simulated runs only: never offers containers.
+  EXPECT_THAT(caps.runtimes(), testing::ElementsAre(v1::RUNTIME_NATIVE));
 }
 
 TEST(TwinAgentTest, ExecutorRunsATwinRunWithSimulatedTelemetryAndEnergy) {

@@ -51,14 +51,11 @@ TEST(TwinPlatformTest, CapabilitiesCarryTheClassTables) {
   EXPECT_EQ(caps.cpu_freqs_khz_size(), 29);
   EXPECT_EQ(caps.gpu_freqs_hz_size(), 14);
   EXPECT_EQ(caps.mem_freqs_hz_size(), 9);  // 8 x 29 x 14 x 9 = 29,232 modes
-  EXPECT_THAT(caps.models(), testing::ElementsAre("lenet5", "mobilenetv3",
-                                                  "resnet18", "resnet50",
-                                                  "vgg11"));
-  EXPECT_THAT(caps.datasets(),
-              testing::ElementsAre("cifar10", "fashion-mnist", "gld23k",
-                                   "imagenet", "mnist"));
-  ASSERT_EQ(caps.runtimes_size(), 1);
-  EXPECT_EQ(caps.runtimes(0), v1::RUNTIME_NATIVE);
+  EXPECT_GT(caps.memory_bytes(), 0);
+  // Runtimes, models and data sets are the twin agent's catalog.
+  EXPECT_EQ(caps.runtimes_size(), 0);
+  EXPECT_EQ(caps.models_size(), 0);
+  EXPECT_EQ(caps.datasets_size(), 0);
 }
 
 TEST(TwinPlatformTest, ApplyReportsTheModeAsSetAndZeroKnobsAsTheClassMaximum) {

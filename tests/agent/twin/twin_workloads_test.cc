@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "agent/platform/twin/perf_model.h"
 #include "agent/platform/twin/twin_workload_cost.h"
+#include "agent/run/capabilities.h"
 #include "agent/run/run_executor.h"
 #include "agent/runtime/twin/twin_agent.h"
 #include "agent/runtime/twin/twin_runtime.h"
@@ -98,7 +99,8 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
   o.device_class = "orin-agx";
   absl::StatusOr<TwinAgent> agent = MakeTwinAgent(o, &clock);
   ASSERT_TRUE(agent.ok());
-  const v1::DeviceCapabilities caps = agent->platform->Capabilities();
+  const v1::DeviceCapabilities caps =
+      AgentCapabilities(*agent->platform, agent->catalog);
   ASSERT_EQ(caps.models_size(), 5);
   ASSERT_EQ(caps.datasets_size(), 5);
   int runnable = 0;
