@@ -8,11 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "agent/runtime/docker/docker_runtime.h"
 #include "agent/runtime/docker/fake_container_engine.h"
 #include "common/clock.h"
@@ -206,6 +209,33 @@ TEST_F(DockerRuntimeFakeTest, CancelSendsTermThenKillThenRemoves) {
   ASSERT_LT(kill, calls.size());
   EXPECT_LT(term, kill);
   EXPECT_EQ(calls.back(), "rm " + name);
+  EXPECT_TRUE(engine_.Containers().empty());
+}
+
+TEST_F(DockerRuntimeFakeTest, CancelFromAnotherThreadEndsABlockedWaitPromptly) {
+  DockerRuntime rt(config_, request_, &engine_, &clock_);
+  RuntimeSpec spec = Spec({"--minibatches", "1", "--sleep-s", "60"});
+  spec.grace_s = 30;  // a workload that honours SIGTERM needs none of it
+  ASSERT_TRUE(rt.Start(spec, Collect()).ok());
+  ASSERT_TRUE(
+      first_minibatch_.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  // Wait() is already asleep on the container's client when the cancel
+  // arrives from another thread, as a user's CancelRun does.
+  std::thread canceller([&rt] {
+    absl::SleepFor(absl::Milliseconds(300));
+    rt.Cancel("user asked");
+  });
+  const absl::Time start = absl::Now();
+  ExitStatus st = rt.Wait();
+  const absl::Duration waited = absl::Now() - start;
+  canceller.join();
+  // The workload would have slept 60 s; Wait() ends soon after the cancel.
+  EXPECT_LT(waited, absl::Seconds(10));
+  EXPECT_TRUE(st.cancelled);
+  EXPECT_FALSE(st.timed_out);
+  EXPECT_EQ(st.term_signal, SIGTERM);
+  EXPECT_EQ(st.FailureReason(), "cancelled: user asked");
+  EXPECT_THAT(engine_.Calls(), Contains("kill " + Name() + " TERM"));
   EXPECT_TRUE(engine_.Containers().empty());
 }
 
