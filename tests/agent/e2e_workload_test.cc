@@ -4,10 +4,10 @@
 #include <memory>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 #include "agent/platform/host/host_platform.h"
 #include "agent/run/run_executor.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "agent/runtime/recording_sink.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_dir.h"
@@ -16,18 +16,6 @@ namespace powersweep {
 namespace {
 
 constexpr char kDataset[] = "/usr/share/datasets/fashion-mnist";
-
-class Sink : public RunSink {
- public:
-  void OnRunStarted(const v1::RunStarted&) override {}
-  void OnBatch(const v1::DataBatch& b) override {
-    absl::MutexLock lock(&mu);
-    batches.push_back(b);
-  }
-  void OnRunFinished(const v1::RunFinished&) override {}
-  absl::Mutex mu;
-  std::vector<v1::DataBatch> batches;
-};
 
 TEST(EndToEnd, RealWorkloadRunsPinnedAndReportsItsMinibatches) {
   if (!std::filesystem::is_directory(kDataset)) {
@@ -57,15 +45,15 @@ TEST(EndToEnd, RealWorkloadRunsPinnedAndReportsItsMinibatches) {
   spec.mutable_power_mode()->set_cpu_cores(1);
   spec.set_telemetry_hz(10);
   spec.set_timeout_s(300);
-  Sink sink;
+  RecordingSink sink;
   v1::RunFinished f = ex.Execute(spec, &sink);
   ASSERT_TRUE(f.result().ok()) << f.result().reason();
   EXPECT_EQ(f.result().provenance().framework(), "libtorch");
   EXPECT_EQ(f.result().applied_mode().actual().cpu_cores(), 1);
-  absl::MutexLock lock(&sink.mu);
-  EXPECT_EQ(static_cast<int64_t>(sink.batches.size()), f.batches());
+  const std::vector<v1::DataBatch> batches = sink.batches();
+  EXPECT_EQ(static_cast<int64_t>(batches.size()), f.batches());
   int64_t records = 0;
-  for (const auto& b : sink.batches) {
+  for (const auto& b : batches) {
     for (const auto& m : b.minibatches()) {
       EXPECT_LE(m.stall_s() + m.compute_s(), m.e2e_s() + 1e-9);
       ++records;

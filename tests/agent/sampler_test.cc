@@ -6,9 +6,9 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "agent/platform/fake_platform.h"
 #include "common/fake_clock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/fake_platform.h"
 
 namespace powersweep {
 namespace {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "agent/platform/fake_platform.h"
 #include "agent/runtime/native/native_runtime.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/fake_platform.h"
 #include "tests/agent/test_gateway.h"
 #include "tests/common/test_dir.h"
 

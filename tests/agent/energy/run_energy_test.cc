@@ -5,14 +5,14 @@
 #include <memory>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "agent/platform/fake_platform.h"
 #include "agent/run/run_executor.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "agent/runtime/recording_sink.h"
 #include "agent/telemetry/baseload.h"
 #include "common/fake_clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/fake_platform.h"
 #include "tests/common/test_dir.h"
 
 namespace powersweep {
@@ -30,18 +30,6 @@ class PoweredPlatform : public FakePlatform {
     s->set_power_mw(kPowerMw);
     s->set_power_provenance(v1::PROVENANCE_MODELED);
   }
-};
-
-class Sink : public RunSink {
- public:
-  void OnRunStarted(const v1::RunStarted&) override {}
-  void OnBatch(const v1::DataBatch& b) override {
-    absl::MutexLock lock(&mu);
-    samples += b.telemetry_size();
-  }
-  void OnRunFinished(const v1::RunFinished&) override {}
-  absl::Mutex mu;
-  int samples = 0;
 };
 
 class RunEnergyTest : public testing::Test {
@@ -62,7 +50,7 @@ class RunEnergyTest : public testing::Test {
   Catalog catalog_;
   PoweredPlatform platform_;
   RunExecutorConfig config_;
-  Sink sink_;
+  RecordingSink sink_;
 };
 
 v1::RunSpec Baseload(double duration_s) {
@@ -83,8 +71,7 @@ TEST_F(RunEnergyTest, BaseloadRunMeasuresIdlePowerWithoutAProcess) {
   ASSERT_TRUE(r.ok()) << r.reason();
   EXPECT_EQ(r.exit_code(), 0);
   EXPECT_GE(r.duration_s(), 0.6);
-  absl::MutexLock lock(&sink_.mu);
-  ASSERT_GE(sink_.samples, 2);  // 50 Hz for 0.6 s
+  ASSERT_GE(sink_.Samples().size(), 2u);  // 50 Hz for 0.6 s
   EXPECT_NEAR(r.baseload_power_mw(), kPowerMw, 1e-6);
   EXPECT_GT(r.energy_j(), 0);
   EXPECT_LE(r.energy_j(), kPowerMw / 1000 * r.duration_s() + 1e-9);
@@ -144,8 +131,7 @@ TEST_F(RunEnergyTest, WorkloadRunCarriesEnergyAndPhaseSplit) {
   v1::RunFinished f = ex.Execute(spec, &sink_);
   const v1::RunResult& r = f.result();
   ASSERT_TRUE(r.ok()) << r.reason();
-  absl::MutexLock lock(&sink_.mu);
-  ASSERT_GE(sink_.samples, 2);
+  ASSERT_GE(sink_.Samples().size(), 2u);
   EXPECT_GT(r.energy_j(), 0);
   EXPECT_EQ(r.energy_provenance(), v1::PROVENANCE_MODELED);
   EXPECT_GE(r.energy_stall_j(), 0);

@@ -1,8 +1,8 @@
 #include "agent/run/capabilities.h"
 
+#include "agent/platform/fake_platform.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/fake_platform.h"
 
 namespace powersweep {
 namespace {

@@ -3,36 +3,16 @@
 
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 #include "agent/run/capabilities.h"
 #include "agent/run/run_executor.h"
+#include "agent/runtime/recording_sink.h"
 #include "common/fake_clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/common/test_dir.h"
+#include "tests/agent/twin/twin_executor.h"
 
 namespace powersweep {
 namespace {
-
-class Sink : public RunSink {
- public:
-  void OnRunStarted(const v1::RunStarted& s) override {
-    absl::MutexLock lock(&mu);
-    started.push_back(s);
-  }
-  void OnBatch(const v1::DataBatch& b) override {
-    absl::MutexLock lock(&mu);
-    batches.push_back(b);
-  }
-  void OnRunFinished(const v1::RunFinished& f) override {
-    absl::MutexLock lock(&mu);
-    finished.push_back(f);
-  }
-  absl::Mutex mu;
-  std::vector<v1::RunStarted> started;
-  std::vector<v1::DataBatch> batches;
-  std::vector<v1::RunFinished> finished;
-};
 
 v1::RunSpec Spec() {
   v1::RunSpec spec;
@@ -97,30 +77,21 @@ TEST(TwinAgentTest, ExecutorRunsATwinRunWithSimulatedTelemetryAndEnergy) {
   o.device_class = "xavier-nx";
   auto agent = MakeTwinAgent(o, &clock);
   ASSERT_TRUE(agent.ok()) << agent.status();
-  RunExecutorConfig cfg;
-  cfg.workload_bin = agent->workload_bin;
-  cfg.work_dir = MakeTestDir("twin_agent_test");
-  cfg.batch_interval_s = 1000;
-  cfg.max_records_per_batch = 100;
-  RunExecutor executor(cfg, &agent->catalog, agent->platform.get(), &clock,
-                       agent->runtimes);
-  Sink sink;
+  RunExecutor executor =
+      MakeTwinExecutor(*agent, &clock, "twin_agent_test", 100);
+  RecordingSink sink;
   v1::RunFinished fin = executor.Execute(Spec(), &sink);
 
   ASSERT_TRUE(fin.result().ok()) << fin.result().reason();
-  ASSERT_EQ(sink.started.size(), 1u);
-  const v1::AppliedPowerMode& mode = sink.started[0].applied_mode();
+  const std::vector<v1::RunStarted> started = sink.started();
+  ASSERT_EQ(started.size(), 1u);
+  const v1::AppliedPowerMode& mode = started[0].applied_mode();
   EXPECT_EQ(mode.actual().gpu_freq_hz(), 599250000);
   EXPECT_EQ(mode.actual().cpu_cores(), 4);
   EXPECT_EQ(mode.cores_provenance(), v1::PROVENANCE_SIMULATED);
 
-  int records = 0;
-  std::vector<v1::TelemetrySample> samples;
-  for (const v1::DataBatch& b : sink.batches) {
-    records += b.minibatches_size();
-    samples.insert(samples.end(), b.telemetry().begin(), b.telemetry().end());
-  }
-  EXPECT_EQ(records, 400);
+  const std::vector<v1::TelemetrySample> samples = sink.Samples();
+  EXPECT_EQ(sink.Records().size(), 400u);
   ASSERT_GT(samples.size(), 20u);
   double joules = 0;
   for (size_t i = 1; i < samples.size(); ++i) {
@@ -135,7 +106,7 @@ TEST(TwinAgentTest, ExecutorRunsATwinRunWithSimulatedTelemetryAndEnergy) {
   EXPECT_NEAR(r.energy_j(), joules, 1e-9 * joules);
   EXPECT_DOUBLE_EQ(r.duration_s(), samples.back().t_s());
   EXPECT_EQ(r.provenance().framework(), "twin-model");
-  EXPECT_EQ(fin.batches(), static_cast<int64_t>(sink.batches.size()));
+  EXPECT_EQ(fin.batches(), static_cast<int64_t>(sink.batches().size()));
   // The platform went back to MAXN after the run.
   EXPECT_EQ(agent->platform->Current().cores, 6);
 }
@@ -146,19 +117,16 @@ TEST(TwinAgentTest, ExecutorRejectsAFrequencyTheClassDoesNotHave) {
   o.device_class = "xavier-nx";
   auto agent = MakeTwinAgent(o, &clock);
   ASSERT_TRUE(agent.ok());
-  RunExecutorConfig cfg;
-  cfg.workload_bin = agent->workload_bin;
-  cfg.work_dir = MakeTestDir("twin_agent_test");
-  RunExecutor executor(cfg, &agent->catalog, agent->platform.get(), &clock,
-                       agent->runtimes);
-  Sink sink;
+  RunExecutor executor =
+      MakeTwinExecutor(*agent, &clock, "twin_agent_test", 100);
+  RecordingSink sink;
   v1::RunSpec spec = Spec();
   spec.mutable_power_mode()->set_gpu_freq_hz(600000000);
   v1::RunFinished fin = executor.Execute(spec, &sink);
   EXPECT_FALSE(fin.result().ok());
   EXPECT_NE(fin.result().reason().find("gpu_freq_hz: 600000000"),
             std::string::npos);
-  EXPECT_TRUE(sink.started.empty());
+  EXPECT_TRUE(sink.started().empty());
 }
 
 }  // namespace

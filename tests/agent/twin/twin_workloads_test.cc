@@ -7,46 +7,20 @@
 #include <string>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 #include "agent/platform/twin/perf_model.h"
 #include "agent/platform/twin/twin_workload_cost.h"
 #include "agent/run/capabilities.h"
 #include "agent/run/run_executor.h"
+#include "agent/runtime/recording_sink.h"
 #include "agent/runtime/twin/twin_agent.h"
 #include "agent/runtime/twin/twin_runtime.h"
 #include "agent/runtime/twin/twin_simulation.h"
 #include "common/fake_clock.h"
 #include "gtest/gtest.h"
-#include "tests/common/test_dir.h"
+#include "tests/agent/twin/twin_executor.h"
 
 namespace powersweep {
 namespace {
-
-class Sink : public RunSink {
- public:
-  void OnRunStarted(const v1::RunStarted&) override {}
-  void OnBatch(const v1::DataBatch& b) override {
-    absl::MutexLock lock(&mu);
-    batches.push_back(b);
-  }
-  void OnRunFinished(const v1::RunFinished&) override {}
-  std::vector<v1::MinibatchRecord> Records() {
-    absl::MutexLock lock(&mu);
-    std::vector<v1::MinibatchRecord> out;
-    for (const v1::DataBatch& b : batches) {
-      out.insert(out.end(), b.minibatches().begin(), b.minibatches().end());
-    }
-    return out;
-  }
-  int Samples() {
-    absl::MutexLock lock(&mu);
-    int n = 0;
-    for (const v1::DataBatch& b : batches) n += b.telemetry_size();
-    return n;
-  }
-  absl::Mutex mu;
-  std::vector<v1::DataBatch> batches;
-};
 
 v1::RunSpec Spec(const std::string& model, const std::string& dataset,
                  v1::Task task) {
@@ -78,18 +52,13 @@ Executed Execute(const std::string& device_class, const v1::RunSpec& spec) {
   o.device_class = device_class;
   absl::StatusOr<TwinAgent> agent = MakeTwinAgent(o, &clock);
   EXPECT_TRUE(agent.ok()) << agent.status();
-  RunExecutorConfig cfg;
-  cfg.workload_bin = agent->workload_bin;
-  cfg.work_dir = MakeTestDir("twin_workloads_test");
-  cfg.batch_interval_s = 1000;
-  cfg.max_records_per_batch = 1000;
-  RunExecutor executor(cfg, &agent->catalog, agent->platform.get(), &clock,
-                       agent->runtimes);
-  Sink sink;
+  RunExecutor executor =
+      MakeTwinExecutor(*agent, &clock, "twin_workloads_test", 1000);
+  RecordingSink sink;
   Executed out;
   out.finished = executor.Execute(spec, &sink);
   out.records = sink.Records();
-  out.samples = sink.Samples();
+  out.samples = static_cast<int>(sink.Samples().size());
   return out;
 }
 
