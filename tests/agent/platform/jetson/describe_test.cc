@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/jetson/rig.h"
+#include "tests/agent/platform/jetson/rig.h"
 
 namespace powersweep {
 namespace jetson {

@@ -1,4 +1,4 @@
-#include "tests/agent/jetson/fake_sysfs_io.h"
+#include "tests/agent/platform/jetson/fake_sysfs_io.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -14,8 +14,8 @@
 //  - the EMC rate file stores at most its cap.
 // FailPath(path, status) makes CheckWritable and Write of that file fail.
 // Not thread-safe (tests call it from one thread).
-#ifndef POWERSWEEP_TESTS_AGENT_JETSON_FAKE_SYSFS_IO_H_
-#define POWERSWEEP_TESTS_AGENT_JETSON_FAKE_SYSFS_IO_H_
+#ifndef POWERSWEEP_TESTS_AGENT_PLATFORM_JETSON_FAKE_SYSFS_IO_H_
+#define POWERSWEEP_TESTS_AGENT_PLATFORM_JETSON_FAKE_SYSFS_IO_H_
 
 #include <cstdint>
 #include <map>
@@ -81,4 +81,4 @@ class FakeSysfsIo : public SysfsIo {
 }  // namespace jetson
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_TESTS_AGENT_JETSON_FAKE_SYSFS_IO_H_
+#endif  // POWERSWEEP_TESTS_AGENT_PLATFORM_JETSON_FAKE_SYSFS_IO_H_

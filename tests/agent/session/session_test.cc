@@ -13,7 +13,7 @@
 #include "agent/runtime/native/native_runtime.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/test_gateway.h"
+#include "tests/agent/session/test_gateway.h"
 #include "tests/common/test_dir.h"
 
 namespace powersweep {

@@ -1,7 +1,7 @@
 // A JetsonPlatform over a private copy of a fixture tree, with a recording
 // FakeSysfsIo and a FakeClock. Test-only.
-#ifndef POWERSWEEP_TESTS_AGENT_JETSON_RIG_H_
-#define POWERSWEEP_TESTS_AGENT_JETSON_RIG_H_
+#ifndef POWERSWEEP_TESTS_AGENT_PLATFORM_JETSON_RIG_H_
+#define POWERSWEEP_TESTS_AGENT_PLATFORM_JETSON_RIG_H_
 
 #include <memory>
 #include <string>
@@ -11,7 +11,7 @@
 #include "agent/platform/jetson/jetson_platform.h"
 #include "common/fake_clock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/jetson/fake_sysfs_io.h"
+#include "tests/agent/platform/jetson/fake_sysfs_io.h"
 
 namespace powersweep {
 namespace jetson {
@@ -63,4 +63,4 @@ inline v1::PowerMode Mode(int cores, int64_t cpu_khz, int64_t gpu_hz,
 }  // namespace jetson
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_TESTS_AGENT_JETSON_RIG_H_
+#endif  // POWERSWEEP_TESTS_AGENT_PLATFORM_JETSON_RIG_H_

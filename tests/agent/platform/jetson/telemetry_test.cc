@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/jetson/rig.h"
+#include "tests/agent/platform/jetson/rig.h"
 
 namespace powersweep {
 namespace jetson {

@@ -11,7 +11,7 @@
 #include "agent/platform/jetson/restore_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/jetson/rig.h"
+#include "tests/agent/platform/jetson/rig.h"
 
 namespace powersweep {
 namespace jetson {

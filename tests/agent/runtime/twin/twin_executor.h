@@ -2,8 +2,8 @@
 // agent/main.cc wires one (the agent's catalog, platform and runtimes),
 // batches cut by record count only (the twin runs on a FakeClock). The
 // agent and the clock must outlive the executor. Test-only.
-#ifndef POWERSWEEP_TESTS_AGENT_TWIN_TWIN_EXECUTOR_H_
-#define POWERSWEEP_TESTS_AGENT_TWIN_TWIN_EXECUTOR_H_
+#ifndef POWERSWEEP_TESTS_AGENT_RUNTIME_TWIN_TWIN_EXECUTOR_H_
+#define POWERSWEEP_TESTS_AGENT_RUNTIME_TWIN_TWIN_EXECUTOR_H_
 
 #include <string>
 
@@ -28,4 +28,4 @@ inline RunExecutor MakeTwinExecutor(TwinAgent& agent, Clock* clock,
 
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_TESTS_AGENT_TWIN_TWIN_EXECUTOR_H_
+#endif  // POWERSWEEP_TESTS_AGENT_RUNTIME_TWIN_TWIN_EXECUTOR_H_

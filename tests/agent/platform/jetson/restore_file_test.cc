@@ -15,7 +15,7 @@
 #include "agent/util/state_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/jetson/rig.h"
+#include "tests/agent/platform/jetson/rig.h"
 
 namespace powersweep {
 namespace jetson {

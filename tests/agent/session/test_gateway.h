@@ -7,8 +7,8 @@
 // recorded with the connection number it arrived on.
 //
 // Thread safety: the service runs on gRPC threads; the observers lock mu.
-#ifndef POWERSWEEP_TESTS_AGENT_TEST_GATEWAY_H_
-#define POWERSWEEP_TESTS_AGENT_TEST_GATEWAY_H_
+#ifndef POWERSWEEP_TESTS_AGENT_SESSION_TEST_GATEWAY_H_
+#define POWERSWEEP_TESTS_AGENT_SESSION_TEST_GATEWAY_H_
 
 #include <memory>
 #include <optional>
@@ -116,4 +116,4 @@ class TestGateway final : public v1::AgentGateway::Service {
 
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_TESTS_AGENT_TEST_GATEWAY_H_
+#endif  // POWERSWEEP_TESTS_AGENT_SESSION_TEST_GATEWAY_H_

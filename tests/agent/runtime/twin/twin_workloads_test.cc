@@ -17,7 +17,7 @@
 #include "agent/runtime/twin/twin_simulation.h"
 #include "common/fake_clock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/twin/twin_executor.h"
+#include "tests/agent/runtime/twin/twin_executor.h"
 
 namespace powersweep {
 namespace {

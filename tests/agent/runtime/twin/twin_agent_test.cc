@@ -9,7 +9,7 @@
 #include "common/fake_clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/twin/twin_executor.h"
+#include "tests/agent/runtime/twin/twin_executor.h"
 
 namespace powersweep {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/jetson/fake_sysfs_io.h"
+#include "tests/agent/platform/jetson/fake_sysfs_io.h"
 
 namespace powersweep {
 namespace jetson {
