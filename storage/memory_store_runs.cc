@@ -1,7 +1,7 @@
 // MemoryStore: sweeps, runs and their state transitions.
-#include <algorithm>
 #include "storage/memory_store.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
