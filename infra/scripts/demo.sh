@@ -4,7 +4,9 @@
 # them three twin agents (simulated Jetsons: two Orin AGX, one Xavier NX,
 # docs/twin-model.md) run examples/sweeps/twin-quickstart.yaml, then the
 # profiling plan of `powersweep plan-profiling` for the Orin AGX twins, a
-# `fit` and a `best` query.
+# `fit` and a `best` query; four Xavier AGX twins (one of them deliberately
+# 15% slow) run the device-instance variability study
+# examples/sweeps/variability.yaml, then `powersweep variability`.
 # Usage: infra/scripts/demo.sh [BUILD_DIR]   (make demo builds first)
 # Environment: DEMO_AGENTS (default: one host agent per 2 cores, at most 4,
 # each pinned to its own cores so their measurements do not interfere),
@@ -27,8 +29,10 @@ TWINS_ON=${DEMO_TWINS:-1}
 CONTAINERS_ON=${DEMO_CONTAINERS:-1}
 CONTAINER_SWEEP_FILE=examples/sweeps/container-quickstart.yaml
 SUITE_SWEEP_FILE=examples/sweeps/suite-quickstart.yaml
-# class:instance of each twin agent.
-TWINS=(orin-agx:0 orin-agx:1 xavier-nx:0)
+VARIABILITY_SWEEP_FILE=examples/sweeps/variability.yaml
+# class:instance[:slowdown] of each twin agent.
+TWINS=(orin-agx:0 orin-agx:1 xavier-nx:0 xavier-agx:0 xavier-agx:1
+       xavier-agx:2 xavier-agx:3:1.15)
 [ "$TWINS_ON" = 1 ] || TWINS=()
 CORES=$(nproc)
 AGENTS=${DEMO_AGENTS:-$(( CORES / 2 > 4 ? 4 : (CORES / 2 < 1 ? 1 : CORES / 2) ))}
@@ -97,9 +101,10 @@ done
 # Twin agents: simulated Jetsons, no workload process; 1 simulated second
 # takes 10 ms.
 for t in "${TWINS[@]}"; do
-  cls=${t%%:*}; inst=${t##*:}
+  IFS=: read -r cls inst slowdown <<<"$t"
   "$BIN_AGENT" --controller="$ADDR" --platform=twin --device_class="$cls" \
     --instance="$inst" --twin_seed=42 --twin_time_scale=0.01 \
+    --twin_slowdown="${slowdown:-1}" \
     --work_dir="$OUT/agent-$cls-twin-$inst" \
     >"$OUT/logs/agent-$cls-twin-$inst.log" 2>&1 &
   pids+=($!)
@@ -115,7 +120,7 @@ if [ $((AGENTS * 2)) -le "$CORES" ]; then
 else
   echo "demo: $AGENTS host agents connected; they SHARE this machine's $CORES cores, so their runs interfere"
 fi
-[ ${#TWINS[@]} -gt 0 ] && echo "demo: ${#TWINS[@]} twin agents connected (simulated: two orin-agx, one xavier-nx)"
+[ ${#TWINS[@]} -gt 0 ] && echo "demo: ${#TWINS[@]} twin agents connected (simulated: two orin-agx, one xavier-nx, four xavier-agx of which xavier-agx-twin-3 is 15% slow)"
 "${CLI[@]}" devices
 echo
 
@@ -195,6 +200,16 @@ if [ ${#TWINS[@]} -gt 0 ]; then
   echo "demo: the least-energy Orin AGX mode for LeNet-5 training with a predicted epoch under 1 s:"
   "${CLI[@]}" best --workload=lenet5 --device-class=orin-agx --batch-size=64 \
     --max-epoch-time=1s || status=$?
+  echo
+
+  # Device-instance variability: the same workload and mode on each of the
+  # four Xavier AGX twins, repeated over time.
+  VAR_SWEEP=$("${CLI[@]}" submit --quiet "$VARIABILITY_SWEEP_FILE")
+  echo "demo: submitted $VARIABILITY_SWEEP_FILE as sweep $VAR_SWEEP (every run on each of the four simulated Xavier AGX)"
+  "${CLI[@]}" watch "$VAR_SWEEP" || status=$?
+  echo
+  echo "Device-instance variability (SIMULATED boards; xavier-agx-twin-3 was started 15% slow):"
+  "${CLI[@]}" variability --sweep="$VAR_SWEEP" --save-offsets || status=$?
   echo
 fi
 echo "demo: database $OUT/powersweep.db (open it with: sqlite3 $OUT/powersweep.db)"

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "controller/sweep/validate.h"
 #include "gmock/gmock.h"
@@ -300,8 +301,8 @@ TEST_F(LoadSweepFileTest, DirectoryIsRejected) {
 }
 
 // The sweep files shipped in examples/sweeps/ must load and validate (on a
-// controller that has seen only the demo's host agent, so only warnings may
-// appear).
+// controller that has seen the demo's host agent and its xavier-agx twins,
+// so only warnings may appear).
 TEST(ExampleSweepFilesTest, EveryExampleLoadsAndValidates) {
   const std::filesystem::path dir =
       std::filesystem::path(POWERSWEEP_SOURCE_DIR) / "examples" / "sweeps";
@@ -317,6 +318,20 @@ TEST(ExampleSweepFilesTest, EveryExampleLoadsAndValidates) {
   demo_host.mutable_capabilities()->add_datasets("cifar10-mini");
   demo_host.mutable_capabilities()->add_datasets("gld-mini");
   ctx.known_devices.push_back(demo_host);
+  // And its connected twins: the four xavier-agx of the variability
+  // examples (placement every_device needs connected devices).
+  for (int i = 0; i < 4; ++i) {
+    v1::DeviceStatus twin;
+    twin.set_connected(true);
+    twin.mutable_identity()->set_device_id(
+        absl::StrCat("xavier-agx-twin-", i));
+    twin.mutable_identity()->set_device_class("xavier-agx");
+    twin.mutable_capabilities()->set_cpu_cores(8);
+    twin.mutable_capabilities()->add_runtimes(v1::RUNTIME_NATIVE);
+    twin.mutable_capabilities()->add_models("lenet5");
+    twin.mutable_capabilities()->add_datasets("fashion-mnist");
+    ctx.known_devices.push_back(twin);
+  }
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;
