@@ -71,12 +71,17 @@ std::optional<Side> SideOf(CompareBy by, const v1::RunSpec& spec) {
   return std::nullopt;
 }
 
-v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
+v1::RunSpec RepetitionKey(const v1::RunSpec& spec) {
   v1::RunSpec key = spec;
   key.clear_run_id();
   key.clear_sweep_id();
   key.clear_repetition();
   key.clear_attempt();
+  return key;
+}
+
+v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
+  v1::RunSpec key = RepetitionKey(spec);
   switch (by) {
     case CompareBy::kRuntime:
       key.clear_runtime();

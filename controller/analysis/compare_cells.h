@@ -38,8 +38,13 @@ enum class Side { kBaseline, kOther };
 // runtime value, or a baseload run compared by page cache).
 std::optional<Side> SideOf(CompareBy by, const v1::RunSpec& spec);
 
-// The run's spec with the compared dimension, repetition, attempt, run id
-// and sweep id cleared: runs with equal keys are in one cell.
+// The run's spec with the repetition, attempt, run id and sweep id cleared
+// (the device class and everything else kept): runs with equal keys repeat
+// one another, on whichever device of the class they ran.
+v1::RunSpec RepetitionKey(const v1::RunSpec& spec);
+
+// RepetitionKey with the compared dimension cleared too: runs with equal
+// keys are in one cell.
 v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec);
 
 // "lenet5/fashion-mnist train bs=32 workers=0 | host | MAXN cores=4"

@@ -9,7 +9,9 @@
 // - energy: total (RunResult.energy_j, else the trapezoid of the samples)
 //   and incremental over the device's baseload (RunResult fields the
 //   controller stored at finish; LoadRunMetrics with baseloads fills them
-//   for a result without). Energy provenance.
+//   for a result without). Energy provenance. Mean power = energy over the
+//   span it covers (RunResult.energy_span_s, else the first to last power
+//   reading of the samples): the time-weighted mean of the power readings.
 // - medians over the telemetry samples: CPU utilization, GPU utilization,
 //   total power (W); memory: peak and median workload RSS
 //   (proc_rss_bytes) and device memory in use (mem_used_bytes).
@@ -60,9 +62,12 @@ struct RunMetrics {
   std::optional<double> mean_compute_s;
   std::optional<double> mean_overhead_s;  // e2e - stall - compute
   std::optional<double> samples_per_s;
+  // Samples processed: samples_per_s x the minibatches' e2e time.
+  std::optional<double> samples;
 
   std::optional<double> energy_j;
   std::optional<double> incremental_energy_j;
+  std::optional<double> mean_power_w;  // energy_j / the span it covers
   v1::Provenance energy_provenance = v1::PROVENANCE_UNSPECIFIED;
   int64_t baseload_run_id = 0;  // 0 = no incremental energy
 
@@ -84,6 +89,12 @@ struct RunMetrics {
   std::optional<double> peak_writeback_pages;  // nr_writeback max
   std::optional<double> tenant_page_faults;    // tenant_pgfault delta
   std::optional<double> tenant_major_page_faults;
+
+  // The conditions the run started under (RunResult.conditions, measured
+  // by the agent before the workload started): board temperature and
+  // mean idle power while it settled. Absent when not measured.
+  std::optional<double> start_temp_c;
+  std::optional<double> idle_power_w;
 
   std::string binary_fingerprint;     // empty when the run has no result
   std::string framework_fingerprint;
