@@ -1,5 +1,6 @@
 #include "controller/service/control_service.h"
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +10,8 @@
 #include "controller/analysis/compare.h"
 #include "controller/analysis/compare_table.h"
 #include "controller/analysis/sweep_summaries.h"
+#include "controller/analysis/variability.h"
+#include "controller/analysis/variability_proto.h"
 #include "controller/importer/import_run.h"
 
 namespace powersweep {
@@ -129,9 +132,11 @@ grpc::Status ControlService::Compare(grpc::ServerContext* context,
   if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto spec = store_->GetSweepSpec(request->sweep_id());
   if (!spec.ok()) return ToGrpcStatus(spec.status());
-  auto by = ParseCompareBy(request->by().empty() ? "runtime" : request->by());
-  if (!by.ok()) return ToGrpcStatus(by.status());
-  auto comparison = CompareSweep(store_, request->sweep_id(), *by);
+  auto dimension = ParseCompareDimension(
+      request->by().empty() ? "runtime" : request->by(),
+      {request->devices().begin(), request->devices().end()});
+  if (!dimension.ok()) return ToGrpcStatus(dimension.status());
+  auto comparison = CompareSweep(store_, request->sweep_id(), *dimension);
   if (!comparison.ok()) return ToGrpcStatus(comparison.status());
   const ComparisonTable table = ToTable(*comparison);
   v1::Table* out = response->mutable_table();
@@ -148,6 +153,24 @@ grpc::Status ControlService::Compare(grpc::ServerContext* context,
       "Welch's two-sample t-test (unequal variances), two-sided, alpha ",
       kSignificanceAlpha, "; ", kConfidenceLevel * 100,
       "% confidence intervals (t-based)"));
+  return grpc::Status::OK;
+}
+
+grpc::Status ControlService::Variability(
+    grpc::ServerContext* context, const v1::VariabilityRequest* request,
+    v1::VariabilityResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
+  auto spec = store_->GetSweepSpec(request->sweep_id());
+  if (!spec.ok()) return ToGrpcStatus(spec.status());
+  std::optional<VariabilityMetric> only;
+  if (!request->metric().empty()) {
+    auto metric = ParseVariabilityMetric(request->metric());
+    if (!metric.ok()) return ToGrpcStatus(metric.status());
+    only = metric->metric;
+  }
+  auto report = SweepVariability(store_, request->sweep_id(), only);
+  if (!report.ok()) return ToGrpcStatus(report.status());
+  *response = ToVariabilityResponse(request->sweep_id(), *report);
   return grpc::Status::OK;
 }
 
