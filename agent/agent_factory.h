@@ -44,6 +44,7 @@ struct AgentOptions {
   int64_t instance = 0;          // twin
   uint64_t twin_seed = 1;        // twin
   double twin_time_scale = 0.01;  // twin
+  double twin_slowdown = 1.0;     // twin
 };
 
 struct Agent {

@@ -78,6 +78,10 @@ ABSL_FLAG(int64_t, instance, 0,
           "twin: instance number; default device id <class>-twin-<instance>");
 ABSL_FLAG(uint64_t, twin_seed, 1,
           "twin: seed of the instance variation and the per-minibatch noise");
+ABSL_FLAG(double, twin_slowdown, 1.0,
+          "twin: a deliberate offset on top of the seeded instance variation: "
+          "every simulated time of this instance is multiplied by it (1.15: "
+          "15% slower; for testing outlier detection), in (0, 10]");
 ABSL_FLAG(double, twin_time_scale, 0.01,
           "twin: wall seconds per simulated second (0.01: a 100 s run takes "
           "1 s; 0: as fast as possible)");
@@ -132,6 +136,7 @@ int Main(bool probe) {
   aopts.instance = absl::GetFlag(FLAGS_instance);
   aopts.twin_seed = absl::GetFlag(FLAGS_twin_seed);
   aopts.twin_time_scale = absl::GetFlag(FLAGS_twin_time_scale);
+  aopts.twin_slowdown = absl::GetFlag(FLAGS_twin_slowdown);
   RealClock clock;
   absl::StatusOr<std::unique_ptr<Agent>> made = MakeAgent(aopts, &clock);
   if (!made.ok()) return Fail(std::string(made.status().message()));

@@ -514,6 +514,8 @@ absl::StatusOr<std::vector<v1::RunSpec>> MemoryStore::ListPendingRunsFor(
   const std::set<std::string> models(f.models.begin(), f.models.end());
   const std::set<std::string> datasets(f.datasets.begin(), f.datasets.end());
   const std::set<int64_t> exclude(f.exclude.begin(), f.exclude.end());
+  const std::set<std::string> device_ids(f.device_ids.begin(),
+                                         f.device_ids.end());
   absl::MutexLock lock(&mu_);
   for (const auto& [id, run] : runs_) {
     if (static_cast<int>(out.size()) >= limit) break;
@@ -523,6 +525,13 @@ absl::StatusOr<std::vector<v1::RunSpec>> MemoryStore::ListPendingRunsFor(
         s.power_mode().cpu_cores() > f.max_cpu_cores ||
         runtimes.count(RuntimeText(s.runtime())) == 0 ||
         exclude.count(id) > 0) {
+      continue;
+    }
+    if (!s.devices().empty() &&
+        std::none_of(s.devices().begin(), s.devices().end(),
+                     [&](const std::string& d) {
+                       return device_ids.count(d) > 0;
+                     })) {
       continue;
     }
     const bool baseload = TaskText(s.workload().task()) == "baseload";

@@ -279,6 +279,17 @@ CREATE TABLE meta (
 INSERT INTO meta(key, value) VALUES ('database_id', lower(hex(randomblob(16))));
 )sql";
 
+// Version 9: placement on device instances. A run with RunSpec.devices is
+// `targeted` and may go only to the devices listed for it in run_devices.
+constexpr char kSchemaV9[] = R"sql(
+ALTER TABLE runs ADD COLUMN targeted INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE run_devices (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  device_id TEXT NOT NULL,
+  PRIMARY KEY (run_id, device_id)
+) WITHOUT ROWID;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -297,7 +308,7 @@ const std::vector<std::string>& Migrations() {
   static const std::vector<std::string>* const kMigrations =
       new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
                                      kSchemaV4, kSchemaV5, kSchemaV6,
-                                     kSchemaV7, kSchemaV8};
+                                     kSchemaV7, kSchemaV8, kSchemaV9};
   return *kMigrations;
 }
 

@@ -166,6 +166,19 @@ absl::StatusOr<int64_t> SqliteStore::CreateSweep(
                              .Bind(16, ToJsonLine(run))
                              .Run());
       const int64_t run_id = db_->LastInsertRowId();
+      if (!run.devices().empty()) {
+        PS_ASSIGN_OR_RETURN(
+            Stmt mark,
+            db_->Prepare("UPDATE runs SET targeted = 1 WHERE run_id = ?1"));
+        PS_RETURN_IF_ERROR(mark.Bind(1, run_id).Run());
+        for (const std::string& device : run.devices()) {
+          PS_ASSIGN_OR_RETURN(
+              Stmt target,
+              db_->Prepare("INSERT OR IGNORE INTO run_devices(run_id,"
+                           " device_id) VALUES (?1, ?2)"));
+          PS_RETURN_IF_ERROR(target.Bind(1, run_id).Bind(2, device).Run());
+        }
+      }
       PS_ASSIGN_OR_RETURN(
           Stmt history,
           db_->Prepare("INSERT INTO run_state_history(run_id, from_state,"

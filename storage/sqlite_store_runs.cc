@@ -105,11 +105,21 @@ absl::StatusOr<std::vector<v1::RunSpec>> SqliteStore::ListPendingRunsFor(
   const std::string models = placeholders(f.models.size());
   const std::string datasets = placeholders(f.datasets.size());
   const std::string exclude = placeholders(f.exclude.size());
+  const std::string device_ids = placeholders(f.device_ids.size());
   std::string sql = absl::StrCat(
       kRunColumns,
       "WHERE state = 'pending' AND device_class = ?1 AND cpu_cores <= ?2"
       " AND runtime IN (", runtimes, ")");
   if (!f.exclude.empty()) absl::StrAppend(&sql, " AND run_id NOT IN (", exclude, ")");
+  // Placement: an untargeted run, or one targeted at one of the devices.
+  absl::StrAppend(&sql, " AND (targeted = 0");
+  if (!f.device_ids.empty()) {
+    absl::StrAppend(&sql,
+                    " OR EXISTS (SELECT 1 FROM run_devices d WHERE"
+                    " d.run_id = runs.run_id AND d.device_id IN (",
+                    device_ids, "))");
+  }
+  absl::StrAppend(&sql, ")");
   absl::StrAppend(&sql, " AND (task = 'baseload'");
   if (!f.models.empty() && !f.datasets.empty()) {
     absl::StrAppend(&sql, " OR (model IN (", models, ") AND dataset IN (",
@@ -127,6 +137,7 @@ absl::StatusOr<std::vector<v1::RunSpec>> SqliteStore::ListPendingRunsFor(
     for (const std::string& m : f.models) stmt.Bind(i++, m);
     for (const std::string& d : f.datasets) stmt.Bind(i++, d);
     for (int64_t id : f.exclude) stmt.Bind(i++, id);
+    for (const std::string& d : f.device_ids) stmt.Bind(i++, d);
     PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs, ReadRuns(stmt));
     for (v1::RunStatus& run : runs) out.push_back(std::move(*run.mutable_spec()));
     return absl::OkStatus();

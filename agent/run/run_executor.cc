@@ -86,6 +86,7 @@ struct RunExecutor::Run {
   std::vector<bool> got_finished ABSL_GUARDED_BY(events_mu);
   // Prepare.
   bool baseload = false;
+  v1::RunConditions conditions;
   // In a container the idle device is measured with an idle container
   // running (`powersweep-workload idle` in the workload image).
   bool idle_container = false;
@@ -213,6 +214,17 @@ absl::Status RunExecutor::Prepare(Run* run) {
   PS_ASSIGN_OR_RETURN(v1::AppliedPowerMode applied,
                       platform_->Apply(spec.power_mode()));
   run->applied = applied;
+  // In the run's mode: what the board idles at, after cooling if asked.
+  run->conditions = SettleBoard(spec.settle(), platform_, clock_,
+                                &idle_reference_, [this] {
+                                  absl::MutexLock lock(&mu_);
+                                  return cancel_requested_;
+                                });
+  if (!run->conditions.settle_outcome().empty()) {
+    PS_LOG(INFO) << "run " << spec.run_id() << ": settle "
+                 << run->conditions.settle_outcome() << " after "
+                 << run->conditions.settle_waited_s() << "s";
+  }
   const std::vector<int> cpus = platform_->RunCpus();
   if (!run->baseload) {
     absl::StatusOr<std::vector<std::string>> built =
@@ -395,6 +407,7 @@ v1::RunFinished RunExecutor::BuildResult(Run& run) {
   r->set_ok(reason.empty());
   r->set_reason(reason);
   *r->mutable_applied_mode() = run.applied;
+  *r->mutable_conditions() = run.conditions;
   r->set_duration_s((run.end_ns - run.start_ns) * 1e-9);
   FillRunEnergy(run.energy.Result(), run.baseload, run.agent_cpu_s,
                 r->duration_s(), r);

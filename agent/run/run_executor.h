@@ -19,6 +19,9 @@
 // the tenants whose runtime is a CountedRun (containers), their own. The result carries the
 // energy integrated from the samples (agent/telemetry/energy.h), its phase
 // split, and the agent process's CPU time over the run's wall time.
+// Right after the mode is applied the board is read (and, with a settle
+// block, waited on until it has cooled; agent/run/settle.h): the result's
+// RunConditions.
 //
 // Thread safety: Execute runs one run at a time (callers serialize it);
 // Cancel and ActiveRunId may be called from any thread. Sink methods are
@@ -38,6 +41,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "agent/run/catalog.h"
+#include "agent/run/settle.h"
 #include "agent/platform/platform.h"
 #include "agent/runtime/run_sink.h"
 #include "agent/runtime/runtime.h"
@@ -101,6 +105,8 @@ class RunExecutor {
   Platform* const platform_;
   Clock* const clock_;
   const RunRuntimeFactory runtimes_;
+  // Only Execute's thread touches it.
+  IdleReference idle_reference_;
 
   mutable absl::Mutex mu_;
   int64_t active_run_id_ ABSL_GUARDED_BY(mu_) = 0;

@@ -4,7 +4,8 @@
 // datasets, cores); each group asks the store once for as many pending
 // runs as it has agents (Store::ListPendingRunsFor, an indexed query that
 // decodes only the rows it returns). The cost of a dispatch therefore
-// grows with the idle agents, not with the pending runs.
+// grows with the idle agents, not with the pending runs. Runs placed on
+// named devices (RunSpec.devices) match only those devices' sessions.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -15,6 +16,17 @@
 #include "controller/core/fleet_impl.h"
 
 namespace powersweep {
+namespace {
+
+// Whether `device_id` may take `spec` (RunSpec.devices; empty = any).
+bool PlacedOn(const v1::RunSpec& spec, const std::string& device_id) {
+  return spec.devices().empty() ||
+         std::find(spec.devices().begin(), spec.devices().end(), device_id) !=
+             spec.devices().end();
+}
+
+}  // namespace
+
 void Fleet::Impl::DispatchLocked(Outbox* out, const std::string& device_id) {
   std::vector<IdleAgent> idle = registry.IdleAgents(device_id);
   if (idle.empty()) return;
@@ -27,6 +39,9 @@ void Fleet::Impl::DispatchLocked(Outbox* out, const std::string& device_id) {
   const absl::Time now = clock->Now();
   for (auto& [key, group] : groups) {
     PendingFilter filter = group.front()->profile->filter;
+    for (const IdleAgent* agent : group) {
+      filter.device_ids.push_back(agent->device_id);
+    }
     filter.exclude.assign(taken.begin(), taken.end());
     absl::StatusOr<std::vector<v1::RunSpec>> pending = store->ListPendingRunsFor(
         filter, static_cast<int>(group.size()));
@@ -35,31 +50,64 @@ void Fleet::Impl::DispatchLocked(Outbox* out, const std::string& device_id) {
                     << pending.status();
       return;
     }
-    const size_t n = std::min(group.size(), pending->size());
-    for (size_t i = 0; i < n; ++i) {
-      const IdleAgent& agent = *group[i];
-      const v1::RunSpec& spec = (*pending)[i];
-      absl::Status st = store->TransitionRun(
-          spec.run_id(), v1::RUN_STATE_LEASED, agent.device_id, "", now);
-      if (!st.ok()) {  // e.g. the database is locked; the tick retries
-        PS_LOG(WARNING) << "cannot lease run " << spec.run_id() << " to "
-                        << agent.device_id << ": " << st;
+    // Oldest run first, to the first free agent it may go to. A run placed
+    // on a device that already got one waits; the agents left over then
+    // ask for their own runs (only then: untargeted queues never do).
+    std::vector<const IdleAgent*> free(group.begin(), group.end());
+    bool skipped = false;
+    for (const v1::RunSpec& spec : *pending) {
+      auto it = std::find_if(free.begin(), free.end(), [&](const IdleAgent* a) {
+        return PlacedOn(spec, a->device_id);
+      });
+      if (it == free.end()) {
+        skipped = true;
         continue;
       }
-      taken.insert(spec.run_id());
-      // run_mu keeps the session as it was when it was read.
-      registry.SetCurrentRun(agent.device_id, agent.conn.get(), spec.run_id(),
-                             spec.attempt());
-      registry.SetLeaseDeadline(agent.device_id, agent.conn.get(),
-                                now + options.lease_timeout);
-      Outgoing assign{agent.device_id, agent.conn, {}};
-      *assign.msg.mutable_assign()->mutable_spec() = spec;
-      out->push_back(std::move(assign));
-      PS_LOG(INFO) << "assigned run " << spec.run_id() << " (sweep "
-                   << spec.sweep_id() << ", attempt " << spec.attempt()
-                   << ") to " << agent.device_id;
+      if (LeaseLocked(**it, spec, now, out)) {
+        taken.insert(spec.run_id());
+        free.erase(it);
+      }
+    }
+    if (!skipped) continue;
+    for (const IdleAgent* agent : free) {
+      PendingFilter own = group.front()->profile->filter;
+      own.device_ids = {agent->device_id};
+      own.exclude.assign(taken.begin(), taken.end());
+      absl::StatusOr<std::vector<v1::RunSpec>> mine =
+          store->ListPendingRunsFor(own, 1);
+      if (!mine.ok()) {
+        PS_LOG(ERROR) << "dispatch: cannot list pending runs: "
+                      << mine.status();
+        return;
+      }
+      if (!mine->empty() && LeaseLocked(*agent, mine->front(), now, out)) {
+        taken.insert(mine->front().run_id());
+      }
     }
   }
+}
+
+bool Fleet::Impl::LeaseLocked(const IdleAgent& agent, const v1::RunSpec& spec,
+                              absl::Time now, Outbox* out) {
+  absl::Status st = store->TransitionRun(spec.run_id(), v1::RUN_STATE_LEASED,
+                                         agent.device_id, "", now);
+  if (!st.ok()) {  // e.g. the database is locked; the tick retries
+    PS_LOG(WARNING) << "cannot lease run " << spec.run_id() << " to "
+                    << agent.device_id << ": " << st;
+    return false;
+  }
+  // run_mu keeps the session as it was when it was read.
+  registry.SetCurrentRun(agent.device_id, agent.conn.get(), spec.run_id(),
+                         spec.attempt());
+  registry.SetLeaseDeadline(agent.device_id, agent.conn.get(),
+                            now + options.lease_timeout);
+  Outgoing assign{agent.device_id, agent.conn, {}};
+  *assign.msg.mutable_assign()->mutable_spec() = spec;
+  out->push_back(std::move(assign));
+  PS_LOG(INFO) << "assigned run " << spec.run_id() << " (sweep "
+               << spec.sweep_id() << ", attempt " << spec.attempt()
+               << ") to " << agent.device_id;
+  return true;
 }
 
 void Fleet::Impl::Flush(Outbox out) {

@@ -85,6 +85,11 @@ struct Fleet::Impl {
   // not empty); the AssignRuns go to `out`.
   void DispatchLocked(Outbox* out, const std::string& device_id = "")
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+  // Leases `spec` to `agent` and queues its AssignRun; false (logged) when
+  // the store refused the lease.
+  bool LeaseLocked(const IdleAgent& agent, const v1::RunSpec& spec,
+                   absl::Time now, Outbox* out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
   // Sends `out` in order. An AssignRun that cannot be sent puts its run
   // back to PENDING, and dispatch runs again without that session.
   void Flush(Outbox out) ABSL_LOCKS_EXCLUDED(run_mu);

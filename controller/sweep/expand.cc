@@ -15,6 +15,9 @@ namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
+// The cartesian product, without placement or settle (defined below).
+std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec);
+
 // Product of `axes`, saturating at kMax; 0 when any axis is empty (also
 // after saturating).
 int64_t Product(std::initializer_list<int64_t> axes) {
@@ -95,9 +98,18 @@ std::vector<WorkloadPair> WorkloadPairs(const v1::SweepSpec& spec) {
   return pairs;
 }
 
-int64_t CountRuns(const v1::SweepSpec& spec) {
+int64_t CountRuns(const v1::SweepSpec& spec,
+                  const DevicePlacement& placement) {
+  // With every_device a class counts once per device of it.
+  int64_t class_copies = 0;
+  for (const std::string& cls : spec.device_classes()) {
+    auto it = placement.devices.find(cls);
+    class_copies += placement.every_device && it != placement.devices.end()
+                        ? static_cast<int64_t>(it->second.size())
+                        : 1;
+  }
   const int64_t cells = Product(
-      {spec.device_classes_size(), spec.power_modes_size(),
+      {class_copies, spec.power_modes_size(),
        spec.runtimes_size(), spec.repetitions() > 0 ? spec.repetitions() : 0});
   const int64_t baseload = BaseloadTasks(spec);
   // (workload, task) combinations: every task, or the entry's own task
@@ -126,7 +138,33 @@ int64_t CountRuns(const v1::SweepSpec& spec) {
   return cells > kMax / per_cell ? kMax : cells * per_cell;
 }
 
-std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec) {
+std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec,
+                                     const DevicePlacement& placement) {
+  std::vector<v1::RunSpec> runs = ExpandMatrix(spec);
+  if (placement.devices.empty() && !spec.has_settle()) return runs;
+  std::vector<v1::RunSpec> placed;
+  placed.reserve(static_cast<size_t>(CountRuns(spec, placement)));
+  for (v1::RunSpec& run : runs) {
+    if (spec.has_settle()) *run.mutable_settle() = spec.settle();
+    auto it = placement.devices.find(run.device_class());
+    if (it == placement.devices.end()) {
+      placed.push_back(std::move(run));
+    } else if (placement.every_device) {
+      for (const std::string& device : it->second) {
+        v1::RunSpec& copy = placed.emplace_back(run);
+        copy.add_devices(device);
+      }
+    } else {
+      for (const std::string& device : it->second) run.add_devices(device);
+      placed.push_back(std::move(run));
+    }
+  }
+  return placed;
+}
+
+namespace {
+
+std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
   std::vector<v1::RunSpec> runs;
   runs.reserve(static_cast<size_t>(CountRuns(spec)));
 
@@ -219,5 +257,7 @@ std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec) {
   }
   return runs;
 }
+
+}  // namespace
 
 }  // namespace powersweep

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "controller/sweep/placement.h"
 #include "powersweep/v1/run.pb.h"
 #include "powersweep/v1/sweep.pb.h"
 #include "powersweep/v1/workload.pb.h"
@@ -36,7 +37,8 @@ std::vector<WorkloadPair> WorkloadPairs(const v1::SweepSpec& spec);
 
 // Number of runs ExpandSweep would produce (saturates at INT64_MAX, so it
 // is safe to call on unvalidated specs).
-int64_t CountRuns(const v1::SweepSpec& spec);
+int64_t CountRuns(const v1::SweepSpec& spec,
+                  const DevicePlacement& placement = {});
 
 // Expects a spec with defaults filled and validated. Order: repetition
 // outermost, then device_classes, models, datasets, tasks, batch_sizes,
@@ -49,7 +51,14 @@ int64_t CountRuns(const v1::SweepSpec& spec);
 // batch sizes and loader workers: per repetition and device class, one
 // baseload run per power mode and runtime comes before the workload runs,
 // with only the task and duration_s in its workload.
-std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec);
+// Placement: a run of a class with devices in `placement` carries them in
+// RunSpec.devices; with every_device it is expanded once per device, the
+// device varying fastest (so each device takes its cells in the same
+// order, and repetition r of every device is queued before repetition
+// r + 1 of any: drift over time is not confused with the instance).
+// Every run carries the sweep's settle block.
+std::vector<v1::RunSpec> ExpandSweep(const v1::SweepSpec& spec,
+                                     const DevicePlacement& placement = {});
 
 }  // namespace powersweep
 

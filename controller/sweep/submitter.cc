@@ -18,7 +18,8 @@ absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
     const std::vector<v1::DeviceStatus>& known_devices) {
   // The stored spec is the effective one (defaults filled), so what
   // GetSweepSpec returns is what the runs were expanded from.
-  const v1::SweepSpec full = WithDefaults(spec);
+  const v1::SweepSpec full =
+      WithDefaults(WithClassesOfDevices(spec, known_devices));
   ValidationContext ctx;
   ctx.known_devices = known_devices;
   std::vector<std::string> warnings;
@@ -26,7 +27,9 @@ absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
   // Thousands of problems would not fit a gRPC status or a terminal.
   if (!valid.ok()) return LimitProblemLines(valid);
   // Counted without expanding, so a huge matrix costs no memory.
-  const int64_t count = CountRuns(full);
+  const DevicePlacement placement =
+      ResolvePlacement(full, known_devices, nullptr);
+  const int64_t count = CountRuns(full, placement);
   if (count > max_runs_) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "the sweep expands to ", count, " runs, more than the controller's "
@@ -34,7 +37,7 @@ absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
         "into smaller sweeps)"));
   }
 
-  const std::vector<v1::RunSpec> runs = ExpandSweep(full);
+  const std::vector<v1::RunSpec> runs = ExpandSweep(full, placement);
   PS_ASSIGN_OR_RETURN(int64_t sweep_id,
                       store_->CreateSweep(full, runs, clock_->Now()));
 

@@ -83,6 +83,9 @@ class Reader {
                 std::set<std::string>* seen);
   void ReadItem(const YAML::Node& node, const FieldDescriptor* f,
                 v1::SweepSpec* spec, const std::string& where);
+  // A singular message of scalar fields (settle).
+  void ReadFlatMessage(const YAML::Node& node, const std::string& where,
+                       google::protobuf::Message* msg);
   void ReadPowerMode(const YAML::Node& node, const std::string& where,
                      v1::PowerMode* mode);
 
@@ -123,7 +126,10 @@ void Reader::ReadSpec(const YAML::Node& root, v1::SweepSpec* spec) {
     }
     const YAML::Node& value = kv.second;
     if (value.IsNull()) continue;  // `key:` with nothing = unset
-    if (!f->is_repeated()) {
+    if (!f->is_repeated() && f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      ReadFlatMessage(value, name,
+                      spec->GetReflection()->MutableMessage(spec, f));
+    } else if (!f->is_repeated()) {
       ReadScalarInto(value, f, spec, name, &problems_);
     } else if (value.IsSequence()) {
       for (size_t i = 0; i < value.size(); ++i) {
@@ -142,6 +148,30 @@ void Reader::ReadItem(const YAML::Node& node, const FieldDescriptor* f,
     ReadPowerMode(node, where, spec->add_power_modes());
   } else {
     ReadScalarInto(node, f, spec, where, &problems_);
+  }
+}
+
+void Reader::ReadFlatMessage(const YAML::Node& node, const std::string& where,
+                             google::protobuf::Message* msg) {
+  const Descriptor* d = msg->GetDescriptor();
+  if (!node.IsMap()) {
+    problems_.push_back(absl::StrCat(where, " at line ", LineOf(node),
+                                     ": expected a map with keys ",
+                                     FieldNames(d), ", got ", Describe(node)));
+    return;
+  }
+  const std::string in = absl::StrCat(" in ", where);
+  std::set<std::string> seen;
+  for (const auto& kv : node) {
+    if (!CheckKey(kv.first, in, &seen)) continue;
+    const FieldDescriptor* f = d->FindFieldByName(kv.first.Scalar());
+    if (f == nullptr) {
+      problems_.push_back(UnknownKey(kv.first, in, KnownKeys(d)));
+      continue;
+    }
+    if (kv.second.IsNull()) continue;
+    ReadScalarInto(kv.second, f, msg,
+                   absl::StrCat(where, ".", kv.first.Scalar()), &problems_);
   }
 }
 

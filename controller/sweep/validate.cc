@@ -1,5 +1,7 @@
 #include "controller/sweep/validate.h"
 
+#include "controller/sweep/placement.h"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -303,6 +305,10 @@ v1::SweepSpec WithDefaults(const v1::SweepSpec& spec) {
   if (out.tenants().empty()) out.add_tenants(1);
   if (out.prefetch_depths().empty()) out.add_prefetch_depths(0);
   if (out.page_cache().empty()) out.add_page_cache(v1::PAGE_CACHE_KEEP);
+  if (out.has_settle() && out.settle().temp_band_c() > 0 &&
+      out.settle().max_wait_s() == 0) {
+    out.mutable_settle()->set_max_wait_s(kDefaultSettleMaxWaitS);
+  }
   if (out.container_image().empty() &&
       std::find(out.runtimes().begin(), out.runtimes().end(),
                 v1::RUNTIME_CONTAINER) != out.runtimes().end()) {
@@ -336,13 +342,17 @@ absl::Status ValidateSweep(const v1::SweepSpec& spec,
   CheckPowerModes(spec, ctx, &problems, &notes);
   CheckRuntimeAvailability(spec, ctx, &problems);
   CheckScalars(spec, &problems);
-  const int64_t runs = CountRuns(spec);
+  CheckSettle(spec, &problems);
+  const DevicePlacement placement =
+      ResolvePlacement(spec, ctx.known_devices, &problems);
+  const int64_t runs = CountRuns(spec, placement);
   if (runs > ctx.max_runs) {
     problems.push_back(absl::StrCat("sweep: expands to ", runs,
                                     " runs, more than the limit of ",
                                     ctx.max_runs, " per sweep"));
   }
   CheckDevicesRegistered(spec, ctx, &notes);
+  CheckWorkloadsServed(spec, ctx, &notes);
   if (warnings != nullptr) {
     for (std::string& n : notes) warnings->push_back(std::move(n));
   }

@@ -40,6 +40,8 @@ inline constexpr int kMaxInputSize = 1024;
 // infra/docker/build-workload-image.sh builds from this build's workload.
 inline constexpr char kDefaultContainerImage[] = "powersweep-workload:local";
 inline constexpr double kMaxTelemetryHz = 1000.0;
+// How long a settle with a temperature band waits at most by default.
+inline constexpr double kDefaultSettleMaxWaitS = 300;
 
 struct ValidationContext {
   // Devices the controller knows (connected or from the store).
@@ -52,7 +54,8 @@ struct ValidationContext {
 // Fills what a sweep file may leave out: repetitions 1, telemetry_hz 10,
 // timeout_s 600, seed 1, tasks [train], runtimes [native], loader_workers
 // [0], prefetch_depths [0], page_cache [keep], power_modes [{}] (an empty
-// mode leaves the device as it is).
+// mode leaves the device as it is), settle.max_wait_s 300 when a
+// temperature band is given.
 v1::SweepSpec WithDefaults(const v1::SweepSpec& spec);
 
 // Checks `spec` (normally after WithDefaults). OK, or InvalidArgument

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/power/mode_space.h"
+#include "controller/sweep/expand.h"
 
 namespace powersweep {
 namespace {
@@ -232,6 +233,35 @@ void CheckDevicesRegistered(const v1::SweepSpec& spec,
       warnings->push_back(absl::StrCat("no device of class ", cls->name,
                                        " is registered; its runs wait until "
                                        "one connects"));
+    }
+  }
+}
+
+void CheckWorkloadsServed(const v1::SweepSpec& spec,
+                          const ValidationContext& ctx,
+                          std::vector<std::string>* warnings) {
+  const std::vector<WorkloadPair> pairs = WorkloadPairs(spec);
+  bool only_baseload = !spec.tasks().empty();
+  for (int t : spec.tasks()) only_baseload &= t == v1::TASK_BASELOAD;
+  if (only_baseload) return;
+  for (const DeviceClassInfo* cls : KnownClassesOf(spec, ctx)) {
+    const std::vector<const v1::DeviceStatus*> devices =
+        DevicesOf(ctx, cls->name);
+    if (devices.empty()) continue;  // CheckDevicesRegistered says so
+    for (const WorkloadPair& p : pairs) {
+      const bool served = std::any_of(
+          devices.begin(), devices.end(), [&](const v1::DeviceStatus* d) {
+            const auto& m = d->capabilities().models();
+            const auto& s = d->capabilities().datasets();
+            return std::find(m.begin(), m.end(), p.model) != m.end() &&
+                   std::find(s.begin(), s.end(), p.dataset) != s.end();
+          });
+      if (!served) {
+        warnings->push_back(absl::StrCat(
+            "no registered device of class ", cls->name, " offers ", p.model,
+            " on ", p.dataset, "; its runs wait until one does (an agent "
+            "offers a data set given by --dataset NAME=PATH)"));
+      }
     }
   }
 }

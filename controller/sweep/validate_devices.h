@@ -27,6 +27,13 @@ void CheckDevicesRegistered(const v1::SweepSpec& spec,
                             const ValidationContext& ctx,
                             std::vector<std::string>* warnings);
 
+// Warns about a model/dataset pair that no registered device of a class
+// offers (it would wait until such a device connects), when the class has
+// registered devices.
+void CheckWorkloadsServed(const v1::SweepSpec& spec,
+                          const ValidationContext& ctx,
+                          std::vector<std::string>* warnings);
+
 // The known classes named in spec.device_classes, each once, in order.
 std::vector<const DeviceClassInfo*> KnownClassesOf(
     const v1::SweepSpec& spec, const ValidationContext& ctx);

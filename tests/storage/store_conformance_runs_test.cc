@@ -268,6 +268,33 @@ TYPED_TEST(StoreRunsTest, PendingRunsComeOldestFirstUpToTheLimit) {
   EXPECT_THAT(this->PendingIds(2), ElementsAre(ids[0], ids[1]));
 }
 
+// Runs placed on devices (RunSpec.devices) are served only to those
+// devices; unplaced runs to every device.
+TYPED_TEST(StoreRunsTest, PendingRunsPlacedOnDevicesGoOnlyToThem) {
+  std::vector<v1::RunSpec> specs = MakeRuns(4);
+  specs[1].add_devices("xa-01");
+  specs[2].add_devices("xa-02");
+  specs[3].add_devices("xa-01");
+  specs[3].add_devices("xa-03");
+  const std::vector<int64_t> ids = this->RunIds(this->AddSweep(specs));
+  ASSERT_EQ(ids.size(), 4u);
+  PendingFilter f;
+  f.device_class = specs[0].device_class();
+  f.runtimes = {specs[0].runtime()};
+  f.models = {specs[0].workload().model()};
+  f.datasets = {specs[0].workload().dataset()};
+  f.max_cpu_cores = 64;
+  EXPECT_THAT(this->PendingForIds(f), ElementsAre(ids[0]));
+  f.device_ids = {"xa-01"};
+  EXPECT_THAT(this->PendingForIds(f), ElementsAre(ids[0], ids[1], ids[3]));
+  f.device_ids = {"xa-03"};
+  EXPECT_THAT(this->PendingForIds(f), ElementsAre(ids[0], ids[3]));
+  f.device_ids = {"xa-02", "xa-03"};
+  EXPECT_THAT(this->PendingForIds(f), ElementsAre(ids[0], ids[2], ids[3]));
+  // The placement comes back with the spec.
+  EXPECT_THAT(this->Run(ids[3]).spec().devices(), ElementsAre("xa-01", "xa-03"));
+}
+
 // What ListPendingRunsFor serves: class, runtime, cores, and model and
 // data set unless the run is a baseload run.
 TYPED_TEST(StoreRunsTest, PendingRunsForADeviceFollowTheFilter) {

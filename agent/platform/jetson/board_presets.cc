@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/power/nvpmodel_conf.h"
 
@@ -17,6 +18,17 @@ namespace {
 int64_t Capped(int64_t cap, const std::vector<int64_t>& table) {
   if (cap == kNoCap) return table.empty() ? 0 : table.back();
   return std::max<int64_t>(cap, 0);
+}
+
+// FNV-1a, 64 bits, in hex: stable across processes and builds, so two
+// boards with the same conf file show the same value.
+std::string ContentHash(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return absl::StrFormat("%016x", h);
 }
 
 }  // namespace
@@ -34,6 +46,8 @@ BoardPresets LoadBoardPresets(SysfsIo& io, const BoardInfo& board,
     if (conf.ok()) {
       from_board = true;
       out.nvpmodel_source = io.Resolve(kNvpmodelConfPath);
+      out.nvpmodel_fingerprint =
+          absl::StrCat(kNvpmodelConfPath, " fnv1a64:", ContentHash(*text));
       out.nvpmodel_default_id = conf->default_id;
       for (PresetMode& p : conf->Presets()) {
         names.insert(p.name);
@@ -46,7 +60,10 @@ BoardPresets LoadBoardPresets(SysfsIo& io, const BoardInfo& board,
                        board.device_class));
     }
   }
-  if (!from_board) out.nvpmodel_source = "built-in";
+  if (!from_board) {
+    out.nvpmodel_source = "built-in";
+    out.nvpmodel_fingerprint = "built-in";
+  }
   if (const PowerCatalog::ClassEntry* e = catalog.Find(board.device_class)) {
     for (const PresetMode& p : e->presets) {
       const bool nvpmodel = p.source == kSourceNvpmodel;

@@ -34,6 +34,9 @@ inline constexpr char kNvpmodelConfPath[] = "/etc/nvpmodel.conf";
 struct BoardPresets {
   std::vector<PresetMode> modes;     // nvpmodel modes first, then studies
   std::string nvpmodel_source;       // resolved conf path, or "built-in"
+  // What identifies the conf in use across boards: "/etc/nvpmodel.conf
+  // fnv1a64:<hash of its content>", or "built-in".
+  std::string nvpmodel_fingerprint;
   int nvpmodel_default_id = -1;      // PM_CONFIG DEFAULT; -1 when unknown
   std::vector<std::string> warnings;  // e.g. the conf did not parse
 };

@@ -49,6 +49,8 @@ JetsonPlatform::JetsonPlatform(JetsonPlatformOptions options, Clock* clock,
   identity_.set_serial(board_.serial);
   identity_.set_kernel(board_.kernel);
   identity_.set_l4t_release(board_.l4t_release);
+  identity_.set_module(board_.model);
+  identity_.set_nvpmodel(presets_.nvpmodel_fingerprint);
   identity_.set_agent_version(options_.agent_version);
   absl::StatusOr<MemInfo> mem = MeminfoReader(io_->root() + "/proc").Read();
   if (mem.ok()) memory_bytes_ = mem->total_bytes;

@@ -38,6 +38,7 @@ TwinClass OrinAgx() {
   c.power.emc_dyn_mw_per_ghz = 1500;
   c.power.idle_activity = 0.05;
   c.power.emc_idle_activity = 0.15;
+  c.power.thermal_c_per_w = 0.45;
   // 1-0040: VDD_GPU_SOC, VDD_CPU_CV, VIN_SYS_5V0; 1-0041: VDDQ_VDD2_1V8AO.
   // No total rail on this board (VIN_SYS_5V0 is not the input).
   c.rails = {Rail("VDD_GPU_SOC", {kGpu, kSoc}), Rail("VDD_CPU_CV", {kCpu, kCv}),
@@ -58,6 +59,7 @@ TwinClass XavierAgx() {
   c.power.emc_dyn_mw_per_ghz = 1400;
   c.power.idle_activity = 0.05;
   c.power.emc_idle_activity = 0.15;
+  c.power.thermal_c_per_w = 0.8;
   // 1-0040: GPU, CPU, SOC; 1-0041: CV, VDDRQ, SYS5V. No total rail.
   c.rails = {Rail("GPU", {kGpu}), Rail("CPU", {kCpu}),   Rail("SOC", {kSoc}),
              Rail("CV", {kCv}),   Rail("VDDRQ", {kEmc}), Rail("SYS5V", {kSys})};
@@ -77,6 +79,7 @@ TwinClass XavierNx() {
   c.power.emc_dyn_mw_per_ghz = 900;
   c.power.idle_activity = 0.05;
   c.power.emc_idle_activity = 0.15;
+  c.power.thermal_c_per_w = 1.6;
   // 7-0040: VDD_IN (the board total), VDD_CPU_GPU_CV, VDD_SOC.
   c.rails = {TotalRail("VDD_IN"), Rail("VDD_CPU_GPU_CV", {kCpu, kGpu, kCv}),
              Rail("VDD_SOC", {kSoc, kEmc})};
@@ -96,6 +99,7 @@ TwinClass Nano() {
   c.power.emc_dyn_mw_per_ghz = 500;
   c.power.idle_activity = 0.05;
   c.power.emc_idle_activity = 0.15;
+  c.power.thermal_c_per_w = 2.5;
   // 6-0040 (iio): POM_5V_IN (the board total), POM_5V_GPU, POM_5V_CPU.
   c.rails = {TotalRail("POM_5V_IN"), Rail("POM_5V_GPU", {kGpu}),
              Rail("POM_5V_CPU", {kCpu})};

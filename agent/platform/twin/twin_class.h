@@ -59,6 +59,9 @@ struct TwinPowerConstants {
   double idle_activity = 0.1;     // CPU/GPU clock-tree activity when idle
   double emc_idle_activity = 0.3; // DRAM refresh and background traffic
   double v_floor = 0.6;           // V(0) / V(fmax); V linear in f
+  // Board temperature above ambient per watt of board power (steady
+  // state; the twin has no thermal lag).
+  double thermal_c_per_w = 1.0;
 };
 
 struct TwinClass {

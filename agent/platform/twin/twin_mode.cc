@@ -120,6 +120,11 @@ double FillTwinSample(const TwinClass& cls, const InstanceVariation& variation,
   }
   sample->set_power_mw(power.total_mw);
   sample->set_power_provenance(v1::PROVENANCE_SIMULATED);
+  sample->clear_temperatures();
+  v1::Temperature* temp = sample->add_temperatures();
+  temp->set_name(kTwinThermalZone);
+  temp->set_celsius(variation.ambient_c +
+                    cls.power.thermal_c_per_w * power.total_mw * 1e-3);
   return power.total_mw;
 }
 

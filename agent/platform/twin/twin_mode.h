@@ -44,8 +44,13 @@ absl::StatusOr<OperatingPoint> ResolvePowerMode(
 v1::PowerMode ToPowerMode(const OperatingPoint& op,
                           const v1::PowerMode& requested);
 
-// Fills `sample` (t_s, process fields untouched; cores replaced) and
-// returns the total power in mW.
+// The name of the twin's one (simulated) temperature sensor.
+inline constexpr char kTwinThermalZone[] = "twin-therm";
+
+// Fills `sample` (t_s, process fields untouched; cores and temperatures
+// replaced) and returns the total power in mW. The temperature is the
+// instance's ambient plus the class's degrees per watt times the power.
+
 double FillTwinSample(const TwinClass& cls, const InstanceVariation& variation,
                       const OperatingPoint& op, const PhaseLoad& load,
                       v1::TelemetrySample* sample);

@@ -15,6 +15,14 @@
 #include "common/status_macros.h"
 
 namespace powersweep {
+namespace {
+
+InstanceVariation Slowed(InstanceVariation v, double slowdown) {
+  v.speed /= slowdown;
+  return v;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<TwinPlatform>> TwinPlatform::Create(
     TwinPlatformOptions options) {
@@ -24,6 +32,10 @@ absl::StatusOr<std::unique_ptr<TwinPlatform>> TwinPlatform::Create(
         "--device_class: \"", options.device_class,
         "\" is not a twin class (one of: ",
         absl::StrJoin(TwinClassNames(), ", "), ")"));
+  }
+  if (!(options.slowdown > 0 && options.slowdown <= 10)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--twin_slowdown: must be in (0, 10], got ", options.slowdown));
   }
   if (options.instance < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -36,7 +48,9 @@ absl::StatusOr<std::unique_ptr<TwinPlatform>> TwinPlatform::Create(
 TwinPlatform::TwinPlatform(TwinPlatformOptions options, const TwinClass* cls)
     : options_(std::move(options)),
       cls_(cls),
-      perf_(cls, VariationFor(options_.seed, cls->name, options_.instance)),
+      perf_(cls, Slowed(VariationFor(options_.seed, cls->name,
+                                     options_.instance),
+                        options_.slowdown)),
       catalog_(std::make_unique<const PowerCatalog>(PowerCatalog::Default())) {
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
@@ -52,6 +66,8 @@ TwinPlatform::TwinPlatform(TwinPlatformOptions options, const TwinClass* cls)
   identity_.set_serial(absl::StrCat("TWIN-", cls_->name, "-",
                                     options_.instance, "-", options_.seed));
   identity_.set_l4t_release("simulated");
+  identity_.set_module(cls_->model);
+  identity_.set_nvpmodel("simulated");
   identity_.set_agent_version(options_.agent_version);
   current_ = cls_->Max();
   load_ = perf_.IdleLoad(current_);

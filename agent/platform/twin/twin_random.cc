@@ -60,6 +60,7 @@ InstanceVariation VariationFor(uint64_t seed, const std::string& device_class,
   InstanceVariation v;
   v.speed = 1 + kSpeedSpread * rng.Symmetric();
   v.static_power = 1 + kStaticPowerSpread * rng.Symmetric();
+  v.ambient_c = kAmbientC + kAmbientSpreadC * rng.Symmetric();
   return v;
 }
 

@@ -33,13 +33,19 @@ class TwinRng {
 // How one twin instance differs from the class's nominal device: a
 // speed factor (times are divided by it) and a static-power factor, each
 // drawn uniformly within +-spread from (seed, class, instance).
+// The instance also has its own ambient temperature (ambient_c, the
+// board's idle temperature before its own heat), drawn within
+// +-kAmbientSpreadC of kAmbientC.
 struct InstanceVariation {
   double speed = 1.0;
   double static_power = 1.0;
+  double ambient_c = 25.0;
 };
 
 inline constexpr double kSpeedSpread = 0.03;
 inline constexpr double kStaticPowerSpread = 0.05;
+inline constexpr double kAmbientC = 25.0;
+inline constexpr double kAmbientSpreadC = 2.0;
 
 InstanceVariation VariationFor(uint64_t seed, const std::string& device_class,
                                int64_t instance);

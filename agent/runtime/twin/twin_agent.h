@@ -27,6 +27,7 @@ struct TwinAgentOptions {
   uint64_t seed = 1;         // --twin_seed
   std::string device_id;     // --device_id; empty = "<class>-twin-<N>"
   double time_scale = 0.01;  // --twin_time_scale, >= 0
+  double slowdown = 1.0;     // --twin_slowdown, in (0, 10]
   std::string agent_version;
 };
 

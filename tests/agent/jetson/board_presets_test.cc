@@ -36,6 +36,11 @@ TEST(BoardPresetsTest, OrinUsesItsNvpmodelConfThenTheHipcModes) {
   const BoardPresets& p = rig->platform->presets();
   EXPECT_THAT(p.nvpmodel_source, HasSubstr("/etc/nvpmodel.conf"));
   EXPECT_EQ(p.nvpmodel_default_id, 2);
+  // The run's identity names the conf by its content, and the module.
+  EXPECT_THAT(p.nvpmodel_fingerprint,
+              ::testing::MatchesRegex("/etc/nvpmodel.conf fnv1a64:[0-9a-f]{16}"));
+  EXPECT_EQ(rig->platform->Identity().nvpmodel(), p.nvpmodel_fingerprint);
+  EXPECT_THAT(rig->platform->Identity().module(), HasSubstr("Orin"));
   EXPECT_THAT(p.warnings, IsEmpty());
   const std::vector<std::string> names = Names(p);
   ASSERT_GE(names.size(), 8u);
@@ -76,6 +81,7 @@ TEST(BoardPresetsTest, WithoutAConfTheBuiltInPresetsAndSigmetricsModesServe) {
   auto rig = MakeRig("xavier-agx-jp4", WithBoardPresets());
   const BoardPresets& p = rig->platform->presets();
   EXPECT_EQ(p.nvpmodel_source, "built-in");
+  EXPECT_EQ(rig->platform->Identity().nvpmodel(), "built-in");
   EXPECT_THAT(Names(p), Contains("MODE_15W"));
   EXPECT_THAT(Names(p), Contains("sigmetrics-a"));
   v1::PowerMode mode;

@@ -58,6 +58,52 @@ TEST_F(FleetDispatchTest, RunsTheAgentCannotServeAreNotGivenToIt) {
   }
 }
 
+// Runs placed on devices go only to them, and a device whose placed runs
+// are queued behind another device's still gets its own in the same
+// dispatch.
+TEST_F(FleetDispatchTest, RunsPlacedOnDevicesGoOnlyToThoseDevices) {
+  auto on = [](std::vector<std::string> devices) {
+    v1::RunSpec r = HostRun();
+    for (const std::string& d : devices) r.add_devices(d);
+    return r;
+  };
+  auto runs = AddSweep({on({"host-a"}), on({"host-a"}), on({"host-a"}),
+                        on({"host-c"}), on({"host-b", "host-c"}), HostRun()});
+  auto a = Connect("host-a");
+  EXPECT_THAT(a->AssignedRunIds(), ElementsAre(runs[0]));
+  auto b = Connect("host-b");
+  auto c = Connect("host-c");
+  EXPECT_THAT(b->AssignedRunIds(), ElementsAre(runs[4]));
+  EXPECT_THAT(c->AssignedRunIds(), ElementsAre(runs[3]));
+  // host-a finishes: its next placed run, not the free one behind it.
+  SendStarted("host-a", runs[0]);
+  SendFinished("host-a", runs[0], 0);
+  EXPECT_THAT(a->AssignedRunIds(), ElementsAre(runs[0], runs[1]));
+  // host-b finishes: nothing of host-a's, so the unplaced run.
+  SendStarted("host-b", runs[4]);
+  SendFinished("host-b", runs[4], 0);
+  EXPECT_THAT(b->AssignedRunIds(), ElementsAre(runs[4], runs[5]));
+  EXPECT_EQ(State(runs[2]), v1::RUN_STATE_PENDING);
+}
+
+// A group of idle agents that serve the same asks the store once; when
+// the oldest runs are all placed on one of them, the others still get
+// theirs in that dispatch.
+TEST_F(FleetDispatchTest, PlacedRunsQueuedBehindAnotherDeviceDoNotStallIdleOnes) {
+  auto on = [](const std::string& d) {
+    v1::RunSpec r = HostRun();
+    r.add_devices(d);
+    return r;
+  };
+  // Sessions registered while nothing is pending, then one dispatch.
+  auto a = Connect("host-a");
+  auto b = Connect("host-b");
+  auto runs = AddSweep({on("host-a"), on("host-a"), on("host-a"), on("host-b")});
+  fleet_->Dispatch();
+  EXPECT_THAT(a->AssignedRunIds(), ElementsAre(runs[0]));
+  EXPECT_THAT(b->AssignedRunIds(), ElementsAre(runs[3]));
+}
+
 TEST_F(FleetDispatchTest, AnAgentOfTheRightClassServesTheOtherClass) {
   v1::RunSpec nx = HostRun();
   nx.set_device_class("xavier-nx");

@@ -37,6 +37,8 @@ std::vector<v1::DeviceStatus> Orin() {
   d.mutable_identity()->set_device_class("orin-agx");
   d.mutable_capabilities()->set_cpu_cores(12);
   d.mutable_capabilities()->add_runtimes(v1::RUNTIME_NATIVE);
+  d.mutable_capabilities()->add_models("lenet5");
+  d.mutable_capabilities()->add_datasets("fashion-mnist");
   return {d};
 }
 

@@ -21,7 +21,7 @@ constexpr char kSweepKeys[] =
     "loader_workers, power_modes, runtimes, repetitions, epochs, minibatches, "
     "duration_s, seed, threads, telemetry_hz, timeout_s, max_retries, tenants, "
     "container_image, prefetch_depths, page_cache, preload, input_size, "
-    "workloads";
+    "workloads, devices, placement, settle";
 
 std::string ErrorOf(const std::string& yaml) {
   absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(yaml);
@@ -370,6 +370,11 @@ v1::SweepSpec EveryFieldSet() {
   s.set_preload(true);
   s.set_input_size(160);
   s.add_workloads("resnet50/imagenet:infer");
+  s.add_devices("xa-01");
+  s.add_devices("xa 02, \"b\"");
+  s.set_placement(v1::PLACEMENT_EVERY_DEVICE);
+  s.mutable_settle()->set_temp_band_c(1.5);
+  s.mutable_settle()->set_max_wait_s(1.0 / 3.0);
   return s;
 }
 

@@ -195,5 +195,28 @@ TEST(ValidateSweepDevicesTest, ClassWithoutDeviceIsAWarningNotAnError) {
                                     "its runs wait until one connects"));
 }
 
+TEST(ValidateSweepDevicesTest, AWorkloadNoRegisteredDeviceOffersIsAWarning) {
+  v1::SweepSpec s = GoodSpec();  // lenet5 on fashion-mnist, orin-agx
+  ValidationContext ctx;
+  v1::DeviceStatus orin =
+      Device("orin-0", "orin-agx", 12, {v1::RUNTIME_NATIVE});
+  orin.mutable_capabilities()->clear_datasets();
+  orin.mutable_capabilities()->add_datasets("cifar10");
+  ctx.known_devices.push_back(orin);
+  std::vector<std::string> warnings;
+  EXPECT_THAT(Problems(s, ctx, &warnings), IsEmpty());
+  EXPECT_THAT(warnings,
+              ElementsAre("no registered device of class orin-agx offers "
+                          "lenet5 on fashion-mnist; its runs wait until one "
+                          "does (an agent offers a data set given by "
+                          "--dataset NAME=PATH)"));
+  // Once a device offers it, no warning.
+  ctx.known_devices.push_back(
+      Device("orin-1", "orin-agx", 12, {v1::RUNTIME_NATIVE}));
+  warnings.clear();
+  EXPECT_THAT(Problems(s, ctx, &warnings), IsEmpty());
+  EXPECT_THAT(warnings, IsEmpty());
+}
+
 }  // namespace
 }  // namespace powersweep

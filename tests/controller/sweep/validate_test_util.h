@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "common/model_names.h"
 #include "controller/sweep/validate.h"
 #include "gtest/gtest.h"
 
@@ -33,6 +34,15 @@ inline v1::DeviceStatus Device(const std::string& id, const std::string& cls,
   d.mutable_identity()->set_device_class(cls);
   d.mutable_capabilities()->set_cpu_cores(cores);
   for (v1::Runtime r : runtimes) d.mutable_capabilities()->add_runtimes(r);
+  // What every agent offers (agent/run/catalog.h), so no "not served"
+  // warning unless a test wants one.
+  for (const char* m : kModelNames) {
+    d.mutable_capabilities()->add_models(m);
+  }
+  for (const char* set : {"cifar10", "fashion-mnist", "gld23k", "imagenet",
+                          "mnist"}) {
+    d.mutable_capabilities()->add_datasets(set);
+  }
   return d;
 }
 
