@@ -122,6 +122,12 @@ v1::RunSpec RepetitionKey(const v1::RunSpec& spec) {
   return key;
 }
 
+v1::RunSpec InstanceKey(const v1::RunSpec& spec) {
+  v1::RunSpec key = RepetitionKey(spec);
+  key.clear_devices();
+  return key;
+}
+
 v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
   v1::RunSpec key = RepetitionKey(spec);
   switch (by) {
@@ -133,7 +139,8 @@ v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
       key.mutable_workload()->clear_page_cache();
       break;
     case CompareBy::kDevice:
-      break;  // the device is not in the spec
+      key.clear_devices();  // the placement; the side is RunStatus.device_id
+      break;
   }
   return key;
 }

@@ -67,8 +67,13 @@ std::optional<Side> SideOf(const CompareDimension& dimension,
 // one another, on whichever device of the class they ran.
 v1::RunSpec RepetitionKey(const v1::RunSpec& spec);
 
-// RepetitionKey with the compared dimension cleared too: runs with equal
-// keys are in one cell.
+// RepetitionKey with the placement (RunSpec.devices) cleared too: runs
+// with equal keys repeat one another on any device instance (a sweep with
+// `placement: every_device` pins each run to one device).
+v1::RunSpec InstanceKey(const v1::RunSpec& spec);
+
+// RepetitionKey with the compared dimension cleared too (by device:
+// InstanceKey): runs with equal keys are in one cell.
 v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec);
 
 // "lenet5/fashion-mnist train bs=32 workers=0 | host | MAXN cores=4"

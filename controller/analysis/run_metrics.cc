@@ -179,6 +179,9 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
       m.baseload_run_id = result->baseload_run_id();
       m.incremental_energy_j = result->incremental_energy_j();
     }
+    const v1::RunConditions& c = result->conditions();
+    if (c.has_start_temp_c()) m.start_temp_c = c.start_temp_c();
+    if (c.has_idle_power_mw()) m.idle_power_w = c.idle_power_mw() / 1000;
     m.binary_fingerprint = result->provenance().binary_fingerprint();
     m.framework_fingerprint = result->provenance().framework_fingerprint();
     m.framework_version = result->provenance().framework_version();

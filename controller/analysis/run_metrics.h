@@ -21,6 +21,8 @@
 //   peak. tenant_* counters only when some sample has them non-zero.
 // - provenance: binary and framework fingerprints and the framework
 //   version from RunResult.provenance.
+// - conditions (RunResult.conditions, measured by the agent before the
+//   workload started): start temperature and idle power, when measured.
 //
 // A figure that the run's data cannot give is absent (std::nullopt), not
 // 0: no minibatches (a baseload run), no power readings, no GPU (every
@@ -90,9 +92,9 @@ struct RunMetrics {
   std::optional<double> tenant_page_faults;    // tenant_pgfault delta
   std::optional<double> tenant_major_page_faults;
 
-  // The conditions the run started under (RunResult.conditions, measured
-  // by the agent before the workload started): board temperature and
-  // mean idle power while it settled. Absent when not measured.
+  // The conditions the run started under (RunResult.conditions): board
+  // temperature, and the board's mean power while the run waited to
+  // start (its settle). Absent when the agent did not measure them.
   std::optional<double> start_temp_c;
   std::optional<double> idle_power_w;
 

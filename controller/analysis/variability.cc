@@ -158,7 +158,7 @@ VariabilityReport AnalyzeVariability(
   std::vector<CellRuns> cells;
   std::map<std::string, size_t> index;  // serialized key -> cells[i]
   for (const RunMetrics* r : sorted) {
-    v1::RunSpec key = RepetitionKey(r->spec);
+    v1::RunSpec key = InstanceKey(r->spec);
     auto [it, inserted] = index.emplace(key.SerializeAsString(), cells.size());
     if (inserted) {
       cells.push_back(CellRuns{});

@@ -3,9 +3,10 @@
 // time and energy for the same workload and power mode.
 //
 // Cells: the sweep's done runs equal in everything but the repetition, the
-// attempt and their ids (RepetitionKey, compare_cells.h; the device class
-// is part of the key, the device a run went to is not). Cells are ordered
-// by their first run id.
+// attempt, their ids and their placement (InstanceKey, compare_cells.h:
+// the device class is part of the key; the device a run went to, or was
+// pinned to by `placement: every_device`, is not). Cells are ordered by
+// their first run id.
 //
 // Per cell and metric (variability_metrics.h; a metric none of the cell's
 // runs has is left out), the runs are grouped by the device they ran on
@@ -59,7 +60,7 @@ struct MetricVariability {
 };
 
 struct CellVariability {
-  v1::RunSpec key;    // RepetitionKey of its runs
+  v1::RunSpec key;    // InstanceKey of its runs
   std::string label;  // CellLabel(key), "#<first run>" when not unique
   std::vector<std::string> device_ids;  // every device with runs here
   std::vector<int64_t> run_ids;

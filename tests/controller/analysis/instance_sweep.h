@@ -9,14 +9,17 @@
 //   xavier-2   98   99  100                     9.85   9.90   9.95
 //   xavier-3  114  115  116  (+15%)             9.95  10.00  10.05
 //
-// Each run: 10 minibatches of 32 samples, all of that e2e time; energy =
-// power x the minibatches' time (energy_span_s), so the mean power is the
-// power above. Minibatch time: device means 100, 101, 99, 115; within SD
+// Each run is pinned to its device (RunSpec.devices, as `placement:
+// every_device` expands) and has 10 minibatches of 32 samples, all of that
+// e2e time; energy = power x the minibatches' time (energy_span_s), so the
+// mean power is the power above. Its conditions: start temperature 40 +
+// 2 d + 0.5 (rep - 1) C (device means 40, 42, 44, 46) and idle power
+// kInstanceIdleW[d] + 0.01 (rep - 1) W. Minibatch time: device means 100, 101, 99, 115; within SD
 // 1; MS_between = 3 x 170.75 / 3 = 170.75, MS_within = 1, between SD
 // sqrt(169.75 / 3) = 7.522; xavier-3 lies outside 100 -+ 4.303 x 1 x
 // sqrt(4/3) (the others' prediction interval) and is the only outlier.
 // Besides, one baseload run per device (idle power 5.0, 5.1, 4.9, 5.0 W
-// for 10 s). Not thread-safe.
+// for 10 s, no conditions). Not thread-safe.
 #ifndef POWERSWEEP_TESTS_CONTROLLER_ANALYSIS_INSTANCE_SWEEP_H_
 #define POWERSWEEP_TESTS_CONTROLLER_ANALYSIS_INSTANCE_SWEEP_H_
 
@@ -70,9 +73,12 @@ inline int64_t StoreInstanceSweep(Store* store) {
   std::vector<v1::RunSpec> specs;
   std::vector<int> device_of;
   std::vector<double> e2e_s, power_w;
+  std::vector<int> rep_of;
   for (int rep = 0; rep < kInstanceReps; ++rep) {
     for (int d = 0; d < kInstanceDevices; ++d) {
       specs.push_back(InstanceSpec(v1::TASK_TRAIN, rep));
+      specs.back().add_devices(InstanceDevice(d));
+      rep_of.push_back(rep);
       device_of.push_back(d);
       e2e_s.push_back((kInstanceMeanMs[d] + rep - 1) / 1000);
       power_w.push_back(kInstancePowerW[d] + 0.05 * (rep - 1));
@@ -80,6 +86,8 @@ inline int64_t StoreInstanceSweep(Store* store) {
   }
   for (int d = 0; d < kInstanceDevices; ++d) {
     specs.push_back(InstanceSpec(v1::TASK_BASELOAD, 0));
+    specs.back().add_devices(InstanceDevice(d));
+    rep_of.push_back(0);
     device_of.push_back(d);
     e2e_s.push_back(0);
     power_w.push_back(kInstanceIdleW[d]);
@@ -124,7 +132,15 @@ inline int64_t StoreInstanceSweep(Store* store) {
     result.set_energy_j(power_w[i] * span_s);
     result.set_energy_span_s(span_s);
     result.set_energy_provenance(v1::PROVENANCE_MEASURED);
-    if (e2e_s[i] == 0) result.set_baseload_power_mw(1000 * power_w[i]);
+    if (e2e_s[i] == 0) {
+      result.set_baseload_power_mw(1000 * power_w[i]);
+    } else {
+      const int d = device_of[i];
+      const double rep = rep_of[i] - 1;
+      result.mutable_conditions()->set_start_temp_c(40 + 2 * d + 0.5 * rep);
+      result.mutable_conditions()->set_idle_power_mw(
+          1000 * (kInstanceIdleW[d] + 0.01 * rep));
+    }
     result.mutable_provenance()->set_binary_fingerprint("bin-1");
     result.mutable_provenance()->set_framework_fingerprint("torch-1");
     now += absl::Seconds(60);

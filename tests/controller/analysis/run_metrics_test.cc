@@ -120,6 +120,20 @@ TEST(ComputeRunMetricsTest, MinibatchTimeSplitAndThroughput) {
   EXPECT_NEAR(*m.samples, 128, 1e-9);
 }
 
+TEST(ComputeRunMetricsTest, StartTemperatureAndIdlePowerFromConditions) {
+  v1::RunResult result = Result(3);
+  RunMetrics m =
+      ComputeRunMetrics(DoneRun(3), &result, FourMinibatches(), FiveSamples());
+  EXPECT_FALSE(m.start_temp_c.has_value());
+  EXPECT_FALSE(m.idle_power_w.has_value());
+  result.mutable_conditions()->set_start_temp_c(0);  // measured: 0 C
+  result.mutable_conditions()->set_idle_power_mw(4500);
+  m = ComputeRunMetrics(DoneRun(3), &result, FourMinibatches(), FiveSamples());
+  ASSERT_TRUE(m.start_temp_c.has_value());
+  EXPECT_EQ(*m.start_temp_c, 0);
+  EXPECT_DOUBLE_EQ(*m.idle_power_w, 4.5);
+}
+
 TEST(ComputeRunMetricsTest, MeanPowerIsEnergyOverItsSpan) {
   // With a result: 42 J over its energy_span_s of 2 s.
   const v1::RunResult result = Result(3);

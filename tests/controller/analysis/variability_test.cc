@@ -223,6 +223,26 @@ TEST_F(SweepVariabilityTest, PerDeviceMeansAndCis) {
   }
 }
 
+TEST_F(SweepVariabilityTest, StartTemperatureAndIdlePowerFromTheConditions) {
+  const CellVariability& cell = report_.cells[0];
+  const MetricVariability* mb = Find(cell, VariabilityMetric::kMinibatchTime);
+  ASSERT_NE(mb, nullptr);
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_TRUE(mb->devices[d].has_start_temp);
+    EXPECT_NEAR(mb->devices[d].mean_start_temp_c, 40 + 2 * d, 1e-9);
+  }
+  const MetricVariability* idle = Find(cell, VariabilityMetric::kIdlePower);
+  ASSERT_NE(idle, nullptr);
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_NEAR(idle->devices[d].summary.mean, testing::kInstanceIdleW[d],
+                1e-9);
+  }
+  EXPECT_NEAR(idle->across.max_min_ratio, 5.1 / 4.9, 1e-9);
+  // Placement pinned every run to its device; still one cell per workload.
+  EXPECT_EQ(cell.device_ids.size(), 4u);
+  EXPECT_FALSE(cell.key.devices_size() > 0);
+}
+
 TEST_F(SweepVariabilityTest, AcrossDeviceSdsAndIcc) {
   const MetricVariability* mb =
       Find(report_.cells[0], VariabilityMetric::kMinibatchTime);

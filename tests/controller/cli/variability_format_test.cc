@@ -74,8 +74,7 @@ TEST(VariabilityJsonTest, ParsesBackWithNumbersAndNulls) {
   EXPECT_EQ(Field(first, "n").number_value(), 3);
   EXPECT_NEAR(Field(first, "mean").number_value(), 100, 1e-9);
   EXPECT_EQ(Field(first, "ci_low").kind_case(), Value::kNumberValue);
-  // No run measured a start temperature: null, not 0 or "-".
-  EXPECT_EQ(Field(first, "start_temp_c").kind_case(), Value::kNullValue);
+  EXPECT_NEAR(Field(first, "start_temp_c").number_value(), 40, 1e-9);
   EXPECT_FALSE(Field(first, "outlier").bool_value());
   const Struct& slow = devices.values(3).struct_value();
   EXPECT_EQ(Field(slow, "device").string_value(), "xavier-3");
@@ -93,6 +92,11 @@ TEST(VariabilityJsonTest, ParsesBackWithNumbersAndNulls) {
   const Struct& idle = cells.values(1).struct_value();
   const Struct& power = List(idle, "metrics").values(1).struct_value();
   EXPECT_EQ(Field(power, "name").string_value(), "mean_power");
+  // Baseload runs carry no conditions: no start temperature, null.
+  EXPECT_EQ(Field(List(power, "devices").values(0).struct_value(),
+                  "start_temp_c")
+                .kind_case(),
+            Value::kNullValue);
   const Struct& idle_across = Field(power, "across").struct_value();
   EXPECT_EQ(Field(idle_across, "f").kind_case(), Value::kNullValue);
   EXPECT_EQ(Field(idle_across, "icc").kind_case(), Value::kNullValue);
@@ -151,7 +155,7 @@ TEST(VariabilityCsvTest, OneRowPerCellMetricDeviceAndAnAcrossRow) {
   EXPECT_EQ(slow[4], "xavier-3");
   EXPECT_EQ(slow[5], "3");
   EXPECT_EQ(slow[6], "115");
-  EXPECT_EQ(slow[10], "");  // no start temperature
+  EXPECT_EQ(slow[10], "46");  // start_temp_c
   EXPECT_EQ(slow[14], "true");
   const std::vector<std::string> across = absl::StrSplit(lines[5], ',');
   ASSERT_EQ(across.size(), 23u);
@@ -168,6 +172,7 @@ TEST(VariabilityTextTest, DeviceRowsThenTheAcrossLine) {
   EXPECT_THAT(text, HasSubstr("start temp C"));
   // xavier-3: n 3, mean 115, CI 115 -+ 2.484, 15% above the others.
   EXPECT_THAT(text, HasSubstr("xavier-3  3   115  [112.5, 117.5]"));
+  EXPECT_THAT(text, HasSubstr("[112.5, 117.5]          46.0"));
   EXPECT_THAT(text, HasSubstr("+15.00%  yes"));
   EXPECT_THAT(text,
               HasSubstr("across 4 devices: between-SD 7.522, within-SD 1, "
