@@ -82,10 +82,16 @@ void AddCellWarnings(const CompareDimension& dimension, const CellRuns& runs,
     }
     return out;
   };
+  // Twins' binary fingerprints name their instances, not builds.
+  bool all_twins = true;
+  for (const auto* side : {&runs.baseline, &runs.other}) {
+    for (const RunMetrics* r : *side) all_twins = all_twins && IsTwinRun(*r);
+  }
   for (const auto& [what, field] :
        {std::make_pair(std::string("binary"), &RunMetrics::binary_fingerprint),
         std::make_pair(std::string("framework"),
                        &RunMetrics::framework_fingerprint)}) {
+    if (what == "binary" && all_twins) continue;
     bool missing = false;
     const std::set<std::string> fb = collect(runs.baseline, field, &missing);
     const std::set<std::string> fo = collect(runs.other, field, &missing);

@@ -184,10 +184,13 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
     if (c.has_idle_power_mw()) m.idle_power_w = c.idle_power_mw() / 1000;
     m.binary_fingerprint = result->provenance().binary_fingerprint();
     m.framework_fingerprint = result->provenance().framework_fingerprint();
+    m.framework = result->provenance().framework();
     m.framework_version = result->provenance().framework_version();
   }
   return m;
 }
+
+bool IsTwinRun(const RunMetrics& run) { return run.framework == "twin-model"; }
 
 absl::StatusOr<RunMetrics> LoadRunMetrics(Store* store, int64_t run_id) {
   return Load(store, run_id, nullptr);

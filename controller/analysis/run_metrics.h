@@ -100,8 +100,14 @@ struct RunMetrics {
 
   std::string binary_fingerprint;     // empty when the run has no result
   std::string framework_fingerprint;
+  std::string framework;              // "libtorch", "twin-model"
   std::string framework_version;
 };
+
+// A twin's run (framework "twin-model"): its binary fingerprint names the
+// simulated instance ("twin:CLASS:seed=S:instance=I"), not a build, so it
+// differs between twins of one build.
+bool IsTwinRun(const RunMetrics& run);
 
 // `result` may be null (a run without a result: energy from the samples,
 // no fingerprints). Records need not be sorted.

@@ -86,6 +86,8 @@ void AddCellWarnings(const CellRuns& runs, CellVariability* cell) {
     std::set<std::string> seen;
     for (const auto& [device, list] : runs.by_device) {
       for (const RunMetrics* r : list) {
+        // A twin's binary fingerprint names its instance, not a build.
+        if (what == "binary" && IsTwinRun(*r)) continue;
         if (!(r->*field).empty()) seen.insert(r->*field);
       }
     }
@@ -96,12 +98,23 @@ void AddCellWarnings(const CellRuns& runs, CellVariability* cell) {
           "): a difference may come from the build, not the device"));
     }
   }
-  // The analysis's notes on missing figures, once per cell.
-  std::set<std::string> notes;
+  // The analysis's notes on missing figures, once per cell: plain when
+  // every metric has the note, else after the metrics that have it.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> metrics_of;
   for (const MetricVariability& m : cell->metrics) {
     for (const std::string& n : m.across.notes) {
-      if (notes.insert(n).second) cell->warnings.push_back(n);
+      auto [it, inserted] = metrics_of.try_emplace(n);
+      if (inserted) order.push_back(n);
+      it->second.push_back(m.info.label);
     }
+  }
+  for (const std::string& n : order) {
+    const std::vector<std::string>& labels = metrics_of[n];
+    cell->warnings.push_back(
+        labels.size() == cell->metrics.size()
+            ? n
+            : absl::StrCat(absl::StrJoin(labels, ", "), ": ", n));
   }
 }
 

@@ -131,7 +131,8 @@ std::string JsonInts(const Container& values) {
 
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
-// An object with one field per line at `indent` levels of two spaces.
+// An object with one field per line, its braces at `indent` levels of two
+// spaces (a nested value is rendered one level deeper than its field).
 std::string JsonObject(const Fields& fields, int indent) {
   const std::string pad(2 * (indent + 1), ' ');
   std::vector<std::string> lines;
@@ -270,26 +271,26 @@ std::string VariabilityJson(const VariabilityResponse& r) {
     for (const v1::VariabilityMetricReport& m : cell.metrics()) {
       std::vector<std::string> devices;
       for (const VariabilityDeviceStats& d : m.devices()) {
-        devices.push_back(DeviceJson(d, 5));
+        devices.push_back(DeviceJson(d, 6));
       }
       metrics.push_back(JsonObject({{"name", JsonString(m.name())},
                                     {"label", JsonString(m.label())},
                                     {"unit", JsonString(m.unit())},
-                                    {"devices", JsonArray(devices, 4)},
-                                    {"across", AcrossJson(m.across(), 4)}},
-                                   3));
+                                    {"devices", JsonArray(devices, 5)},
+                                    {"across", AcrossJson(m.across(), 5)}},
+                                   4));
     }
     cells.push_back(JsonObject({{"label", JsonString(cell.label())},
                                 {"devices", JsonStrings(cell.device_ids())},
                                 {"run_ids", JsonInts(cell.run_ids())},
                                 {"warnings", JsonStrings(cell.warnings())},
-                                {"metrics", JsonArray(metrics, 2)}},
-                               1));
+                                {"metrics", JsonArray(metrics, 3)}},
+                               2));
   }
   return JsonObject({{"sweep_id", absl::StrCat(r.sweep_id())},
                      {"method", JsonString(r.method())},
                      {"warnings", JsonStrings(r.warnings())},
-                     {"cells", JsonArray(cells, 0)}},
+                     {"cells", JsonArray(cells, 1)}},
                     0) +
          "\n";
 }

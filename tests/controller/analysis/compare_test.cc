@@ -18,6 +18,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 v1::RunSpec Spec(const std::string& preset, v1::Runtime runtime, int rep) {
   v1::RunSpec s;
@@ -356,6 +357,31 @@ TEST(CompareRunsTest, ByDeviceSidesAreTheDevicesTheRunsRanOn) {
   const ComparisonTable t = ToTable(c);
   EXPECT_EQ(t.header[3], "n host-a");
   EXPECT_EQ(t.header[7], "mean host-b");
+}
+
+TEST(CompareRunsTest, TwinFingerprintsAreNotComparedAsBuilds) {
+  std::vector<RunMetrics> runs;
+  for (int rep = 0; rep < 2; ++rep) {
+    for (const char* device : {"twin-0", "twin-1"}) {
+      runs.push_back(Done(static_cast<int64_t>(runs.size()) + 1, "MAXN",
+                          v1::RUNTIME_NATIVE, rep, 10.0, 100));
+      runs.back().device_id = device;
+      runs.back().framework = "twin-model";
+      runs.back().binary_fingerprint =
+          std::string("twin:orin-agx:seed=42:instance=") + device;
+    }
+  }
+  const CompareDimension dim =
+      ParseCompareDimension("device", {"twin-0", "twin-1"}).value();
+  Comparison c = CompareRuns(runs, dim);
+  ASSERT_EQ(c.cells.size(), 1u);
+  EXPECT_THAT(c.cells[0].warnings,
+              Not(Contains(HasSubstr("binary fingerprint"))));
+  // The same fingerprints on real (libtorch) runs are different builds.
+  for (RunMetrics& r : runs) r.framework = "libtorch";
+  c = CompareRuns(runs, dim);
+  EXPECT_THAT(c.cells[0].warnings,
+              Contains(HasSubstr("provenance differs: binary fingerprint")));
 }
 
 TEST(CompareRunsTest, ByDeviceWarnsWhenANamedDeviceHasNoRuns) {
