@@ -97,6 +97,10 @@ class MemoryStore : public Store {
   absl::StatusOr<int64_t> SaveModel(const v1::WorkloadModel& model) override;
   absl::StatusOr<std::vector<v1::WorkloadModel>> ListModels() override;
   absl::StatusOr<v1::WorkloadModel> GetModel(int64_t model_id) override;
+  absl::Status SaveDeviceOffsets(
+      const std::vector<v1::DeviceOffset>& offsets) override;
+  absl::StatusOr<std::vector<v1::DeviceOffset>> ListDeviceOffsets(
+      const std::string& device_id) override;
 
  private:
   struct Device {
@@ -168,6 +172,9 @@ class MemoryStore : public Store {
   std::map<int64_t, Sweep> sweeps_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, Run> runs_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, v1::WorkloadModel> models_ ABSL_GUARDED_BY(mu_);
+  // (device_id, metric) -> offset
+  std::map<std::pair<std::string, std::string>, v1::DeviceOffset> offsets_
+      ABSL_GUARDED_BY(mu_);
   int64_t next_sweep_id_ ABSL_GUARDED_BY(mu_) = 1;
   int64_t next_run_id_ ABSL_GUARDED_BY(mu_) = 1;
   int64_t next_model_id_ ABSL_GUARDED_BY(mu_) = 1;

@@ -290,6 +290,21 @@ CREATE TABLE run_devices (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 10: calibration offsets of device instances.
+constexpr char kSchemaV10[] = R"sql(
+CREATE TABLE device_offsets (
+  device_id TEXT NOT NULL,
+  metric TEXT NOT NULL,
+  device_class TEXT NOT NULL,
+  factor REAL NOT NULL CHECK (factor > 0),
+  sweep_id INTEGER,
+  cells INTEGER NOT NULL,
+  runs INTEGER NOT NULL,
+  saved_unix_ms INTEGER NOT NULL,
+  PRIMARY KEY (device_id, metric)
+) WITHOUT ROWID;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -308,7 +323,7 @@ const std::vector<std::string>& Migrations() {
   static const std::vector<std::string>* const kMigrations =
       new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
                                      kSchemaV4, kSchemaV5, kSchemaV6,
-                                     kSchemaV7, kSchemaV8, kSchemaV9};
+                                     kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10};
   return *kMigrations;
 }
 

@@ -105,6 +105,10 @@ class SqliteStore : public Store {
   absl::StatusOr<int64_t> SaveModel(const v1::WorkloadModel& model) override;
   absl::StatusOr<std::vector<v1::WorkloadModel>> ListModels() override;
   absl::StatusOr<v1::WorkloadModel> GetModel(int64_t model_id) override;
+  absl::Status SaveDeviceOffsets(
+      const std::vector<v1::DeviceOffset>& offsets) override;
+  absl::StatusOr<std::vector<v1::DeviceOffset>> ListDeviceOffsets(
+      const std::string& device_id) override;
 
  private:
   // One batch waiting for a group commit (IngestBatch).

@@ -219,6 +219,18 @@ class Store {
   virtual absl::StatusOr<std::vector<v1::WorkloadModel>> ListModels() = 0;
   // NotFound for an unknown id.
   virtual absl::StatusOr<v1::WorkloadModel> GetModel(int64_t model_id) = 0;
+
+  // ---- calibration offsets of device instances (variability studies)
+  // Stores each offset, replacing the one of the same (device_id, metric),
+  // all in one transaction. InvalidArgument (nothing stored) when an
+  // offset has an empty device_id, device_class or metric, or a factor
+  // that is not finite and positive.
+  virtual absl::Status SaveDeviceOffsets(
+      const std::vector<v1::DeviceOffset>& offsets) = 0;
+  // The offsets of `device_id` ("" = of every device), by device_id then
+  // metric.
+  virtual absl::StatusOr<std::vector<v1::DeviceOffset>> ListDeviceOffsets(
+      const std::string& device_id) = 0;
 };
 
 }  // namespace powersweep

@@ -62,7 +62,15 @@ ABSL_FLAG(std::string, modes, "",
           "plan-profiling: how many modes to propose.");
 ABSL_FLAG(double, interval_s, 0.5, "watch: seconds between progress updates.");
 ABSL_FLAG(std::string, device, "",
-          "import-tegrastats: the registered device the log comes from.");
+          "import-tegrastats: the registered device the log comes from. "
+          "predict, best, pareto: answer for this device (its own model when "
+          "fitted per device, else the class model times its calibration "
+          "offsets).");
+ABSL_FLAG(std::string, instances, "pooled",
+          "fit: how device instances are treated: pooled (one class), "
+          "offsets (each run divided by its device's calibration offsets "
+          "from `variability --save-offsets`) or per_device (a model per "
+          "device).");
 ABSL_FLAG(double, interval_ms, 1000,
           "import-tegrastats: the log's tegrastats --interval, for lines "
           "without a date.");
@@ -155,7 +163,8 @@ constexpr char kUsage[] =
     "predictions unless marked measured, and every output names the model,\n"
     "the runs it was fitted on and whether the data was measured, modeled\n"
     "or simulated):\n"
-    "  fit --sweep ID          fit and store a time and an energy model per\n"
+    "  fit --sweep ID [--instances pooled|offsets|per_device]\n"
+    "                          fit and store a time and an energy model per\n"
     "                          workload and device class of the sweep's done\n"
     "                          runs: form, coefficients, in-sample and\n"
     "                          cross-validated MAPE, every candidate form\n"
@@ -178,7 +187,8 @@ constexpr char kUsage[] =
     "          [--out FILE]       the K modes to profile for the most\n"
     "                          reliable fit, as a sweep file for `submit`\n"
     "  (models, predict, best, pareto also take --dataset, --task,\n"
-    "  --batch-size, --loader-workers, --model-id to pick one model)\n\n"
+    "  --batch-size, --loader-workers, --model-id to pick one model;\n"
+    "  predict, best, pareto take --device ID to answer for one device)\n\n"
     "Security: --tls_ca talks TLS; a controller with a --control_token_file\n"
     "takes the token from --token_file or $POWERSWEEP_TOKEN, or an operator\n"
     "certificate (--tls_cert, --tls_key).\n\n"
@@ -220,7 +230,8 @@ int ModelCommand(const std::string& cmd, const std::vector<char*>& args,
     if (opt.sweep_id <= 0) {
       return Usage("fit: --sweep: a positive sweep id is required");
     }
-    return powersweep::CmdFit(stub, opt, out, err);
+    return powersweep::CmdFit(stub, opt, absl::GetFlag(FLAGS_instances), out,
+                              err);
   }
   if (cmd != "models" && cmd != "predict" && cmd != "best" &&
       cmd != "pareto" && cmd != "plan-profiling") {
@@ -263,6 +274,7 @@ int ModelCommand(const std::string& cmd, const std::vector<char*>& args,
   if (cmd == "predict") {
     powersweep::v1::PredictRequest req;
     *req.mutable_selector() = *selector;
+    req.set_device_id(absl::GetFlag(FLAGS_device));
     for (const std::string& m : modes) {
       auto mode = powersweep::ParseModeFlag(m);
       if (!mode.ok()) {
@@ -282,6 +294,7 @@ int ModelCommand(const std::string& cmd, const std::vector<char*>& args,
   if (cmd == "best") {
     powersweep::v1::BestRequest req;
     *req.mutable_selector() = *selector;
+    req.set_device_id(absl::GetFlag(FLAGS_device));
     req.set_conservative(absl::GetFlag(FLAGS_conservative));
     int budgets = 0;
     if (const std::string t = absl::GetFlag(FLAGS_max_epoch_time); !t.empty()) {
@@ -310,6 +323,7 @@ int ModelCommand(const std::string& cmd, const std::vector<char*>& args,
   }
   powersweep::v1::ParetoRequest req;
   *req.mutable_selector() = *selector;
+  req.set_device_id(absl::GetFlag(FLAGS_device));
   req.set_measured_only(absl::GetFlag(FLAGS_measured));
   return powersweep::CmdPareto(stub, req, opt, out, err);
 }

@@ -40,9 +40,11 @@ std::ostream& Notes(const CliOptions& opt, std::ostream& out,
 }  // namespace
 
 int CmdFit(v1::Control::StubInterface* stub, const CliOptions& opt,
-           std::ostream& out, std::ostream& err) {
+           const std::string& instances, std::ostream& out,
+           std::ostream& err) {
   v1::FitModelsRequest req;
   req.set_sweep_id(opt.sweep_id);
+  req.set_instances(instances);
   v1::FitModelsResponse resp;
   auto ctx = RpcContext(300);
   grpc::Status st = stub->FitModels(ctx.get(), req, &resp);

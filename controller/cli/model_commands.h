@@ -24,7 +24,8 @@ namespace powersweep {
 // CV MAPE, data provenance) and the groups that could not be fitted.
 // Exit 1 when no model was fitted.
 int CmdFit(v1::Control::StubInterface* stub, const CliOptions& opt,
-           std::ostream& out, std::ostream& err);
+           const std::string& instances, std::ostream& out,
+           std::ostream& err);
 // `models`: the stored models matching `selector` (all when empty).
 int CmdModels(v1::Control::StubInterface* stub,
               const v1::ModelSelector& selector, const CliOptions& opt,

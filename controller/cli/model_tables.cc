@@ -77,6 +77,24 @@ void PrintFitted(const v1::FittedModelData& d, const std::string& unit,
   }
 }
 
+// How the model treats device instances, in words.
+static std::string InstancesText(const v1::WorkloadModel& m) {
+  if (m.instances() == "device") {
+    return absl::StrCat("fitted on ", m.device_id(), "'s runs alone");
+  }
+  if (m.instances() == "offsets") {
+    std::vector<std::string> parts;
+    for (const v1::DeviceOffset& o : m.offsets_applied()) {
+      parts.push_back(absl::StrFormat("%s %s x%.3f", o.device_id(), o.metric(),
+                                      o.factor()));
+    }
+    return absl::StrCat(
+        "per class, each run divided by its device's calibration offsets (",
+        parts.empty() ? "none found" : absl::StrJoin(parts, ", "), ")");
+  }
+  return "pooled: every device of the class as one";
+}
+
 void PrintModelText(const v1::WorkloadModel& m, std::ostream& out) {
   out << "model " << m.model_id() << ": " << WorkloadLabel(m) << "\n";
   out << "  fitted on " << m.run_ids_size() << " runs of sweep " << m.sweep_id()
@@ -84,7 +102,8 @@ void PrintModelText(const v1::WorkloadModel& m, std::ostream& out) {
   if (!m.device_ids().empty()) {
     out << " (devices " << absl::StrJoin(m.device_ids(), ", ") << ")";
   }
-  out << "\n  data: " << m.data_provenance() << "\n";
+  out << "\n  instances: " << InstancesText(m) << "\n";
+  out << "  data: " << m.data_provenance() << "\n";
   out << "  epoch: " << m.epoch().text() << "\n";
   out << "  mode space: " << m.space().size() << " modes of "
       << m.device_class() << "\n";

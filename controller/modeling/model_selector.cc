@@ -40,6 +40,8 @@ bool Matches(const v1::WorkloadModel& m, const v1::ModelSelector& s) {
     return false;
   }
   if (s.sweep_id() != 0 && s.sweep_id() != m.sweep_id()) return false;
+  // Per-device models only when their device is asked for, and then only.
+  if (s.device_id() != m.device_id()) return false;
   return true;
 }
 
@@ -67,6 +69,9 @@ std::string SelectorText(const v1::ModelSelector& s) {
   }
   if (s.tenants() != 0) parts.push_back(absl::StrCat("tenants=", s.tenants()));
   if (s.sweep_id() != 0) parts.push_back(absl::StrCat("sweep=", s.sweep_id()));
+  if (!s.device_id().empty()) {
+    parts.push_back(absl::StrCat("device=", s.device_id()));
+  }
   return parts.empty() ? "any model" : absl::StrJoin(parts, " ");
 }
 

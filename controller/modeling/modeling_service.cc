@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "controller/modeling/instances.h"
 #include "controller/modeling/model_selector.h"
 #include "controller/modeling/observations.h"
 #include "controller/modeling/workload_fit.h"
@@ -26,9 +27,16 @@ absl::StatusOr<v1::FitModelsResponse> ModelingService::FitModels(
     return absl::InvalidArgumentError(
         "sweep_id: a positive sweep id is required");
   }
+  PS_ASSIGN_OR_RETURN(Instances how, ParseInstances(request.instances()));
   PS_ASSIGN_OR_RETURN(
       SweepObservations obs,
       CollectObservations(store_, request.sweep_id(), catalog_));
+  std::vector<v1::DeviceOffset> offsets;
+  if (how == Instances::kOffsets) {
+    PS_ASSIGN_OR_RETURN(offsets, store_->ListDeviceOffsets(""));
+  }
+  PS_ASSIGN_OR_RETURN(std::vector<InstanceGroup> groups,
+                      InstanceGroups(obs.groups, how, offsets));
   v1::FitModelsResponse out;
   for (const std::string& s : obs.skipped) out.add_skipped(s);
   if (obs.groups.empty()) {
@@ -37,13 +45,20 @@ absl::StatusOr<v1::FitModelsResponse> ModelingService::FitModels(
                                   "to fit"));
   }
   const absl::Time now = clock_->Now();
-  for (const ObservationGroup& g : obs.groups) {
+  for (const InstanceGroup& ig : groups) {
     absl::StatusOr<v1::WorkloadModel> m =
-        FitWorkload(g, request.sweep_id(), catalog_, now);
+        FitWorkload(ig.group, request.sweep_id(), catalog_, now);
     if (!m.ok()) {
-      out.add_problems(std::string(m.status().message()));
+      out.add_problems(ig.device_id.empty()
+                           ? std::string(m.status().message())
+                           : absl::StrCat(ig.device_id, ": ",
+                                          m.status().message()));
       continue;
     }
+    m->set_instances(InstancesName(how));
+    m->set_device_id(ig.device_id);
+    for (const v1::DeviceOffset& o : ig.applied) *m->add_offsets_applied() = o;
+    for (const std::string& n : ig.notes) m->add_notes(n);
     PS_ASSIGN_OR_RETURN(int64_t id, store_->SaveModel(*m));
     m->set_model_id(id);
     out.set_runs_used(out.runs_used() + m->run_ids_size());

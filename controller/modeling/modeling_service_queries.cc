@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "controller/modeling/class_space.h"
 #include "controller/modeling/fit.h"
+#include "controller/modeling/instances.h"
 #include "controller/modeling/model_proto.h"
 #include "controller/modeling/model_selector.h"
 #include "controller/modeling/model_text.h"
@@ -26,7 +27,16 @@ struct Loaded {
   v1::WorkloadModel model;
   std::optional<Predictor> predictor;
   std::optional<ModeSpace> space;
+  // For a device without its own model: the class model times its offsets.
+  std::optional<DeviceScale> scale;
+  std::string device_note;  // how the device was taken into account
 };
+
+// Every prediction of `l` goes through this: the device's offsets.
+ModePrediction Scaled(const Loaded& l, ModePrediction p) {
+  if (l.scale) ApplyScale(*l.scale, &p);
+  return p;
+}
 
 absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
   return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
@@ -49,8 +59,10 @@ v1::ModePrediction Annotated(const ModePrediction& p, const Loaded& l) {
   out.set_space_index(index.ok() ? *index : -1);
   if (const v1::MeasuredMode* mm = MeasuredAt(l.model, p.mode)) {
     out.set_measured(true);
-    out.set_measured_epoch_time_s(mm->epoch_time_s());
-    out.set_measured_epoch_energy_j(mm->epoch_energy_j());
+    out.set_measured_epoch_time_s(mm->epoch_time_s() *
+                                  (l.scale ? l.scale->time : 1.0));
+    out.set_measured_epoch_energy_j(mm->epoch_energy_j() *
+                                    (l.scale ? l.scale->energy : 1.0));
   }
   return out;
 }
@@ -58,7 +70,23 @@ v1::ModePrediction Annotated(const ModePrediction& p, const Loaded& l) {
 absl::StatusOr<v1::ModePrediction> PredictAt(const Loaded& l,
                                              const CustomMode& mode) {
   PS_ASSIGN_OR_RETURN(ModePrediction p, l.predictor->Predict(mode));
-  return Annotated(p, l);
+  return Annotated(Scaled(l, p), l);
+}
+
+// The whole space, for the device when one was asked for.
+absl::StatusOr<std::vector<ModePrediction>> PredictAll(const Loaded& l) {
+  PS_ASSIGN_OR_RETURN(std::vector<ModePrediction> all,
+                      l.predictor->PredictSpace(*l.space));
+  if (l.scale) {
+    for (ModePrediction& p : all) ApplyScale(*l.scale, &p);
+  }
+  return all;
+}
+
+std::string BasisOf(const Loaded& l) {
+  return l.device_note.empty() ? Basis(l.model)
+                               : absl::StrCat(Basis(l.model), "; ",
+                                              l.device_note);
 }
 
 absl::Status NeedEnergy(const Loaded& l, const std::string& what) {
@@ -98,6 +126,30 @@ absl::StatusOr<Loaded> Load(Store* store, const v1::ModelSelector& selector) {
   return l;
 }
 
+// The model for `device_id` (empty: the selector's class model): the
+// device's own model when one was fitted, else the class model with the
+// device's calibration offsets.
+absl::StatusOr<Loaded> LoadFor(Store* store, v1::ModelSelector selector,
+                               const std::string& device_id) {
+  if (device_id.empty()) return Load(store, selector);
+  selector.set_device_id(device_id);
+  absl::StatusOr<Loaded> own = Load(store, selector);
+  if (own.ok()) {
+    own->device_note = absl::StrCat("the model of ", device_id,
+                                    "'s runs alone (fitted per device)");
+    return own;
+  }
+  if (!absl::IsNotFound(own.status())) return own.status();
+  selector.clear_device_id();
+  PS_ASSIGN_OR_RETURN(Loaded l, Load(store, selector));
+  PS_ASSIGN_OR_RETURN(std::vector<v1::DeviceOffset> offsets,
+                      store->ListDeviceOffsets(device_id));
+  PS_ASSIGN_OR_RETURN(DeviceScale scale, ScaleOf(device_id, offsets));
+  l.device_note = scale.note;
+  l.scale = std::move(scale);
+  return l;
+}
+
 }  // namespace
 
 absl::StatusOr<v1::PredictResponse> ModelingService::Predict(
@@ -105,7 +157,8 @@ absl::StatusOr<v1::PredictResponse> ModelingService::Predict(
   if (request.modes().empty()) {
     return absl::InvalidArgumentError("modes: at least one mode is required");
   }
-  PS_ASSIGN_OR_RETURN(Loaded l, Load(store_, request.selector()));
+  PS_ASSIGN_OR_RETURN(Loaded l,
+                      LoadFor(store_, request.selector(), request.device_id()));
   v1::PredictResponse out;
   for (int i = 0; i < request.modes_size(); ++i) {
     const v1::PowerMode& asked = request.modes(i);
@@ -119,7 +172,7 @@ absl::StatusOr<v1::PredictResponse> ModelingService::Predict(
     p->set_name(asked.preset());
     *out.add_predictions() = *std::move(p);
   }
-  out.set_basis(Basis(l.model));
+  out.set_basis(BasisOf(l));
   *out.mutable_model() = std::move(l.model);
   return out;
 }
@@ -141,10 +194,10 @@ absl::StatusOr<v1::BestResponse> ModelingService::Best(
         "give exactly one budget: max_epoch_time_s, max_power_w or "
         "max_energy_j");
   }
-  PS_ASSIGN_OR_RETURN(Loaded l, Load(store_, request.selector()));
+  PS_ASSIGN_OR_RETURN(Loaded l,
+                      LoadFor(store_, request.selector(), request.device_id()));
   if (absl::Status s = NeedEnergy(l, "best"); !s.ok()) return s;
-  PS_ASSIGN_OR_RETURN(std::vector<ModePrediction> all,
-                      l.predictor->PredictSpace(*l.space));
+  PS_ASSIGN_OR_RETURN(std::vector<ModePrediction> all, PredictAll(l));
   const std::vector<ModePoint> points =
       ToPoints(all, request.conservative() ? Bound::kUpper : Bound::kPredicted);
   const std::string on = request.conservative()
@@ -186,14 +239,15 @@ absl::StatusOr<v1::BestResponse> ModelingService::Best(
   }
   out.set_objective(objective);
   out.set_modes_considered(static_cast<int64_t>(all.size()));
-  out.set_basis(Basis(l.model));
+  out.set_basis(BasisOf(l));
   *out.mutable_model() = std::move(l.model);
   return out;
 }
 
 absl::StatusOr<v1::ParetoResponse> ModelingService::Pareto(
     const v1::ParetoRequest& request) {
-  PS_ASSIGN_OR_RETURN(Loaded l, Load(store_, request.selector()));
+  PS_ASSIGN_OR_RETURN(Loaded l,
+                      LoadFor(store_, request.selector(), request.device_id()));
   if (absl::Status s = NeedEnergy(l, "pareto"); !s.ok()) return s;
   v1::ParetoResponse out;
   const DefaultMode def = DefaultModeOf(*l.space, catalog_);
@@ -203,17 +257,17 @@ absl::StatusOr<v1::ParetoResponse> ModelingService::Pareto(
   if (request.measured_only()) {
     for (const v1::MeasuredMode& mm : l.model.measured()) {
       if (!(mm.epoch_energy_j() > 0)) continue;
-      points.push_back(ModePoint{KnobsOf(mm.mode()), mm.epoch_time_s(),
-                                 mm.epoch_energy_j(),
-                                 mm.epoch_energy_j() / mm.epoch_time_s()});
+      const double t = mm.epoch_time_s() * (l.scale ? l.scale->time : 1.0);
+      const double e =
+          mm.epoch_energy_j() * (l.scale ? l.scale->energy : 1.0);
+      points.push_back(ModePoint{KnobsOf(mm.mode()), t, e, e / t});
     }
     if (points.empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "model ", l.model.model_id(), ": no measured mode has energy"));
     }
   } else {
-    PS_ASSIGN_OR_RETURN(std::vector<ModePrediction> predicted,
-                        l.predictor->PredictSpace(*l.space));
+    PS_ASSIGN_OR_RETURN(std::vector<ModePrediction> predicted, PredictAll(l));
     all = std::move(predicted);
     points = ToPoints(all);
   }
@@ -266,8 +320,8 @@ absl::StatusOr<v1::ParetoResponse> ModelingService::Pareto(
                     ? absl::StrCat("measured figures (means over runs) of the ",
                                    l.model.measured_size(), " modes model ",
                                    l.model.model_id(), " was fitted on; ",
-                                   Basis(l.model))
-                    : Basis(l.model));
+                                   BasisOf(l))
+                    : BasisOf(l));
   *out.mutable_model() = std::move(l.model);
   return out;
 }
