@@ -182,6 +182,7 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
     const v1::RunConditions& c = result->conditions();
     if (c.has_start_temp_c()) m.start_temp_c = c.start_temp_c();
     if (c.has_idle_power_mw()) m.idle_power_w = c.idle_power_mw() / 1000;
+    m.run_device = c.device();
     m.binary_fingerprint = result->provenance().binary_fingerprint();
     m.framework_fingerprint = result->provenance().framework_fingerprint();
     m.framework = result->provenance().framework();

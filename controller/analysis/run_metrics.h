@@ -97,6 +97,9 @@ struct RunMetrics {
   // start (its settle). Absent when the agent did not measure them.
   std::optional<double> start_temp_c;
   std::optional<double> idle_power_w;
+  // The device as it ran this run (RunConditions.device: module, kernel,
+  // L4T release, nvpmodel configuration); empty when not reported.
+  v1::DeviceIdentity run_device;
 
   std::string binary_fingerprint;     // empty when the run has no result
   std::string framework_fingerprint;

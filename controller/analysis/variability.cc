@@ -98,6 +98,33 @@ void AddCellWarnings(const CellRuns& runs, CellVariability* cell) {
           "): a difference may come from the build, not the device"));
     }
   }
+  // Nominally identical boards should run the same software.
+  using Field = const std::string& (v1::DeviceIdentity::*)() const;
+  for (const auto& [what, field] :
+       {std::make_pair("module", Field{&v1::DeviceIdentity::module}),
+        std::make_pair("L4T release", Field{&v1::DeviceIdentity::l4t_release}),
+        std::make_pair("kernel", Field{&v1::DeviceIdentity::kernel}),
+        std::make_pair("nvpmodel configuration",
+                       Field{&v1::DeviceIdentity::nvpmodel})}) {
+    std::set<std::string> all;
+    std::vector<std::string> per_device;
+    for (const auto& [device, list] : runs.by_device) {
+      std::set<std::string> values;
+      for (const RunMetrics* r : list) {
+        const std::string& v = (r->run_device.*field)();
+        if (!v.empty()) values.insert(v);
+      }
+      if (values.empty()) continue;
+      all.insert(values.begin(), values.end());
+      per_device.push_back(
+          absl::StrCat(device, " ", absl::StrJoin(values, "/")));
+    }
+    if (all.size() > 1) {
+      cell->warnings.push_back(absl::StrCat(
+          "devices differ in ", what, ": ", absl::StrJoin(per_device, ", "),
+          "; a difference may come from the software, not the board"));
+    }
+  }
   // The analysis's notes on missing figures, once per cell: plain when
   // every metric has the note, else after the metrics that have it.
   std::vector<std::string> order;

@@ -22,8 +22,10 @@
 // single run (no within-device variance from it), runs of different builds
 // (binary or framework fingerprint: a difference may come from the build,
 // not the board; a twin's binary fingerprint names its instance and is not
-// compared), and the analysis's notes on missing figures (each once,
-// after the metrics it concerns unless it concerns all of them).
+// compared), devices that ran different software (module, L4T release,
+// kernel or nvpmodel configuration in RunConditions.device), and the
+// analysis's notes on missing figures (each once, after the metrics it
+// concerns unless it concerns all of them).
 // Report warnings: runs without a device id, which are left out.
 //
 // Pure functions except SweepVariability (reads the store); thread-safe.

@@ -128,10 +128,12 @@ TEST(ComputeRunMetricsTest, StartTemperatureAndIdlePowerFromConditions) {
   EXPECT_FALSE(m.idle_power_w.has_value());
   result.mutable_conditions()->set_start_temp_c(0);  // measured: 0 C
   result.mutable_conditions()->set_idle_power_mw(4500);
+  result.mutable_conditions()->mutable_device()->set_l4t_release("R35.4.1");
   m = ComputeRunMetrics(DoneRun(3), &result, FourMinibatches(), FiveSamples());
   ASSERT_TRUE(m.start_temp_c.has_value());
   EXPECT_EQ(*m.start_temp_c, 0);
   EXPECT_DOUBLE_EQ(*m.idle_power_w, 4.5);
+  EXPECT_EQ(m.run_device.l4t_release(), "R35.4.1");
 }
 
 TEST(ComputeRunMetricsTest, MeanPowerIsEnergyOverItsSpan) {

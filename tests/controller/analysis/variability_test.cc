@@ -137,6 +137,23 @@ TEST(AnalyzeVariabilityTest, DifferentBuildsAreWarnedAbout) {
               Contains(HasSubstr("binary fingerprints bin-1, bin-2")));
 }
 
+TEST(AnalyzeVariabilityTest, DevicesRunningDifferentSoftwareAreWarnedAbout) {
+  std::vector<RunMetrics> runs = {DoneRun(1, "a", 100), DoneRun(2, "a", 101),
+                                  DoneRun(3, "b", 100), DoneRun(4, "b", 101)};
+  for (RunMetrics& r : runs) {
+    r.run_device.set_module("Jetson-AGX");
+    r.run_device.set_kernel("5.10.120-tegra");
+    r.run_device.set_l4t_release(r.device_id == "a" ? "R35.4.1" : "R35.3.1");
+  }
+  const VariabilityReport r = AnalyzeVariability(runs);
+  EXPECT_THAT(r.cells[0].warnings,
+              Contains("devices differ in L4T release: a R35.4.1, b R35.3.1; "
+                       "a difference may come from the software, not the "
+                       "board"));
+  EXPECT_THAT(r.cells[0].warnings, Not(Contains(HasSubstr("in kernel"))));
+  EXPECT_THAT(r.cells[0].warnings, Not(Contains(HasSubstr("in module"))));
+}
+
 TEST(AnalyzeVariabilityTest, TwinsFingerprintsNameInstancesNotBuilds) {
   std::vector<RunMetrics> runs = {DoneRun(1, "a", 100), DoneRun(2, "a", 101),
                                   DoneRun(3, "b", 100), DoneRun(4, "b", 101)};
