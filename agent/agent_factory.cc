@@ -26,24 +26,20 @@ std::string DefaultWorkDir(const std::string& device_id) {
                          getenv("HOME"));
 }
 
-absl::StatusOr<std::unique_ptr<Platform>> MakeHost(const AgentOptions& o,
-                                                   const Catalog& catalog) {
+absl::StatusOr<std::unique_ptr<Platform>> MakeHost(const AgentOptions& o) {
   HostPlatformOptions popts;
   popts.device_id = o.device_id;
   popts.cpus = o.cpus;
-  popts.catalog = catalog;
   popts.agent_version = o.agent_version;
   PS_ASSIGN_OR_RETURN(auto host, HostPlatform::Create(popts));
   return std::unique_ptr<Platform>(std::move(host));
 }
 
 absl::StatusOr<std::unique_ptr<Platform>> MakeJetson(const AgentOptions& o,
-                                                     const Catalog& catalog,
                                                      Clock* clock) {
   JetsonPlatformOptions jopts;
   jopts.sysfs_root = o.sysfs_root;
   jopts.device_id = o.device_id;
-  jopts.catalog = catalog;
   jopts.agent_version = o.agent_version;
   jopts.board_presets = true;
   // The restore file must be found again by the next agent: it lives in
@@ -129,7 +125,7 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
   }
 
   if (o.platform == "host") {
-    PS_ASSIGN_OR_RETURN(auto host, MakeHost(o, catalog));
+    PS_ASSIGN_OR_RETURN(auto host, MakeHost(o));
     agent->platform = std::move(host);
   } else if (twin) {
     TwinAgentOptions topts;
@@ -146,7 +142,7 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
     catalog = made.catalog;
     agent->workload_bin = made.workload_bin;
   } else if (o.platform == "jetson") {
-    PS_ASSIGN_OR_RETURN(auto jetson, MakeJetson(o, catalog, clock));
+    PS_ASSIGN_OR_RETURN(auto jetson, MakeJetson(o, clock));
     agent->platform = std::move(jetson);
   } else {
     return absl::InvalidArgumentError(

@@ -3,7 +3,10 @@
 // of telemetry samples, and restores the device afterwards.
 //
 // Contract:
-// - Describe() is cheap and may be called at any time.
+// - Identity() and Capabilities() are cheap and may be called at any time.
+//   Capabilities() reports the hardware only (cores, frequency tables,
+//   memory); the agent adds its catalog's runtimes, models and data sets
+//   (agent/run/capabilities.h).
 // - Apply(mode) sets the mode and reports what the device actually runs
 //   (read back, never assumed). Errors: InvalidArgument naming the field of
 //   the PowerMode that cannot be honoured; nothing is changed on error.
@@ -19,7 +22,7 @@
 //   the device has, for `powersweep-agent probe`; they read current values
 //   but change nothing.
 // Thread safety: Sample() may run on the sampler thread while the session
-// thread calls Describe(); Apply/Restore are called by the run executor only
+// thread calls Identity(); Apply/Restore are called by the run executor only
 // while no run is sampling. Implementations must make that safe.
 #ifndef POWERSWEEP_AGENT_PLATFORM_PLATFORM_H_
 #define POWERSWEEP_AGENT_PLATFORM_PLATFORM_H_

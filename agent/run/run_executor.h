@@ -85,6 +85,8 @@ class RunExecutor {
   // Cancels the run if `run_id` is the active one (0 = whatever runs).
   void Cancel(int64_t run_id, const std::string& reason);
   int64_t ActiveRunId() const;
+  // What this executor runs (models, data sets, container runs).
+  const Catalog& catalog() const { return *catalog_; }
 
  private:
   struct Run;

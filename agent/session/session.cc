@@ -6,6 +6,7 @@
 
 #include "absl/random/distributions.h"
 #include "absl/strings/str_cat.h"
+#include "agent/run/capabilities.h"
 #include "common/log.h"
 
 namespace powersweep {
@@ -132,7 +133,8 @@ v1::AgentMessage Session::MakeRegister() {
   v1::AgentMessage reg;
   v1::Register* r = reg.mutable_register_();
   *r->mutable_identity() = platform_->Identity();
-  *r->mutable_capabilities() = platform_->Capabilities();
+  *r->mutable_capabilities() =
+      AgentCapabilities(*platform_, executor_->catalog());
   int64_t run_id = 0;
   int32_t attempt = 0;
   {

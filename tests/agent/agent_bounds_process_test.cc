@@ -11,7 +11,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
-#include "tests/agent/test_gateway.h"
+#include "tests/agent/session/test_gateway.h"
 #include "tests/integration/subprocess.h"
 
 namespace powersweep {

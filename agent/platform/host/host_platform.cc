@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "agent/run/catalog.h"
 #include "agent/telemetry/proc_readers.h"
 #include "common/log.h"
 #include "common/status_macros.h"
@@ -131,12 +132,6 @@ v1::DeviceCapabilities HostPlatform::Capabilities() const {
   {
     absl::MutexLock lock(&mu_);
     for (int64_t khz : freq_.Available()) caps.add_cpu_freqs_khz(khz);
-  }
-  caps.add_runtimes(v1::RUNTIME_NATIVE);
-  if (options_.catalog.containers) caps.add_runtimes(v1::RUNTIME_CONTAINER);
-  for (const std::string& m : options_.catalog.models) caps.add_models(m);
-  for (const auto& [name, path] : options_.catalog.datasets) {
-    caps.add_datasets(name);
   }
   return caps;
 }

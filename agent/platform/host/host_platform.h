@@ -27,7 +27,6 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "agent/run/catalog.h"
 #include "agent/platform/host/cpu_freq.h"
 #include "agent/platform/host/power_model.h"
 #include "agent/platform/host/rapl.h"
@@ -48,7 +47,6 @@ struct HostPlatformOptions {
   bool use_rapl = true;     // false: always the power model
   PowerModelParams power_model;
   std::string agent_version;
-  Catalog catalog;
 };
 
 class HostPlatform : public Platform {

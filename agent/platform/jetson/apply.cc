@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/platform/jetson/board_state.h"
+#include "common/power/mode_space.h"
 #include "common/status_macros.h"
 
 namespace powersweep {
@@ -47,7 +48,9 @@ absl::Status CheckFreq(const char* field, const char* unit,
   }
   return absl::InvalidArgumentError(absl::StrCat(
       field, ": ", *value, " ", unit, " is not an available frequency of this ",
-      device_class, "; nearest valid: ", NearestValues(table, *value)));
+      device_class, "; nearest valid: ",
+      table.empty() ? "(none: the table is empty)"
+                    : absl::StrJoin(NearestValues(table, *value), ", ")));
 }
 
 // The cpufreq directories to write for the clusters that will have an
@@ -73,15 +76,6 @@ std::vector<std::string> ActiveClusterDirs(SysfsIo& io, const BoardInfo& board,
 }
 
 }  // namespace
-
-std::string NearestValues(const std::vector<int64_t>& table, int64_t value) {
-  if (table.empty()) return "(none: the table is empty)";
-  std::vector<int64_t> near;
-  auto hi = std::lower_bound(table.begin(), table.end(), value);
-  if (hi != table.begin()) near.push_back(*(hi - 1));
-  if (hi != table.end()) near.push_back(*hi);
-  return absl::StrJoin(near, ", ");
-}
 
 absl::StatusOr<ModePlan> PlanMode(SysfsIo& io, const BoardInfo& board,
                                   const v1::PowerMode& mode,

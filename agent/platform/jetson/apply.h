@@ -75,9 +75,6 @@ v1::AppliedPowerMode ReadBack(SysfsIo& io, const BoardInfo& board,
 // CPUs whose cpuN/online reads 1 (cpu0 counts as online without a file).
 std::vector<int> OnlineCpus(SysfsIo& io, const BoardInfo& board);
 
-// "2188800, 2265600": the valid values just below and above `value`.
-std::string NearestValues(const std::vector<int64_t>& table, int64_t value);
-
 }  // namespace jetson
 }  // namespace powersweep
 

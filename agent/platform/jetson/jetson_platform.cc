@@ -83,12 +83,6 @@ v1::DeviceCapabilities JetsonPlatform::Capabilities() const {
     for (int64_t f : board_.emc.rates_hz) caps.add_mem_freqs_hz(f);
   }
   caps.set_memory_bytes(memory_bytes_);
-  caps.add_runtimes(v1::RUNTIME_NATIVE);
-  if (options_.catalog.containers) caps.add_runtimes(v1::RUNTIME_CONTAINER);
-  for (const std::string& m : options_.catalog.models) caps.add_models(m);
-  for (const auto& [name, path] : options_.catalog.datasets) {
-    caps.add_datasets(name);
-  }
   return caps;
 }
 

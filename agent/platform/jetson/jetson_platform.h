@@ -32,7 +32,6 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "agent/run/catalog.h"
 #include "agent/platform/jetson/apply.h"
 #include "agent/platform/jetson/board_presets.h"
 #include "agent/platform/jetson/board_state.h"
@@ -50,7 +49,6 @@ struct JetsonPlatformOptions {
   std::string sysfs_root = "/";
   std::string device_id;            // empty = the hostname
   std::string agent_version;
-  Catalog catalog;
   PresetResolver presets;           // empty: see board_presets
   // With no `presets`: true resolves preset names through the board's
   // nvpmodel.conf and the class's study modes (board_presets.h); false

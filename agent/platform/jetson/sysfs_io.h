@@ -9,7 +9,7 @@
 //  - a value the kernel rejects (EINVAL, EBUSY) -> InvalidArgument naming
 //    the file and the value.
 // RealSysfsIo holds no mutable state and is thread-safe. Test fakes (see
-// tests/agent/jetson) record writes.
+// tests/agent/platform/jetson) record writes.
 #ifndef POWERSWEEP_AGENT_PLATFORM_JETSON_SYSFS_IO_H_
 #define POWERSWEEP_AGENT_PLATFORM_JETSON_SYSFS_IO_H_
 

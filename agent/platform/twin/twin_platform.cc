@@ -8,8 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "agent/platform/twin/dataset_cost.h"
-#include "agent/platform/twin/model_cost.h"
 #include "agent/platform/twin/twin_mode.h"
 #include "common/power/power_catalog.h"
 #include "common/status_macros.h"
@@ -84,9 +82,6 @@ v1::DeviceCapabilities TwinPlatform::Capabilities() const {
   for (int64_t f : cls_->gpu_freqs_hz) caps.add_gpu_freqs_hz(f);
   for (int64_t f : cls_->mem_freqs_hz) caps.add_mem_freqs_hz(f);
   caps.set_memory_bytes(cls_->memory_bytes);
-  caps.add_runtimes(v1::RUNTIME_NATIVE);
-  for (const std::string& m : TwinModelNames()) caps.add_models(m);
-  for (const std::string& d : TwinDatasetNames()) caps.add_datasets(d);
   return caps;
 }
 

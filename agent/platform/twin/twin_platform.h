@@ -4,9 +4,9 @@
 //
 // - Identity: platform "twin", the class, device id "<class>-twin-<N>"
 //   unless given, serial "TWIN-<class>-<N>-<seed>".
-// - Capabilities: the class's cores and frequency tables, runtime native,
-//   the models and data sets the twin can cost (TwinModelNames,
-//   TwinDatasetNames; TwinWorkloadPairs says which go together).
+// - Capabilities: the class's cores, frequency tables and memory (the
+//   models and data sets the twin can cost are its agent's catalog,
+//   agent/runtime/twin/twin_agent.h).
 // - Apply: ResolvePowerMode (class tables, presets and study modes of the
 //   shared catalog common/power; a 0 knob is the class maximum); reports
 //   actual = the resolved point, provenance SIMULATED. Nothing changes on

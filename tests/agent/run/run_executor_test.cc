@@ -1,47 +1,24 @@
 #include "agent/run/run_executor.h"
-#include "absl/strings/str_cat.h"
 
 #include <stdlib.h>
 
 #include <algorithm>
-#include <map>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
+#include "absl/strings/str_cat.h"
+#include "agent/platform/fake_platform.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "agent/runtime/recording_sink.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/fake_platform.h"
 #include "tests/common/test_dir.h"
 
 namespace powersweep {
 namespace {
-
-class RecordingSink : public RunSink {
- public:
-  void OnRunStarted(const v1::RunStarted& s) override {
-    absl::MutexLock lock(&mu);
-    started.push_back(s);
-    started_note.Notify();
-  }
-  void OnBatch(const v1::DataBatch& b) override {
-    absl::MutexLock lock(&mu);
-    batches.push_back(b);
-  }
-  void OnRunFinished(const v1::RunFinished& f) override {
-    absl::MutexLock lock(&mu);
-    finished.push_back(f);
-  }
-  absl::Mutex mu;
-  absl::Notification started_note;
-  std::vector<v1::RunStarted> started;
-  std::vector<v1::DataBatch> batches;
-  std::vector<v1::RunFinished> finished;
-};
 
 v1::RunSpec Spec(int64_t minibatches) {
   v1::RunSpec spec;
@@ -157,17 +134,17 @@ TEST_F(RunExecutorTest, SuccessfulRunSendsStartedNumberedBatchesAndResult) {
   EXPECT_EQ(f.result().provenance().framework(), "fake");
   EXPECT_EQ(f.result().applied_mode().actual().cpu_cores(), 1);
   EXPECT_EQ(f.result().energy_provenance(), v1::PROVENANCE_UNSPECIFIED);
-  absl::MutexLock lock(&sink_.mu);
-  ASSERT_EQ(sink_.started.size(), 1u);
-  ASSERT_EQ(sink_.finished.size(), 1u);
+  ASSERT_EQ(sink_.started().size(), 1u);
+  ASSERT_EQ(sink_.finished().size(), 1u);
   // 10 records in batches of 4: 4, 4, 2.
-  ASSERT_EQ(sink_.batches.size(), 3u);
+  const std::vector<v1::DataBatch> batches = sink_.batches();
+  ASSERT_EQ(batches.size(), 3u);
   EXPECT_EQ(f.batches(), 3);
   int64_t next_index = 0;
-  for (size_t i = 0; i < sink_.batches.size(); ++i) {
-    EXPECT_EQ(sink_.batches[i].seq(), static_cast<int64_t>(i + 1));
-    EXPECT_EQ(sink_.batches[i].attempt(), 2) << "batch " << i + 1;
-    for (const auto& m : sink_.batches[i].minibatches()) {
+  for (size_t i = 0; i < batches.size(); ++i) {
+    EXPECT_EQ(batches[i].seq(), static_cast<int64_t>(i + 1));
+    EXPECT_EQ(batches[i].attempt(), 2) << "batch " << i + 1;
+    for (const auto& m : batches[i].minibatches()) {
       EXPECT_EQ(m.index(), next_index++);
     }
   }
@@ -185,9 +162,8 @@ TEST_F(RunExecutorTest, UnknownModelFailsBeforeStartingAnything) {
   EXPECT_FALSE(f.result().ok());
   EXPECT_EQ(f.attempt(), 3);
   EXPECT_NE(f.result().reason().find("workload.model"), std::string::npos);
-  absl::MutexLock lock(&sink_.mu);
-  EXPECT_TRUE(sink_.started.empty());
-  EXPECT_EQ(sink_.finished.size(), 1u);
+  EXPECT_TRUE(sink_.started().empty());
+  EXPECT_EQ(sink_.finished().size(), 1u);
   EXPECT_EQ(platform_.applies(), 0);
 }
 
@@ -203,9 +179,8 @@ TEST_F(RunExecutorTest, OutOfBoundsSpecFailsBeforeStartingAnything) {
       << f.result().reason();
   EXPECT_NE(f.result().reason().find("timeout_s"), std::string::npos);
   EXPECT_EQ(ex.ActiveRunId(), 0);
-  absl::MutexLock lock(&sink_.mu);
-  EXPECT_TRUE(sink_.started.empty());
-  EXPECT_EQ(sink_.finished.size(), 1u);
+  EXPECT_TRUE(sink_.started().empty());
+  EXPECT_EQ(sink_.finished().size(), 1u);
   EXPECT_EQ(platform_.applies(), 0);
 }
 
@@ -243,8 +218,7 @@ TEST_F(RunExecutorTest, CancelEndsTheRunWithTheReason) {
   RunExecutor ex = Make();
   v1::RunFinished f;
   std::thread t([&] { f = ex.Execute(Spec(3), &sink_); });
-  ASSERT_TRUE(sink_.started_note.WaitForNotificationWithTimeout(
-      absl::Seconds(10)));
+  ASSERT_TRUE(sink_.AwaitStarted(absl::Seconds(10)));
   EXPECT_EQ(ex.ActiveRunId(), 11);
   ex.Cancel(99, "not this run");  // other run id: ignored
   ex.Cancel(11, "sweep cancelled");
@@ -266,11 +240,8 @@ TEST_F(RunExecutorTest, CoLocatedTenantsEachSendTheirOwnRecords) {
     EXPECT_EQ(f.result().tenants(t).minibatches(), 5);
     EXPECT_EQ(f.result().tenants(t).exit_code(), 0);
   }
-  absl::MutexLock lock(&sink_.mu);
   std::map<int, int> per_tenant;
-  for (const auto& b : sink_.batches) {
-    for (const auto& m : b.minibatches()) ++per_tenant[m.tenant()];
-  }
+  for (const auto& m : sink_.Records()) ++per_tenant[m.tenant()];
   EXPECT_EQ(per_tenant, (std::map<int, int>{{0, 5}, {1, 5}, {2, 5}}));
   for (int t = 0; t < 3; ++t) {
     EXPECT_TRUE(std::filesystem::exists(absl::StrCat(
@@ -300,9 +271,8 @@ TEST_F(RunExecutorTest, AnAppliedModeWithoutCpusFailsTheRunAndRestores) {
       << f.result().reason();
   EXPECT_EQ(platform.applies(), 1);
   EXPECT_EQ(platform.restores(), 1);
-  absl::MutexLock lock(&sink_.mu);
-  EXPECT_TRUE(sink_.started.empty());
-  EXPECT_EQ(sink_.finished.size(), 1u);
+  EXPECT_TRUE(sink_.started().empty());
+  EXPECT_EQ(sink_.finished().size(), 1u);
 }
 
 // The telemetry of a co-located run follows every tenant's process: its
@@ -318,11 +288,8 @@ TEST_F(RunExecutorTest, CoLocatedTelemetrySumsEveryTenantsProcess) {
     v1::RunFinished f = ex.Execute(spec, &sink);
     EXPECT_TRUE(f.result().ok()) << f.result().reason();
     int64_t peak = 0;
-    absl::MutexLock lock(&sink.mu);
-    for (const auto& b : sink.batches) {
-      for (const auto& s : b.telemetry()) {
-        peak = std::max<int64_t>(peak, s.proc_rss_bytes());
-      }
+    for (const auto& s : sink.Samples()) {
+      peak = std::max<int64_t>(peak, s.proc_rss_bytes());
     }
     return peak;
   };
@@ -343,8 +310,7 @@ TEST_F(RunExecutorTest, ContainerRunOnAnAgentWithoutAnEngineFailsClearly) {
                                      "engine"),
             std::string::npos)
       << f.result().reason();
-  absl::MutexLock lock(&sink_.mu);
-  EXPECT_TRUE(sink_.started.empty());
+  EXPECT_TRUE(sink_.started().empty());
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include "common/fake_clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/agent/fake_platform.h"
+#include "agent/platform/fake_platform.h"
 
 namespace powersweep {
 namespace {

@@ -1,0 +1,215 @@
+#include "agent/session/session.h"
+
+#include <stdlib.h>
+
+#include <map>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "agent/platform/fake_platform.h"
+#include "agent/runtime/native/native_runtime.h"
+#include "common/clock.h"
+#include "gtest/gtest.h"
+#include "tests/agent/session/test_gateway.h"
+#include "tests/common/test_dir.h"
+
+namespace powersweep {
+namespace {
+
+constexpr int64_t kRun = 31;
+
+v1::RunSpec Spec(int64_t minibatches) {
+  v1::RunSpec spec;
+  spec.set_run_id(kRun);
+  spec.set_attempt(1);
+  auto* w = spec.mutable_workload();
+  w->set_model("lenet5");
+  w->set_dataset("fashion-mnist");
+  w->set_task(v1::TASK_INFER);
+  w->set_batch_size(16);
+  w->set_minibatches(minibatches);
+  spec.set_telemetry_hz(20);
+  spec.set_timeout_s(60);
+  return spec;
+}
+
+bool HasRunFinished(TestGateway* gw) {
+  gw->mu.AssertReaderHeld();
+  for (const Received& r : gw->received) {
+    if (r.msg.has_run_finished()) return true;
+  }
+  return false;
+}
+
+class SessionTest : public testing::Test {
+ protected:
+  SessionTest() {
+    catalog_.datasets = {{"fashion-mnist", "/data/fm"}};
+    RunExecutorConfig cfg;
+    cfg.workload_bin = FAKE_WORKLOAD;
+    cfg.work_dir = MakeTestDir("session_test");
+    cfg.batch_interval_s = 0.1;
+    cfg.cancel_grace_s = 0.5;
+    executor_ = std::make_unique<RunExecutor>(
+        cfg, &catalog_, &platform_, &clock_,
+        [this] { return std::make_unique<NativeRuntime>(&clock_); });
+  }
+  ~SessionTest() override {
+    if (session_) session_->Shutdown();
+    if (runner_.joinable()) runner_.join();
+    session_.reset();
+    gateway_.Stop();
+    unsetenv("FAKE_WORKLOAD_FLAGS");
+  }
+  void StartSession() {
+    SessionConfig cfg;
+    cfg.controller = gateway_.Start();
+    cfg.initial_backoff_s = 0.05;
+    cfg.max_backoff_s = 0.2;
+    cfg.flush_timeout_s = 5;
+    session_ = std::make_unique<Session>(cfg, &platform_, executor_.get(),
+                                         &clock_);
+    runner_ = std::thread([this] { session_->Run(); });
+  }
+  // Waits (bounded) until the gateway received the RunFinished.
+  bool AwaitRunFinished() {
+    absl::MutexLock lock(&gateway_.mu);
+    return gateway_.mu.AwaitWithTimeout(
+        absl::Condition(&HasRunFinished, &gateway_), absl::Seconds(30));
+  }
+
+  RealClock clock_;
+  Catalog catalog_;
+  FakePlatform platform_{{0}};
+  std::unique_ptr<RunExecutor> executor_;
+  TestGateway gateway_;
+  std::unique_ptr<Session> session_;
+  std::thread runner_;
+};
+
+TEST_F(SessionTest, RegistersRunsTheAssignmentAndReportsEveryBatch) {
+  setenv("FAKE_WORKLOAD_FLAGS", "--interval-ms 20", 1);
+  gateway_.assign_on_first_register = Spec(25);
+  StartSession();
+  ASSERT_TRUE(AwaitRunFinished());
+  std::vector<Received> got = gateway_.Snapshot();
+  ASSERT_TRUE(got[0].msg.has_register_());
+  EXPECT_EQ(got[0].msg.register_().identity().device_id(), "fake-0");
+  EXPECT_EQ(got[0].msg.register_().active_run_id(), 0);
+  // The platform's hardware and the executor's catalog.
+  const v1::DeviceCapabilities& caps = got[0].msg.register_().capabilities();
+  EXPECT_EQ(caps.cpu_cores(), 1);
+  ASSERT_EQ(caps.datasets_size(), 1);
+  EXPECT_EQ(caps.datasets(0), "fashion-mnist");
+  EXPECT_EQ(caps.models_size(), static_cast<int>(catalog_.models.size()));
+  ASSERT_EQ(caps.runtimes_size(), 1);
+  EXPECT_EQ(caps.runtimes(0), v1::RUNTIME_NATIVE);
+  int started = 0;
+  std::vector<int64_t> seqs;
+  int64_t minibatches = 0, samples = 0;
+  v1::RunFinished finished;
+  for (const Received& r : got) {
+    if (r.msg.has_run_started()) {
+      ++started;
+      EXPECT_TRUE(seqs.empty()) << "RunStarted after a batch";
+    }
+    if (r.msg.has_batch()) {
+      EXPECT_EQ(r.msg.batch().run_id(), kRun);
+      seqs.push_back(r.msg.batch().seq());
+      minibatches += r.msg.batch().minibatches_size();
+      samples += r.msg.batch().telemetry_size();
+    }
+    if (r.msg.has_run_finished()) finished = r.msg.run_finished();
+  }
+  EXPECT_EQ(started, 1);
+  EXPECT_TRUE(finished.result().ok()) << finished.result().reason();
+  ASSERT_GT(finished.batches(), 1);
+  ASSERT_EQ(static_cast<int64_t>(seqs.size()), finished.batches());
+  for (size_t i = 0; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], int64_t(i) + 1);
+  EXPECT_EQ(minibatches, 25);
+  EXPECT_GT(samples, 0);
+}
+
+TEST_F(SessionTest, ReconnectsAfterADropAndReplaysUnacknowledgedBatches) {
+  setenv("FAKE_WORKLOAD_FLAGS", "--interval-ms 50", 1);
+  gateway_.assign_on_first_register = Spec(60);  // about 3 s of work
+  gateway_.drop_after_batches = 3;
+  gateway_.ack_first_connection_up_to = 1;  // batches 2 and 3 stay unacked
+  StartSession();
+  ASSERT_TRUE(AwaitRunFinished());
+
+  std::vector<Received> got = gateway_.Snapshot();
+  std::vector<const v1::AgentMessage*> registers;
+  std::map<int64_t, std::vector<std::pair<int, std::string>>> by_seq;
+  std::vector<int64_t> seqs_on_second;
+  v1::RunFinished finished;
+  int heartbeats = 0;
+  for (const Received& r : got) {
+    if (r.msg.has_register_()) registers.push_back(&r.msg);
+    if (r.msg.has_heartbeat()) ++heartbeats;
+    if (r.msg.has_batch()) {
+      by_seq[r.msg.batch().seq()].push_back(
+          {r.connection, r.msg.batch().SerializeAsString()});
+      if (r.connection == 2) seqs_on_second.push_back(r.msg.batch().seq());
+    }
+    if (r.msg.has_run_finished()) finished = r.msg.run_finished();
+  }
+  ASSERT_EQ(registers.size(), 2u);
+  // The run was still executing when the agent came back.
+  EXPECT_EQ(registers[1]->register_().active_run_id(), kRun);
+  EXPECT_GT(heartbeats, 0);
+  EXPECT_TRUE(finished.result().ok()) << finished.result().reason();
+  EXPECT_EQ(finished.result().run_id(), kRun);
+  // Every batch arrived at least once.
+  ASSERT_GT(finished.batches(), 3);
+  for (int64_t s = 1; s <= finished.batches(); ++s) {
+    EXPECT_TRUE(by_seq.count(s)) << "batch " << s << " never arrived";
+  }
+  EXPECT_EQ(static_cast<int64_t>(by_seq.size()), finished.batches());
+  // Batch 1 was acked: sent once. 2 and 3 were not: sent again, identical.
+  EXPECT_EQ(by_seq[1].size(), 1u);
+  for (int64_t s : {2, 3}) {
+    ASSERT_EQ(by_seq[s].size(), 2u) << "batch " << s;
+    EXPECT_EQ(by_seq[s][0].first, 1);
+    EXPECT_EQ(by_seq[s][1].first, 2);
+    EXPECT_EQ(by_seq[s][0].second, by_seq[s][1].second);
+  }
+  // The replay comes first and in order, then new batches follow.
+  ASSERT_GE(seqs_on_second.size(), 2u);
+  EXPECT_EQ(seqs_on_second[0], 2);
+  for (size_t i = 1; i < seqs_on_second.size(); ++i) {
+    EXPECT_EQ(seqs_on_second[i], seqs_on_second[i - 1] + 1);
+  }
+  EXPECT_GE(session_->registrations(), 2);
+}
+
+TEST_F(SessionTest, ShutdownCancelsTheRunAndFlushesItsResult) {
+  setenv("FAKE_WORKLOAD_FLAGS", "--sleep-s 30", 1);
+  gateway_.assign_on_first_register = Spec(2);
+  StartSession();
+  {
+    absl::MutexLock lock(&gateway_.mu);
+    auto started = [](TestGateway* gw) {
+      gw->mu.AssertReaderHeld();
+      for (const Received& r : gw->received) {
+        if (r.msg.has_run_started()) return true;
+      }
+      return false;
+    };
+    ASSERT_TRUE(gateway_.mu.AwaitWithTimeout(
+        absl::Condition(+started, &gateway_), absl::Seconds(30)));
+  }
+  session_->Shutdown();
+  runner_.join();
+  EXPECT_EQ(session_->spooled(), 0u);  // the result was acknowledged
+  std::vector<Received> got = gateway_.Snapshot();
+  ASSERT_TRUE(got.back().msg.has_run_finished());
+  EXPECT_EQ(got.back().msg.run_finished().result().reason(),
+            "cancelled: agent shutting down");
+}
+
+}  // namespace
+}  // namespace powersweep
