@@ -276,13 +276,14 @@ int CmdVariability(v1::Control::StubInterface* stub, const CliOptions& opt,
   v1::VariabilityRequest req;
   req.set_sweep_id(opt.sweep_id);
   req.set_metric(opt.metric);
+  req.set_save_offsets(opt.save_offsets);
   v1::VariabilityResponse resp;
   auto ctx = RpcContext(120);
   grpc::Status st = stub->Variability(ctx.get(), req, &resp);
   if (!st.ok()) return ReportRpcError(st, opt, err);
   switch (opt.format) {
     case OutputFormat::kTable:
-      out << VariabilityText(resp);
+      out << VariabilityText(resp) << SavedOffsetsText(resp);
       break;
     case OutputFormat::kCsv:
       out << VariabilityCsv(resp);
@@ -294,7 +295,7 @@ int CmdVariability(v1::Control::StubInterface* stub, const CliOptions& opt,
       for (const std::string& w : resp.warnings()) {
         err << "warning: " << w << "\n";
       }
-      err << "method: " << resp.method() << "\n";
+      err << "method: " << resp.method() << "\n" << SavedOffsetsText(resp);
       break;
     case OutputFormat::kJson:
       out << VariabilityJson(resp);

@@ -25,6 +25,7 @@ struct CliOptions {
   std::string by = "runtime";  // compare
   std::vector<std::string> devices;  // compare --by device: baseline, other
   std::string metric;          // variability: one metric, "" = all
+  bool save_offsets = false;   // variability: store calibration offsets
   int64_t run_id = 0;          // cancel
 };
 

@@ -57,6 +57,10 @@ ABSL_FLAG(std::string, metric, "",
           "variability: only this metric (minibatch_time, throughput, "
           "energy, energy_per_sample, incremental_energy, mean_power, "
           "idle_power); default every metric.");
+ABSL_FLAG(bool, save_offsets, false,
+          "variability: also store each device's calibration offsets (time "
+          "and energy over its class mean, from every metric of this sweep) "
+          "for fit --instances offsets and predict --device.");
 ABSL_FLAG(std::string, modes, "",
           "devices: list the power modes of this device id instead; "
           "plan-profiling: how many modes to propose.");
@@ -138,7 +142,7 @@ constexpr char kUsage[] =
     "                          metric's mean and 95% CI per side, the\n"
     "                          difference in %, Welch's t-test p-value;\n"
     "                          warns when the builds differ\n"
-    "  variability --sweep ID [--metric NAME]\n"
+    "  variability --sweep ID [--metric NAME] [--save-offsets]\n"
     "                          per matrix cell, how much the devices that\n"
     "                          ran it differ: per device n, mean, 95% CI\n"
     "                          and mean start temperature of each metric;\n"
@@ -152,7 +156,11 @@ constexpr char kUsage[] =
     "                          mean_power, idle_power. --format csv: one\n"
     "                          row per cell x metric x device plus an\n"
     "                          'across' row; json: numbers as numbers,\n"
-    "                          null where a figure is missing\n"
+    "                          null where a figure is missing.\n"
+    "                          --save-offsets also stores each device's\n"
+    "                          time and energy over its class mean (the\n"
+    "                          mean over the sweep's cells) for fit\n"
+    "                          --instances offsets and predict --device\n"
     "  import-tegrastats FILE --device ID [--interval_ms 1000]\n"
     "                          store a tegrastats log (JetPack 4/5/6) as the\n"
     "                          telemetry of a new run (state done); prints\n"
@@ -354,6 +362,7 @@ int main(int argc, char** argv) {
     opt.devices.emplace_back(absl::StripAsciiWhitespace(d));
   }
   opt.metric = absl::GetFlag(FLAGS_metric);
+  opt.save_offsets = absl::GetFlag(FLAGS_save_offsets);
   opt.run_id = absl::GetFlag(FLAGS_run);
   auto format = powersweep::ParseOutputFormat(absl::GetFlag(FLAGS_format));
   if (!format.ok()) return Usage(std::string(format.status().message()));

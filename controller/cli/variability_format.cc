@@ -287,12 +287,43 @@ std::string VariabilityJson(const VariabilityResponse& r) {
                                 {"metrics", JsonArray(metrics, 3)}},
                                2));
   }
+  std::vector<std::string> offsets;
+  for (const v1::DeviceOffset& o : r.saved_offsets()) {
+    offsets.push_back(JsonObject({{"device", JsonString(o.device_id())},
+                                  {"device_class", JsonString(o.device_class())},
+                                  {"metric", JsonString(o.metric())},
+                                  {"factor", JsonNumber(true, o.factor())},
+                                  {"cells", absl::StrCat(o.cells())},
+                                  {"runs", absl::StrCat(o.runs())}},
+                                 2));
+  }
   return JsonObject({{"sweep_id", absl::StrCat(r.sweep_id())},
                      {"method", JsonString(r.method())},
                      {"warnings", JsonStrings(r.warnings())},
+                     {"saved_offsets", JsonArray(offsets, 1)},
                      {"cells", JsonArray(cells, 1)}},
                     0) +
          "\n";
+}
+
+std::string SavedOffsetsText(const VariabilityResponse& r) {
+  if (r.saved_offsets().empty()) return "";
+  // Offsets come by device, then metric.
+  std::vector<std::pair<std::string, std::string>> lines;  // device, text
+  for (const v1::DeviceOffset& o : r.saved_offsets()) {
+    if (lines.empty() || lines.back().first != o.device_id()) {
+      lines.push_back({o.device_id(), o.device_id()});
+    }
+    absl::StrAppend(&lines.back().second, "  ", o.metric(), " x",
+                    absl::StrFormat("%.3f", o.factor()), " (", o.cells(),
+                    " cell", o.cells() == 1 ? "" : "s", ", ", o.runs(),
+                    " runs)");
+  }
+  std::string out = absl::StrCat("saved calibration offsets (sweep ",
+                                 r.sweep_id(), "; factor = device / class "
+                                 "mean):\n");
+  for (const auto& [device, text] : lines) absl::StrAppend(&out, "  ", text, "\n");
+  return out;
 }
 
 }  // namespace powersweep

@@ -22,10 +22,16 @@
 // An empty cell is a figure that is missing or does not apply. Warnings
 // and the method are not part of the CSV (the CLI prints them on stderr).
 //
-// JSON: one object {"sweep_id", "method", "warnings", "cells": [{"label",
-// "devices", "run_ids", "warnings", "metrics": [{"name", "label", "unit",
-// "devices": [per-device objects], "across": {...}}]}]}, numbers as JSON
-// numbers and null for a missing figure (or a non-finite F).
+// JSON: one object {"sweep_id", "method", "warnings", "saved_offsets":
+// [{"device", "device_class", "metric", "factor", "cells", "runs"}],
+// "cells": [{"label", "devices", "run_ids", "warnings", "metrics": [{"name",
+// "label", "unit", "devices": [per-device objects], "across": {...}}]}]},
+// numbers as JSON numbers and null for a missing figure (or a non-finite
+// F).
+//
+// SavedOffsetsText: the offsets --save-offsets stored, one line per device
+// ("xavier-0  time x0.952  energy x0.948  (2 cells, 6 runs)"); "" when
+// none were saved.
 #ifndef POWERSWEEP_CONTROLLER_CLI_VARIABILITY_FORMAT_H_
 #define POWERSWEEP_CONTROLLER_CLI_VARIABILITY_FORMAT_H_
 
@@ -38,6 +44,7 @@ namespace powersweep {
 std::string VariabilityText(const ::powersweep::v1::VariabilityResponse& r);
 std::string VariabilityCsv(const ::powersweep::v1::VariabilityResponse& r);
 std::string VariabilityJson(const ::powersweep::v1::VariabilityResponse& r);
+std::string SavedOffsetsText(const ::powersweep::v1::VariabilityResponse& r);
 
 }  // namespace powersweep
 

@@ -4,11 +4,13 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/power/mode_listing.h"
 #include "controller/analysis/compare.h"
 #include "controller/analysis/compare_table.h"
+#include "controller/analysis/device_offsets.h"
 #include "controller/analysis/sweep_summaries.h"
 #include "controller/analysis/variability.h"
 #include "controller/analysis/variability_proto.h"
@@ -171,6 +173,23 @@ grpc::Status ControlService::Variability(
   auto report = SweepVariability(store_, request->sweep_id(), only);
   if (!report.ok()) return ToGrpcStatus(report.status());
   *response = ToVariabilityResponse(request->sweep_id(), *report);
+  if (request->save_offsets()) {
+    // The offsets come from every metric, whatever `metric` shows.
+    auto all = only.has_value() ? SweepVariability(store_, request->sweep_id())
+                                : report;
+    if (!all.ok()) return ToGrpcStatus(all.status());
+    auto saved = SaveDeviceOffsets(store_, *all, request->sweep_id(),
+                                   absl::ToUnixMillis(clock_->Now()));
+    if (!saved.ok()) return ToGrpcStatus(saved.status());
+    for (const v1::DeviceOffset& o : *saved) *response->add_saved_offsets() = o;
+    if (saved->empty()) {
+      response->add_warnings(
+          "no offsets saved: no cell ran on 2 or more devices with "
+          "minibatch times");
+    }
+    PS_LOG(INFO) << "sweep " << request->sweep_id() << ": saved "
+                 << saved->size() << " device offsets";
+  }
   return grpc::Status::OK;
 }
 

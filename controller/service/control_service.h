@@ -69,8 +69,10 @@ class ControlService final : public v1::Control::Service {
   grpc::Status Compare(grpc::ServerContext* context,
                        const v1::CompareRequest* request,
                        v1::CompareResponse* response) override;
-  // controller/analysis/variability.h over the sweep's done runs; NOT_FOUND
-  // for an unknown sweep, INVALID_ARGUMENT for an unknown metric.
+  // controller/analysis/variability.h over the sweep's done runs, and with
+  // save_offsets the devices' calibration offsets stored
+  // (device_offsets.h); NOT_FOUND for an unknown sweep, INVALID_ARGUMENT
+  // for an unknown metric.
   grpc::Status Variability(grpc::ServerContext* context,
                            const v1::VariabilityRequest* request,
                            v1::VariabilityResponse* response) override;

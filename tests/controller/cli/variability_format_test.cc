@@ -132,6 +132,32 @@ TEST(VariabilityJsonTest, InfiniteFIsNullAndTextIsEscaped) {
   EXPECT_EQ(Field(across, "p_value").number_value(), 0);
 }
 
+TEST(SavedOffsetsTest, OneLinePerDeviceAndInTheJson) {
+  v1::VariabilityResponse r;
+  r.set_sweep_id(4);
+  EXPECT_EQ(SavedOffsetsText(r), "");
+  for (const char* metric : {"energy", "time"}) {
+    v1::DeviceOffset* o = r.add_saved_offsets();
+    o->set_device_id("xavier-3");
+    o->set_device_class("xavier-agx");
+    o->set_metric(metric);
+    o->set_factor(std::string(metric) == "time" ? 1.1084 : 1.0991);
+    o->set_cells(2);
+    o->set_runs(6);
+  }
+  EXPECT_EQ(SavedOffsetsText(r),
+            "saved calibration offsets (sweep 4; factor = device / class "
+            "mean):\n  xavier-3  energy x1.099 (2 cells, 6 runs)  time "
+            "x1.108 (2 cells, 6 runs)\n");
+  const Struct doc = Parse(VariabilityJson(r));
+  const ListValue& saved = List(doc, "saved_offsets");
+  ASSERT_EQ(saved.values_size(), 2);
+  EXPECT_EQ(Field(saved.values(1).struct_value(), "metric").string_value(),
+            "time");
+  EXPECT_NEAR(Field(saved.values(1).struct_value(), "factor").number_value(),
+              1.1084, 1e-12);
+}
+
 TEST(VariabilityCsvTest, OneRowPerCellMetricDeviceAndAnAcrossRow) {
   const v1::VariabilityResponse r = InstanceResponse();
   const std::vector<std::string> lines =

@@ -114,6 +114,32 @@ TEST_F(ControlVariabilityTest, OneMetricByName) {
   }
 }
 
+TEST_F(ControlVariabilityTest, SaveOffsetsStoresTimeAndEnergyOfEveryDevice) {
+  v1::VariabilityRequest req;
+  req.set_sweep_id(sweep_);
+  req.set_metric("throughput");  // the offsets still come from every metric
+  req.set_save_offsets(true);
+  v1::VariabilityResponse resp;
+  grpc::Status st = stub_->Variability(Context().get(), req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(resp.cells(0).metrics_size(), 1);
+  EXPECT_EQ(resp.saved_offsets_size(), 8);
+  auto stored = store_.ListDeviceOffsets("xavier-3");
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 2u);
+  EXPECT_EQ((*stored)[1].metric(), "time");
+  EXPECT_NEAR((*stored)[1].factor(), 115 / 103.75, 1e-9);
+  EXPECT_EQ((*stored)[1].sweep_id(), sweep_);
+  EXPECT_EQ((*stored)[1].saved_unix_ms(), absl::ToUnixMillis(clock_.Now()));
+
+  // Without save_offsets nothing is written.
+  v1::VariabilityResponse plain;
+  req.set_save_offsets(false);
+  ASSERT_TRUE(store_.SaveDeviceOffsets({}).ok());
+  ASSERT_TRUE(stub_->Variability(Context().get(), req, &plain).ok());
+  EXPECT_EQ(plain.saved_offsets_size(), 0);
+}
+
 TEST_F(ControlVariabilityTest, ErrorsNameWhatIsWrong) {
   v1::VariabilityRequest req;
   req.set_sweep_id(sweep_);
