@@ -54,10 +54,10 @@ struct CellRuns {
   std::vector<const RunMetrics*> other;
 };
 
-void AddCellWarnings(CompareBy by, const CellRuns& runs,
+void AddCellWarnings(const CompareDimension& dimension, const CellRuns& runs,
                      CellComparison* cell) {
-  const std::string b = BaselineLabel(by);
-  const std::string o = OtherLabel(by);
+  const std::string b = BaselineLabel(dimension);
+  const std::string o = OtherLabel(dimension);
   for (const auto& [label, side] :
        {std::make_pair(b, &runs.baseline), std::make_pair(o, &runs.other)}) {
     if (side->empty()) {
@@ -82,10 +82,16 @@ void AddCellWarnings(CompareBy by, const CellRuns& runs,
     }
     return out;
   };
+  // Twins' binary fingerprints name their instances, not builds.
+  bool all_twins = true;
+  for (const auto* side : {&runs.baseline, &runs.other}) {
+    for (const RunMetrics* r : *side) all_twins = all_twins && IsTwinRun(*r);
+  }
   for (const auto& [what, field] :
        {std::make_pair(std::string("binary"), &RunMetrics::binary_fingerprint),
         std::make_pair(std::string("framework"),
                        &RunMetrics::framework_fingerprint)}) {
+    if (what == "binary" && all_twins) continue;
     bool missing = false;
     const std::set<std::string> fb = collect(runs.baseline, field, &missing);
     const std::set<std::string> fo = collect(runs.other, field, &missing);
@@ -93,7 +99,8 @@ void AddCellWarnings(CompareBy by, const CellRuns& runs,
       cell->warnings.push_back(absl::StrCat(
           "provenance differs: ", what, " fingerprint ", b, " ", JoinSet(fb),
           " vs ", o, " ", JoinSet(fo),
-          "; the difference may come from the build, not the ", CompareByName(by)));
+          "; the difference may come from the build, not the ",
+          CompareByName(dimension.by)));
     } else if (missing) {
       cell->warnings.push_back(absl::StrCat(
           "provenance unknown: some runs have no ", what,
@@ -101,6 +108,7 @@ void AddCellWarnings(CompareBy by, const CellRuns& runs,
     }
   }
 
+  if (dimension.by == CompareBy::kDevice) return;  // different by design
   std::set<std::string> db, dev_o;
   for (const RunMetrics* r : runs.baseline) db.insert(r->device_id);
   for (const RunMetrics* r : runs.other) dev_o.insert(r->device_id);
@@ -111,7 +119,8 @@ void AddCellWarnings(CompareBy by, const CellRuns& runs,
   }
 }
 
-CellComparison CompareCell(CompareBy by, const CellRuns& runs) {
+CellComparison CompareCell(const CompareDimension& dimension,
+                           const CellRuns& runs) {
   CellComparison cell;
   cell.key = runs.key;
   cell.label = CellLabel(runs.key);
@@ -130,15 +139,16 @@ CellComparison CompareCell(CompareBy by, const CellRuns& runs) {
     if (b.empty() && o.empty()) continue;
     cell.metrics.push_back(CompareMetric(info, b, o));
   }
-  AddCellWarnings(by, runs, &cell);
+  AddCellWarnings(dimension, runs, &cell);
   return cell;
 }
 
 }  // namespace
 
-Comparison CompareRuns(const std::vector<RunMetrics>& runs, CompareBy by) {
+Comparison CompareRuns(const std::vector<RunMetrics>& runs,
+                       const CompareDimension& dimension) {
   Comparison out;
-  out.by = by;
+  out.dimension = dimension;
   std::vector<const RunMetrics*> sorted;
   int not_done = 0;
   for (const RunMetrics& r : runs) {
@@ -159,13 +169,15 @@ Comparison CompareRuns(const std::vector<RunMetrics>& runs, CompareBy by) {
   std::vector<CellRuns> cells;
   std::map<std::string, size_t> index;  // serialized key -> cells[i]
   std::vector<int64_t> sideless;
+  std::set<std::string> devices_seen;
   for (const RunMetrics* r : sorted) {
-    const std::optional<Side> side = SideOf(by, r->spec);
+    devices_seen.insert(r->device_id);
+    const std::optional<Side> side = SideOf(dimension, r->spec, r->device_id);
     if (!side.has_value()) {
       sideless.push_back(r->run_id);
       continue;
     }
-    v1::RunSpec key = CellKey(by, r->spec);
+    v1::RunSpec key = CellKey(dimension.by, r->spec);
     const std::string serialized = key.SerializeAsString();
     auto [it, inserted] = index.emplace(serialized, cells.size());
     if (inserted) {
@@ -175,14 +187,28 @@ Comparison CompareRuns(const std::vector<RunMetrics>& runs, CompareBy by) {
     CellRuns& cell = cells[it->second];
     (*side == Side::kBaseline ? cell.baseline : cell.other).push_back(r);
   }
-  if (!sideless.empty()) {
+  if (dimension.by == CompareBy::kDevice) {
+    for (const std::string& d :
+         {dimension.baseline_device, dimension.other_device}) {
+      if (devices_seen.count(d) == 0) {
+        out.warnings.push_back(
+            absl::StrCat("device ", d, " has no done runs in this sweep"));
+      }
+    }
+    if (!sideless.empty()) {
+      out.warnings.push_back(absl::StrCat(
+          sideless.size(), " runs on other devices than ",
+          dimension.baseline_device, " and ", dimension.other_device,
+          " were left out"));
+    }
+  } else if (!sideless.empty()) {
     out.warnings.push_back(absl::StrCat(
-        "runs on neither side of the ", CompareByName(by),
+        "runs on neither side of the ", CompareByName(dimension.by),
         " comparison were left out: ", absl::StrJoin(sideless, ", ")));
   }
   std::map<std::string, int> label_count;
   for (const CellRuns& c : cells) {
-    out.cells.push_back(CompareCell(by, c));
+    out.cells.push_back(CompareCell(dimension, c));
     ++label_count[out.cells.back().label];
   }
   // Cells that differ only in fields the label leaves out (stop
@@ -198,10 +224,10 @@ Comparison CompareRuns(const std::vector<RunMetrics>& runs, CompareBy by) {
 }
 
 absl::StatusOr<Comparison> CompareSweep(Store* store, int64_t sweep_id,
-                                        CompareBy by) {
+                                        const CompareDimension& dimension) {
   PS_ASSIGN_OR_RETURN(std::vector<RunMetrics> runs,
                       LoadSweepRunMetrics(store, sweep_id));
-  Comparison c = CompareRuns(runs, by);
+  Comparison c = CompareRuns(runs, dimension);
   if (c.cells.empty()) {
     c.warnings.push_back(
         absl::StrCat("sweep ", sweep_id, " has no done runs to compare"));

@@ -1,6 +1,7 @@
 // Comparison of a sweep's runs along one dimension (`powersweep compare
-// --sweep ID --by runtime|page_cache`): the baseline side against the other
-// side in every cell (compare_cells.h: what a cell and a side are).
+// --sweep ID --by runtime|page_cache|device`): the baseline side against
+// the other side in every cell (compare_cells.h: what a cell and a side
+// are; by device, the runs of one named device against another's).
 // Cells are ordered by their first run id.
 //
 // Per cell and metric (compare_metrics.h, each where the runs have it):
@@ -13,7 +14,7 @@
 // Warnings per cell: the two sides' provenance differs (binary or
 // framework fingerprint: the difference may come from the build, not the
 // compared dimension), a side has fewer than 2 runs (no interval, no test)
-// or none, the sides ran on different devices.
+// or none, the sides ran on different devices (not by device).
 //
 // Pure functions except CompareSweep (reads the store); thread-safe.
 // compare_table.h prints a comparison.
@@ -66,7 +67,7 @@ struct CellComparison {
 };
 
 struct Comparison {
-  CompareBy by = CompareBy::kRuntime;
+  CompareDimension dimension;
   std::vector<CellComparison> cells;
   // Not tied to one cell: runs skipped (not done, on no side).
   std::vector<std::string> warnings;
@@ -77,11 +78,12 @@ inline constexpr double kSignificanceAlpha = 0.05;
 
 // Groups `runs` (DONE runs are used; others are skipped with a warning)
 // and compares each cell.
-Comparison CompareRuns(const std::vector<RunMetrics>& runs, CompareBy by);
+Comparison CompareRuns(const std::vector<RunMetrics>& runs,
+                       const CompareDimension& dimension);
 
 // CompareRuns over LoadSweepRunMetrics(store, sweep_id).
 absl::StatusOr<Comparison> CompareSweep(Store* store, int64_t sweep_id,
-                                        CompareBy by);
+                                        const CompareDimension& dimension);
 
 }  // namespace powersweep
 

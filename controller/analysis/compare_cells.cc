@@ -14,9 +14,33 @@ absl::StatusOr<CompareBy> ParseCompareBy(absl::string_view name) {
   if (lower == "page_cache" || lower == "page-cache") {
     return CompareBy::kPageCache;
   }
+  if (lower == "device") return CompareBy::kDevice;
   return absl::InvalidArgumentError(
       absl::StrCat("--by: unknown dimension \"", name,
-                   "\" (supported: runtime, page_cache)"));
+                   "\" (supported: runtime, page_cache, device)"));
+}
+
+absl::StatusOr<CompareDimension> ParseCompareDimension(
+    absl::string_view by, const std::vector<std::string>& devices) {
+  absl::StatusOr<CompareBy> parsed = ParseCompareBy(by);
+  if (!parsed.ok()) return parsed.status();
+  CompareDimension d(*parsed);
+  if (d.by != CompareBy::kDevice) {
+    if (!devices.empty()) {
+      return absl::InvalidArgumentError(
+          "--devices: only --by device compares named devices");
+    }
+    return d;
+  }
+  if (devices.size() != 2 || devices[0].empty() || devices[1].empty() ||
+      devices[0] == devices[1]) {
+    return absl::InvalidArgumentError(
+        "--by device needs --devices A,B: two different device ids (A is "
+        "the baseline)");
+  }
+  d.baseline_device = devices[0];
+  d.other_device = devices[1];
+  return d;
 }
 
 std::string CompareByName(CompareBy by) {
@@ -25,26 +49,32 @@ std::string CompareByName(CompareBy by) {
       return "runtime";
     case CompareBy::kPageCache:
       return "page_cache";
+    case CompareBy::kDevice:
+      return "device";
   }
   return "?";
 }
 
-std::string BaselineLabel(CompareBy by) {
-  switch (by) {
+std::string BaselineLabel(const CompareDimension& dimension) {
+  switch (dimension.by) {
     case CompareBy::kRuntime:
       return "native";
     case CompareBy::kPageCache:
       return "keep";
+    case CompareBy::kDevice:
+      return dimension.baseline_device;
   }
   return "baseline";
 }
 
-std::string OtherLabel(CompareBy by) {
-  switch (by) {
+std::string OtherLabel(const CompareDimension& dimension) {
+  switch (dimension.by) {
     case CompareBy::kRuntime:
       return "container";
     case CompareBy::kPageCache:
       return "drop";
+    case CompareBy::kDevice:
+      return dimension.other_device;
   }
   return "other";
 }
@@ -67,16 +97,39 @@ std::optional<Side> SideOf(CompareBy by, const v1::RunSpec& spec) {
       return spec.workload().page_cache() == v1::PAGE_CACHE_DROP
                  ? Side::kOther
                  : Side::kBaseline;
+    case CompareBy::kDevice:
+      return std::nullopt;  // not in the spec
   }
   return std::nullopt;
 }
 
-v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
+std::optional<Side> SideOf(const CompareDimension& dimension,
+                           const v1::RunSpec& spec,
+                           const std::string& device_id) {
+  if (dimension.by != CompareBy::kDevice) return SideOf(dimension.by, spec);
+  if (device_id.empty()) return std::nullopt;
+  if (device_id == dimension.baseline_device) return Side::kBaseline;
+  if (device_id == dimension.other_device) return Side::kOther;
+  return std::nullopt;
+}
+
+v1::RunSpec RepetitionKey(const v1::RunSpec& spec) {
   v1::RunSpec key = spec;
   key.clear_run_id();
   key.clear_sweep_id();
   key.clear_repetition();
   key.clear_attempt();
+  return key;
+}
+
+v1::RunSpec InstanceKey(const v1::RunSpec& spec) {
+  v1::RunSpec key = RepetitionKey(spec);
+  key.clear_devices();
+  return key;
+}
+
+v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
+  v1::RunSpec key = RepetitionKey(spec);
   switch (by) {
     case CompareBy::kRuntime:
       key.clear_runtime();
@@ -84,6 +137,9 @@ v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
       break;
     case CompareBy::kPageCache:
       key.mutable_workload()->clear_page_cache();
+      break;
+    case CompareBy::kDevice:
+      key.clear_devices();  // the placement; the side is RunStatus.device_id
       break;
   }
   return key;

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -22,24 +23,57 @@ namespace powersweep {
 // (SideOf) and its fields cleared in CellKey.
 // kRuntime: native (baseline; RUNTIME_UNSPECIFIED counts as native, as the
 // sweep defaults do) vs container. kPageCache: the data set's pages kept in
-// the page cache between epochs (baseline) vs dropped.
-enum class CompareBy { kRuntime, kPageCache };
+// the page cache between epochs (baseline) vs dropped. kDevice: the runs
+// of one named device (baseline) vs those of another, by the device each
+// run ran on (RunStatus.device_id), not by anything in its spec.
+enum class CompareBy { kRuntime, kPageCache, kDevice };
 
-// "runtime" -> kRuntime, "page_cache" (or "page-cache") -> kPageCache;
-// InvalidArgument naming --by otherwise.
+// A dimension with what it needs besides: for kDevice the two device ids.
+// Converts from a CompareBy (no devices).
+struct CompareDimension {
+  CompareDimension(CompareBy by = CompareBy::kRuntime) : by(by) {}  // NOLINT
+  CompareBy by;
+  std::string baseline_device;  // kDevice only
+  std::string other_device;
+};
+
+// "runtime" -> kRuntime, "page_cache" (or "page-cache") -> kPageCache,
+// "device" -> kDevice; InvalidArgument naming --by otherwise.
 absl::StatusOr<CompareBy> ParseCompareBy(absl::string_view name);
-std::string CompareByName(CompareBy by);  // "runtime", "page_cache"
-std::string BaselineLabel(CompareBy by);  // "native", "keep"
-std::string OtherLabel(CompareBy by);     // "container", "drop"
+// ParseCompareBy, and for "device" exactly two different non-empty device
+// ids in `devices` (baseline first); other dimensions take none.
+// InvalidArgument naming --by or --devices otherwise.
+absl::StatusOr<CompareDimension> ParseCompareDimension(
+    absl::string_view by, const std::vector<std::string>& devices);
+std::string CompareByName(CompareBy by);  // "runtime", "page_cache", "device"
+// "native", "keep", the baseline device id.
+std::string BaselineLabel(const CompareDimension& dimension);
+// "container", "drop", the other device id.
+std::string OtherLabel(const CompareDimension& dimension);
 
 enum class Side { kBaseline, kOther };
 
 // The run's side; nullopt when the run is on neither (e.g. an unknown
-// runtime value, or a baseload run compared by page cache).
+// runtime value, or a baseload run compared by page cache). kDevice
+// decides by the device the run ran on, so the spec alone gives nullopt:
+// use the overload with the device id.
 std::optional<Side> SideOf(CompareBy by, const v1::RunSpec& spec);
+std::optional<Side> SideOf(const CompareDimension& dimension,
+                           const v1::RunSpec& spec,
+                           const std::string& device_id);
 
-// The run's spec with the compared dimension, repetition, attempt, run id
-// and sweep id cleared: runs with equal keys are in one cell.
+// The run's spec with the repetition, attempt, run id and sweep id cleared
+// (the device class and everything else kept): runs with equal keys repeat
+// one another, on whichever device of the class they ran.
+v1::RunSpec RepetitionKey(const v1::RunSpec& spec);
+
+// RepetitionKey with the placement (RunSpec.devices) cleared too: runs
+// with equal keys repeat one another on any device instance (a sweep with
+// `placement: every_device` pins each run to one device).
+v1::RunSpec InstanceKey(const v1::RunSpec& spec);
+
+// RepetitionKey with the compared dimension cleared too (by device:
+// InstanceKey): runs with equal keys are in one cell.
 v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec);
 
 // "lenet5/fashion-mnist train bs=32 workers=0 | host | MAXN cores=4"

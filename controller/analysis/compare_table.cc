@@ -37,8 +37,8 @@ std::string Interval(bool has, double low, double high,
 }  // namespace
 
 ComparisonTable ToTable(const Comparison& comparison) {
-  const std::string b = BaselineLabel(comparison.by);
-  const std::string o = OtherLabel(comparison.by);
+  const std::string b = BaselineLabel(comparison.dimension);
+  const std::string o = OtherLabel(comparison.dimension);
   ComparisonTable t;
   t.header = {"cell",
               "metric",

@@ -44,6 +44,20 @@ void FillMinibatchMetrics(const v1::RunSummary& s, RunMetrics* m) {
   m->mean_overhead_s =
       s.mean_minibatch_s() - s.mean_stall_s() - s.mean_compute_s();
   m->samples_per_s = s.samples_per_s();
+  m->samples = s.samples_per_s() * s.mean_minibatch_s() * s.minibatches();
+}
+
+// Seconds from the first to the last power reading of the samples.
+double PowerSpan(const std::vector<v1::TelemetrySample>& telemetry) {
+  bool any = false;
+  double first = 0, last = 0;
+  for (const v1::TelemetrySample& t : telemetry) {
+    if (!(t.power_mw() > 0)) continue;
+    first = any ? std::min(first, t.t_s()) : t.t_s();
+    last = any ? std::max(last, t.t_s()) : t.t_s();
+    any = true;
+  }
+  return last - first;
 }
 
 void FillTelemetryMetrics(const std::vector<v1::TelemetrySample>& telemetry,
@@ -152,6 +166,10 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
   if (s.energy_j() > 0 || s.energy_provenance() != v1::PROVENANCE_UNSPECIFIED) {
     m.energy_j = s.energy_j();
     m.energy_provenance = s.energy_provenance();
+    const double span = result != nullptr && result->energy_span_s() > 0
+                            ? result->energy_span_s()
+                            : PowerSpan(telemetry);
+    if (span > 0) m.mean_power_w = s.energy_j() / span;
   }
   FillTelemetryMetrics(telemetry, &m);
   FillCounterMetrics(telemetry, &m);
@@ -161,12 +179,19 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
       m.baseload_run_id = result->baseload_run_id();
       m.incremental_energy_j = result->incremental_energy_j();
     }
+    const v1::RunConditions& c = result->conditions();
+    if (c.has_start_temp_c()) m.start_temp_c = c.start_temp_c();
+    if (c.has_idle_power_mw()) m.idle_power_w = c.idle_power_mw() / 1000;
+    m.run_device = c.device();
     m.binary_fingerprint = result->provenance().binary_fingerprint();
     m.framework_fingerprint = result->provenance().framework_fingerprint();
+    m.framework = result->provenance().framework();
     m.framework_version = result->provenance().framework_version();
   }
   return m;
 }
+
+bool IsTwinRun(const RunMetrics& run) { return run.framework == "twin-model"; }
 
 absl::StatusOr<RunMetrics> LoadRunMetrics(Store* store, int64_t run_id) {
   return Load(store, run_id, nullptr);

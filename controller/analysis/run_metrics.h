@@ -9,7 +9,9 @@
 // - energy: total (RunResult.energy_j, else the trapezoid of the samples)
 //   and incremental over the device's baseload (RunResult fields the
 //   controller stored at finish; LoadRunMetrics with baseloads fills them
-//   for a result without). Energy provenance.
+//   for a result without). Energy provenance. Mean power = energy over the
+//   span it covers (RunResult.energy_span_s, else the first to last power
+//   reading of the samples): the time-weighted mean of the power readings.
 // - medians over the telemetry samples: CPU utilization, GPU utilization,
 //   total power (W); memory: peak and median workload RSS
 //   (proc_rss_bytes) and device memory in use (mem_used_bytes).
@@ -19,6 +21,8 @@
 //   peak. tenant_* counters only when some sample has them non-zero.
 // - provenance: binary and framework fingerprints and the framework
 //   version from RunResult.provenance.
+// - conditions (RunResult.conditions, measured by the agent before the
+//   workload started): start temperature and idle power, when measured.
 //
 // A figure that the run's data cannot give is absent (std::nullopt), not
 // 0: no minibatches (a baseload run), no power readings, no GPU (every
@@ -60,9 +64,12 @@ struct RunMetrics {
   std::optional<double> mean_compute_s;
   std::optional<double> mean_overhead_s;  // e2e - stall - compute
   std::optional<double> samples_per_s;
+  // Samples processed: samples_per_s x the minibatches' e2e time.
+  std::optional<double> samples;
 
   std::optional<double> energy_j;
   std::optional<double> incremental_energy_j;
+  std::optional<double> mean_power_w;  // energy_j / the span it covers
   v1::Provenance energy_provenance = v1::PROVENANCE_UNSPECIFIED;
   int64_t baseload_run_id = 0;  // 0 = no incremental energy
 
@@ -85,10 +92,25 @@ struct RunMetrics {
   std::optional<double> tenant_page_faults;    // tenant_pgfault delta
   std::optional<double> tenant_major_page_faults;
 
+  // The conditions the run started under (RunResult.conditions): board
+  // temperature, and the board's mean power while the run waited to
+  // start (its settle). Absent when the agent did not measure them.
+  std::optional<double> start_temp_c;
+  std::optional<double> idle_power_w;
+  // The device as it ran this run (RunConditions.device: module, kernel,
+  // L4T release, nvpmodel configuration); empty when not reported.
+  v1::DeviceIdentity run_device;
+
   std::string binary_fingerprint;     // empty when the run has no result
   std::string framework_fingerprint;
+  std::string framework;              // "libtorch", "twin-model"
   std::string framework_version;
 };
+
+// A twin's run (framework "twin-model"): its binary fingerprint names the
+// simulated instance ("twin:CLASS:seed=S:instance=I"), not a build, so it
+// differs between twins of one build.
+bool IsTwinRun(const RunMetrics& run);
 
 // `result` may be null (a run without a result: energy from the samples,
 // no fingerprints). Records need not be sorted.

@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "controller/cli/mode_tables.h"
 #include "controller/cli/run_tables.h"
+#include "controller/cli/variability_format.h"
 #include "controller/sweep/sweep_file.h"
 #include "grpcpp/grpcpp.h"
 
@@ -246,6 +247,7 @@ int CmdCompare(v1::Control::StubInterface* stub, const CliOptions& opt,
   v1::CompareRequest req;
   req.set_sweep_id(opt.sweep_id);
   req.set_by(opt.by);
+  for (const std::string& d : opt.devices) req.add_devices(d);
   v1::CompareResponse resp;
   auto ctx = RpcContext(120);
   grpc::Status st = stub->Compare(ctx.get(), req, &resp);
@@ -266,6 +268,39 @@ int CmdCompare(v1::Control::StubInterface* stub, const CliOptions& opt,
   std::ostream& notes = text ? out : err;
   notes << (text ? "\n" : "") << "method: " << resp.method() << "\n";
   for (const std::string& w : resp.warnings()) notes << "warning: " << w << "\n";
+  return kExitOk;
+}
+
+int CmdVariability(v1::Control::StubInterface* stub, const CliOptions& opt,
+                   std::ostream& out, std::ostream& err) {
+  v1::VariabilityRequest req;
+  req.set_sweep_id(opt.sweep_id);
+  req.set_metric(opt.metric);
+  req.set_save_offsets(opt.save_offsets);
+  v1::VariabilityResponse resp;
+  auto ctx = RpcContext(120);
+  grpc::Status st = stub->Variability(ctx.get(), req, &resp);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
+  switch (opt.format) {
+    case OutputFormat::kTable:
+      out << VariabilityText(resp) << SavedOffsetsText(resp);
+      break;
+    case OutputFormat::kCsv:
+      out << VariabilityCsv(resp);
+      for (const v1::VariabilityCell& cell : resp.cells()) {
+        for (const std::string& w : cell.warnings()) {
+          err << "warning: " << cell.label() << ": " << w << "\n";
+        }
+      }
+      for (const std::string& w : resp.warnings()) {
+        err << "warning: " << w << "\n";
+      }
+      err << "method: " << resp.method() << "\n" << SavedOffsetsText(resp);
+      break;
+    case OutputFormat::kJson:
+      out << VariabilityJson(resp);
+      break;
+  }
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "controller/cli/format.h"
 #include "powersweep/v1/control.grpc.pb.h"
@@ -22,6 +23,9 @@ struct CliOptions {
   std::string out_dir;
   int64_t sweep_id = 0;
   std::string by = "runtime";  // compare
+  std::vector<std::string> devices;  // compare --by device: baseline, other
+  std::string metric;          // variability: one metric, "" = all
+  bool save_offsets = false;   // variability: store calibration offsets
   int64_t run_id = 0;          // cancel
 };
 
@@ -52,11 +56,17 @@ int CmdDeviceModes(v1::Control::StubInterface* stub, const std::string& device,
                    const CliOptions& opt, std::ostream& out, std::ostream& err);
 int CmdRuns(v1::Control::StubInterface* stub, const CliOptions& opt,
             std::ostream& out, std::ostream& err);
-// Per cell, native vs container (--by runtime) with Welch's t-test; the
+// Per cell, native vs container (--by runtime; page_cache: kept vs
+// dropped; device: --devices A,B) with Welch's t-test; the
 // method and any warnings (e.g. different provenance) follow the table on
 // `err` for csv/json so the output stays machine-readable.
 int CmdCompare(v1::Control::StubInterface* stub, const CliOptions& opt,
                std::ostream& out, std::ostream& err);
+// Per cell, how much the devices that ran it differ (variability_format.h
+// for the three formats); for csv the warnings and the method go to `err`
+// so the output stays machine-readable (json holds them).
+int CmdVariability(v1::Control::StubInterface* stub, const CliOptions& opt,
+                   std::ostream& out, std::ostream& err);
 // Cancels the sweep's runs that have not ended (--run: one of them).
 int CmdCancel(v1::Control::StubInterface* stub, const CliOptions& opt,
               std::ostream& out, std::ostream& err);

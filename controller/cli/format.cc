@@ -23,8 +23,6 @@ std::string CsvField(const std::string& s) {
   return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\"", "\"\""}}), "\"");
 }
 
-namespace {
-
 std::string JsonString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -43,6 +41,8 @@ std::string JsonString(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
 
 bool IsNumeric(const Table& t, size_t col) {
   return col < t.numeric.size() && t.numeric[col];

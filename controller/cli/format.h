@@ -30,6 +30,10 @@ std::string RenderTable(const Table& table, OutputFormat format);
 // One CSV field, quoted when it holds a comma, quote or newline.
 std::string CsvField(const std::string& s);
 
+// A JSON string literal: quoted, with quotes, backslashes and control
+// characters escaped.
+std::string JsonString(const std::string& s);
+
 // "[#######.......]  7/16 done  1 failed  1 running  elapsed 0:42  left ~0:51"
 // `elapsed_s` since the sweep was created.
 std::string ProgressLine(const ::powersweep::v1::SweepStatus& status,

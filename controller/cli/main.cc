@@ -10,6 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "common/flags_usage.h"
 #include "common/status_macros.h"
@@ -37,7 +38,9 @@ ABSL_FLAG(std::string, token_file, "",
           "--control_token_file); default: the POWERSWEEP_TOKEN environment "
           "variable.");
 ABSL_FLAG(std::string, format, "table", "Output format: table, csv or json.");
-ABSL_FLAG(int64_t, sweep, 0, "Sweep id (runs, summary, export, watch).");
+ABSL_FLAG(int64_t, sweep, 0,
+          "Sweep id (runs, summary, compare, variability, export, watch, "
+          "cancel, fit).");
 ABSL_FLAG(std::string, out, "",
           "export: output folder (created if missing); plan-profiling: the "
           "sweep file to write.");
@@ -45,7 +48,19 @@ ABSL_FLAG(bool, quiet, false, "submit: print only the sweep id.");
 ABSL_FLAG(int64_t, run, 0, "cancel: only this run of the sweep.");
 ABSL_FLAG(std::string, by, "runtime",
           "compare: the dimension whose two sides are compared (runtime: "
-          "native vs container; page_cache: keep vs drop).");
+          "native vs container; page_cache: keep vs drop; device: the runs "
+          "of two devices, named by --devices).");
+ABSL_FLAG(std::string, devices, "",
+          "compare --by device: the two device ids compared, baseline "
+          "first (xavier-0,xavier-3).");
+ABSL_FLAG(std::string, metric, "",
+          "variability: only this metric (minibatch_time, throughput, "
+          "energy, energy_per_sample, incremental_energy, mean_power, "
+          "idle_power); default every metric.");
+ABSL_FLAG(bool, save_offsets, false,
+          "variability: also store each device's calibration offsets (time "
+          "and energy over its class mean, from every metric of this sweep) "
+          "for fit --instances offsets and predict --device.");
 ABSL_FLAG(std::string, modes, "",
           "devices: list the power modes of this device id instead; "
           "plan-profiling: how many modes to propose.");
@@ -119,12 +134,33 @@ constexpr char kUsage[] =
     "  cancel --sweep ID [--run ID]\n"
     "                          cancel the sweep's runs that have not ended\n"
     "                          (running ones are stopped on their agents)\n"
-    "  compare --sweep ID [--by runtime|page_cache]\n"
+    "  compare --sweep ID [--by runtime|page_cache|device]\n"
+    "          [--devices A,B]\n"
     "                          per matrix cell, native vs container (or\n"
-    "                          page cache kept vs dropped): each\n"
+    "                          page cache kept vs dropped, or the runs of\n"
+    "                          device A vs device B with --by device): each\n"
     "                          metric's mean and 95% CI per side, the\n"
     "                          difference in %, Welch's t-test p-value;\n"
     "                          warns when the builds differ\n"
+    "  variability --sweep ID [--metric NAME] [--save-offsets]\n"
+    "                          per matrix cell, how much the devices that\n"
+    "                          ran it differ: per device n, mean, 95% CI\n"
+    "                          and mean start temperature of each metric;\n"
+    "                          across devices the between- and within-device\n"
+    "                          SD, ICC(1), CV of the device means, one-way\n"
+    "                          ANOVA F-test p-value, max/min and outlier\n"
+    "                          devices (leave-one-out 95% prediction\n"
+    "                          interval, 3+ devices). Metrics:\n"
+    "                          minibatch_time, throughput, energy,\n"
+    "                          energy_per_sample, incremental_energy,\n"
+    "                          mean_power, idle_power. --format csv: one\n"
+    "                          row per cell x metric x device plus an\n"
+    "                          'across' row; json: numbers as numbers,\n"
+    "                          null where a figure is missing.\n"
+    "                          --save-offsets also stores each device's\n"
+    "                          time and energy over its class mean (the\n"
+    "                          mean over the sweep's cells) for fit\n"
+    "                          --instances offsets and predict --device\n"
     "  import-tegrastats FILE --device ID [--interval_ms 1000]\n"
     "                          store a tegrastats log (JetPack 4/5/6) as the\n"
     "                          telemetry of a new run (state done); prints\n"
@@ -321,6 +357,12 @@ int main(int argc, char** argv) {
   opt.out_dir = absl::GetFlag(FLAGS_out);
   opt.sweep_id = absl::GetFlag(FLAGS_sweep);
   opt.by = absl::GetFlag(FLAGS_by);
+  for (absl::string_view d : absl::StrSplit(absl::GetFlag(FLAGS_devices), ',',
+                                            absl::SkipWhitespace())) {
+    opt.devices.emplace_back(absl::StripAsciiWhitespace(d));
+  }
+  opt.metric = absl::GetFlag(FLAGS_metric);
+  opt.save_offsets = absl::GetFlag(FLAGS_save_offsets);
   opt.run_id = absl::GetFlag(FLAGS_run);
   auto format = powersweep::ParseOutputFormat(absl::GetFlag(FLAGS_format));
   if (!format.ok()) return Usage(std::string(format.status().message()));
@@ -376,7 +418,8 @@ int main(int argc, char** argv) {
     return powersweep::CmdDevices(stub.get(), opt, out, err);
   }
   if (cmd == "watch" || cmd == "runs" || cmd == "summary" ||
-      cmd == "export" || cmd == "compare" || cmd == "cancel") {
+      cmd == "export" || cmd == "compare" || cmd == "cancel" ||
+      cmd == "variability") {
     if (opt.sweep_id <= 0) {
       return Usage(cmd + ": --sweep: a positive sweep id is required");
     }
@@ -389,7 +432,18 @@ int main(int argc, char** argv) {
       return powersweep::CmdCancel(stub.get(), opt, out, err);
     }
     if (cmd == "compare") {
+      const bool by_device = opt.by == "device";
+      if (by_device && opt.devices.size() != 2) {
+        return Usage("compare --by device: --devices A,B names the two "
+                     "devices (baseline first)");
+      }
+      if (!by_device && !opt.devices.empty()) {
+        return Usage("--devices is for compare --by device");
+      }
       return powersweep::CmdCompare(stub.get(), opt, out, err);
+    }
+    if (cmd == "variability") {
+      return powersweep::CmdVariability(stub.get(), opt, out, err);
     }
     if (opt.out_dir.empty()) return Usage("export: --out DIR is required");
     mkdir(opt.out_dir.c_str(), 0755);

@@ -1,14 +1,19 @@
 #include "controller/service/control_service.h"
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/power/mode_listing.h"
 #include "controller/analysis/compare.h"
 #include "controller/analysis/compare_table.h"
+#include "controller/analysis/device_offsets.h"
 #include "controller/analysis/sweep_summaries.h"
+#include "controller/analysis/variability.h"
+#include "controller/analysis/variability_proto.h"
 #include "controller/importer/import_run.h"
 
 namespace powersweep {
@@ -129,9 +134,11 @@ grpc::Status ControlService::Compare(grpc::ServerContext* context,
   if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto spec = store_->GetSweepSpec(request->sweep_id());
   if (!spec.ok()) return ToGrpcStatus(spec.status());
-  auto by = ParseCompareBy(request->by().empty() ? "runtime" : request->by());
-  if (!by.ok()) return ToGrpcStatus(by.status());
-  auto comparison = CompareSweep(store_, request->sweep_id(), *by);
+  auto dimension = ParseCompareDimension(
+      request->by().empty() ? "runtime" : request->by(),
+      {request->devices().begin(), request->devices().end()});
+  if (!dimension.ok()) return ToGrpcStatus(dimension.status());
+  auto comparison = CompareSweep(store_, request->sweep_id(), *dimension);
   if (!comparison.ok()) return ToGrpcStatus(comparison.status());
   const ComparisonTable table = ToTable(*comparison);
   v1::Table* out = response->mutable_table();
@@ -148,6 +155,41 @@ grpc::Status ControlService::Compare(grpc::ServerContext* context,
       "Welch's two-sample t-test (unequal variances), two-sided, alpha ",
       kSignificanceAlpha, "; ", kConfidenceLevel * 100,
       "% confidence intervals (t-based)"));
+  return grpc::Status::OK;
+}
+
+grpc::Status ControlService::Variability(
+    grpc::ServerContext* context, const v1::VariabilityRequest* request,
+    v1::VariabilityResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
+  auto spec = store_->GetSweepSpec(request->sweep_id());
+  if (!spec.ok()) return ToGrpcStatus(spec.status());
+  std::optional<VariabilityMetric> only;
+  if (!request->metric().empty()) {
+    auto metric = ParseVariabilityMetric(request->metric());
+    if (!metric.ok()) return ToGrpcStatus(metric.status());
+    only = metric->metric;
+  }
+  auto report = SweepVariability(store_, request->sweep_id(), only);
+  if (!report.ok()) return ToGrpcStatus(report.status());
+  *response = ToVariabilityResponse(request->sweep_id(), *report);
+  if (request->save_offsets()) {
+    // The offsets come from every metric, whatever `metric` shows.
+    auto all = only.has_value() ? SweepVariability(store_, request->sweep_id())
+                                : report;
+    if (!all.ok()) return ToGrpcStatus(all.status());
+    auto saved = SaveDeviceOffsets(store_, *all, request->sweep_id(),
+                                   absl::ToUnixMillis(clock_->Now()));
+    if (!saved.ok()) return ToGrpcStatus(saved.status());
+    for (const v1::DeviceOffset& o : *saved) *response->add_saved_offsets() = o;
+    if (saved->empty()) {
+      response->add_warnings(
+          "no offsets saved: no cell ran on 2 or more devices with "
+          "minibatch times");
+    }
+    PS_LOG(INFO) << "sweep " << request->sweep_id() << ": saved "
+                 << saved->size() << " device offsets";
+  }
   return grpc::Status::OK;
 }
 

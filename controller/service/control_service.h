@@ -63,17 +63,25 @@ class ControlService final : public v1::Control::Service {
   grpc::Status ListModes(grpc::ServerContext* context,
                          const v1::ListModesRequest* request,
                          v1::ListModesResponse* response) override;
-  // Stores streamed telemetry as a new done run (controller/importer);
-  // NOT_FOUND for an unknown device.
   // controller/analysis/compare.h over the sweep's done runs; NOT_FOUND
-  // for an unknown sweep, INVALID_ARGUMENT for an unknown `by`.
+  // for an unknown sweep, INVALID_ARGUMENT for an unknown `by` or, by
+  // device, not two different devices.
   grpc::Status Compare(grpc::ServerContext* context,
                        const v1::CompareRequest* request,
                        v1::CompareResponse* response) override;
+  // controller/analysis/variability.h over the sweep's done runs, and with
+  // save_offsets the devices' calibration offsets stored
+  // (device_offsets.h); NOT_FOUND for an unknown sweep, INVALID_ARGUMENT
+  // for an unknown metric.
+  grpc::Status Variability(grpc::ServerContext* context,
+                           const v1::VariabilityRequest* request,
+                           v1::VariabilityResponse* response) override;
   // Fleet::CancelRuns; NOT_FOUND for an unknown sweep or run.
   grpc::Status CancelRuns(grpc::ServerContext* context,
                           const v1::CancelRunsRequest* request,
                           v1::CancelRunsResponse* response) override;
+  // Stores streamed telemetry as a new done run (controller/importer);
+  // NOT_FOUND for an unknown device.
   grpc::Status ImportTelemetry(
       grpc::ServerContext* context,
       grpc::ServerReader<v1::ImportTelemetryChunk>* reader,

@@ -14,9 +14,11 @@
 namespace powersweep {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 v1::RunSpec Spec(const std::string& preset, v1::Runtime runtime, int rep) {
   v1::RunSpec s;
@@ -86,9 +88,31 @@ std::vector<RunMetrics> Sweep() {
 
 TEST(CompareByTest, ParsesRuntimeAndRejectsUnknown) {
   EXPECT_EQ(ParseCompareBy("runtime").value(), CompareBy::kRuntime);
-  absl::StatusOr<CompareBy> bad = ParseCompareBy("device");
+  absl::StatusOr<CompareBy> bad = ParseCompareBy("board");
   EXPECT_TRUE(absl::IsInvalidArgument(bad.status()));
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("--by"));
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("device"));
+}
+
+TEST(CompareByTest, DeviceNeedsTwoDifferentDevices) {
+  absl::StatusOr<CompareDimension> d =
+      ParseCompareDimension("device", {"xavier-0", "xavier-3"});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->by, CompareBy::kDevice);
+  EXPECT_EQ(BaselineLabel(*d), "xavier-0");
+  EXPECT_EQ(OtherLabel(*d), "xavier-3");
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{
+           {}, {"a"}, {"a", "a"}, {"a", ""}, {"a", "b", "c"}}) {
+    absl::StatusOr<CompareDimension> r = ParseCompareDimension("device", bad);
+    EXPECT_TRUE(absl::IsInvalidArgument(r.status())) << bad.size();
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr("--devices A,B"));
+  }
+  EXPECT_THAT(std::string(ParseCompareDimension("runtime", {"a", "b"})
+                              .status()
+                              .message()),
+              HasSubstr("--devices"));
+  EXPECT_TRUE(ParseCompareDimension("runtime", {}).ok());
 }
 
 TEST(CompareByTest, CellKeyIgnoresRuntimeRepetitionAttemptAndIds) {
@@ -301,6 +325,73 @@ TEST(CompareRunsTest, CellsDifferingOnlyOutsideTheLabelGetDistinctLabels) {
   ASSERT_EQ(c.cells.size(), 2u);
   EXPECT_NE(c.cells[0].label, c.cells[1].label);
   EXPECT_THAT(c.cells[1].label, HasSubstr("#2"));
+}
+
+TEST(CompareRunsTest, ByDeviceSidesAreTheDevicesTheRunsRanOn) {
+  // Native runs only, on three devices; host-b is 15% slower.
+  std::vector<RunMetrics> runs;
+  const char* devices[] = {"host-a", "host-b", "host-c"};
+  int64_t id = 1;
+  for (int rep = 0; rep < 3; ++rep) {
+    for (int d = 0; d < 3; ++d) {
+      const double ms = (d == 1 ? 11.5 : 10.0) + 0.1 * rep;
+      runs.push_back(Done(id++, "MAXN", v1::RUNTIME_NATIVE, rep, ms, 100));
+      runs.back().device_id = devices[d];
+    }
+  }
+  const CompareDimension dim =
+      ParseCompareDimension("device", {"host-a", "host-b"}).value();
+  const Comparison c = CompareRuns(runs, dim);
+  ASSERT_EQ(c.cells.size(), 1u);
+  EXPECT_THAT(c.cells[0].baseline_run_ids, ElementsAre(1, 4, 7));
+  EXPECT_THAT(c.cells[0].other_run_ids, ElementsAre(2, 5, 8));
+  const MetricComparison* mb = Find(c.cells[0], Metric::kMinibatchTime);
+  ASSERT_NE(mb, nullptr);
+  EXPECT_NEAR(mb->difference_percent, 100 * 1.5 / 10.1, 1e-9);
+  EXPECT_TRUE(mb->significant);
+  // Different devices are the point here: no warning about them.
+  EXPECT_THAT(c.cells[0].warnings, IsEmpty());
+  EXPECT_THAT(c.warnings,
+              ElementsAre("3 runs on other devices than host-a and host-b "
+                          "were left out"));
+  const ComparisonTable t = ToTable(c);
+  EXPECT_EQ(t.header[3], "n host-a");
+  EXPECT_EQ(t.header[7], "mean host-b");
+}
+
+TEST(CompareRunsTest, TwinFingerprintsAreNotComparedAsBuilds) {
+  std::vector<RunMetrics> runs;
+  for (int rep = 0; rep < 2; ++rep) {
+    for (const char* device : {"twin-0", "twin-1"}) {
+      runs.push_back(Done(static_cast<int64_t>(runs.size()) + 1, "MAXN",
+                          v1::RUNTIME_NATIVE, rep, 10.0, 100));
+      runs.back().device_id = device;
+      runs.back().framework = "twin-model";
+      runs.back().binary_fingerprint =
+          std::string("twin:orin-agx:seed=42:instance=") + device;
+    }
+  }
+  const CompareDimension dim =
+      ParseCompareDimension("device", {"twin-0", "twin-1"}).value();
+  Comparison c = CompareRuns(runs, dim);
+  ASSERT_EQ(c.cells.size(), 1u);
+  EXPECT_THAT(c.cells[0].warnings,
+              Not(Contains(HasSubstr("binary fingerprint"))));
+  // The same fingerprints on real (libtorch) runs are different builds.
+  for (RunMetrics& r : runs) r.framework = "libtorch";
+  c = CompareRuns(runs, dim);
+  EXPECT_THAT(c.cells[0].warnings,
+              Contains(HasSubstr("provenance differs: binary fingerprint")));
+}
+
+TEST(CompareRunsTest, ByDeviceWarnsWhenANamedDeviceHasNoRuns) {
+  std::vector<RunMetrics> runs = Sweep();
+  const Comparison c = CompareRuns(
+      runs, ParseCompareDimension("device", {"host-0", "host-9"}).value());
+  EXPECT_THAT(c.warnings,
+              ElementsAre("device host-9 has no done runs in this sweep"));
+  ASSERT_FALSE(c.cells.empty());
+  EXPECT_THAT(c.cells[0].warnings, Contains(HasSubstr("no host-9 runs")));
 }
 
 TEST(ToTableTest, RowsPerCellAndMetric) {

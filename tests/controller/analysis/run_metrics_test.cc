@@ -117,6 +117,38 @@ TEST(ComputeRunMetricsTest, MinibatchTimeSplitAndThroughput) {
   EXPECT_NEAR(*m.mean_compute_s, 0.115, 1e-12);
   EXPECT_NEAR(*m.mean_overhead_s, 0.15 - 0.02 - 0.115, 1e-12);
   EXPECT_NEAR(*m.samples_per_s, 128 / 0.6, 1e-9);
+  EXPECT_NEAR(*m.samples, 128, 1e-9);
+}
+
+TEST(ComputeRunMetricsTest, StartTemperatureAndIdlePowerFromConditions) {
+  v1::RunResult result = Result(3);
+  RunMetrics m =
+      ComputeRunMetrics(DoneRun(3), &result, FourMinibatches(), FiveSamples());
+  EXPECT_FALSE(m.start_temp_c.has_value());
+  EXPECT_FALSE(m.idle_power_w.has_value());
+  result.mutable_conditions()->set_start_temp_c(0);  // measured: 0 C
+  result.mutable_conditions()->set_idle_power_mw(4500);
+  result.mutable_conditions()->mutable_device()->set_l4t_release("R35.4.1");
+  m = ComputeRunMetrics(DoneRun(3), &result, FourMinibatches(), FiveSamples());
+  ASSERT_TRUE(m.start_temp_c.has_value());
+  EXPECT_EQ(*m.start_temp_c, 0);
+  EXPECT_DOUBLE_EQ(*m.idle_power_w, 4.5);
+  EXPECT_EQ(m.run_device.l4t_release(), "R35.4.1");
+}
+
+TEST(ComputeRunMetricsTest, MeanPowerIsEnergyOverItsSpan) {
+  // With a result: 42 J over its energy_span_s of 2 s.
+  const v1::RunResult result = Result(3);
+  RunMetrics m =
+      ComputeRunMetrics(DoneRun(3), &result, FourMinibatches(), FiveSamples());
+  EXPECT_DOUBLE_EQ(*m.mean_power_w, 21.0);
+  // Without: the trapezoid's 4 J over the power readings' 0 .. 1.5 s.
+  m = ComputeRunMetrics(DoneRun(3), nullptr, {}, FiveSamples());
+  EXPECT_NEAR(*m.mean_power_w, 4.0 / 1.5, 1e-12);
+  // No power readings: no mean power.
+  m = ComputeRunMetrics(DoneRun(3), nullptr, FourMinibatches(), {});
+  EXPECT_FALSE(m.mean_power_w.has_value());
+  EXPECT_FALSE(m.energy_j.has_value());
 }
 
 TEST(ComputeRunMetricsTest, EnergyAndProvenanceFromTheResult) {
