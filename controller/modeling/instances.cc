@@ -150,7 +150,9 @@ absl::StatusOr<DeviceScale> ScaleOf(
         "per_device)"));
   }
   s.note = absl::StrFormat(
-      "calibration offsets of %s applied: time x%.3f, energy x%.3f", device_id,
+      "calibration offsets of %s applied (to predictions and to the class's "
+      "measured means): time x%.3f, energy x%.3f",
+      device_id,
       s.time, s.energy);
   return s;
 }

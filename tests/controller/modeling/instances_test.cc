@@ -160,8 +160,8 @@ TEST_F(InstancesTest, OffsetsBringTheSlowDevicesErrorDownToTheClasss) {
   EXPECT_EQ(fit.models(0).offsets_applied_size(), 6);
   std::string basis;
   EXPECT_LT(TimeError("xa-2", 1.15, &basis), 1.0);
-  EXPECT_THAT(basis, HasSubstr("calibration offsets of xa-2 applied: time "
-                               "x1.095, energy x1.095"));
+  EXPECT_THAT(basis, HasSubstr("calibration offsets of xa-2 applied"));
+  EXPECT_THAT(basis, HasSubstr("time x1.095, energy x1.095"));
   // The nominal devices too, through their own offsets.
   EXPECT_LT(TimeError("xa-0", 1.0, &basis), 1.0);
 }
