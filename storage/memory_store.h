@@ -44,6 +44,13 @@ class MemoryStore : public Store {
                             const v1::DeviceCapabilities& caps,
                             absl::Time now) override;
   absl::StatusOr<std::vector<v1::DeviceStatus>> ListDevices() override;
+  // memory_store_devices.cc
+  absl::Status SetDeviceDrained(const std::string& device_id,
+                                bool drained) override;
+  absl::Status SetDeviceForgotten(const std::string& device_id,
+                                  bool forgotten) override;
+  absl::Status SaveDeviceHealth(const std::string& device_id,
+                                const v1::DeviceHealth& health) override;
 
   absl::StatusOr<int64_t> CreateSweep(const v1::SweepSpec& spec,
                                       const std::vector<v1::RunSpec>& runs,
@@ -107,6 +114,9 @@ class MemoryStore : public Store {
     v1::DeviceIdentity identity;
     v1::DeviceCapabilities caps;
     int64_t last_seen_ms = 0;
+    bool drained = false;
+    bool forgotten = false;
+    std::optional<v1::DeviceHealth> health;
   };
   struct Sweep {
     v1::SweepSpec spec;
@@ -140,6 +150,9 @@ class MemoryStore : public Store {
     std::map<int32_t, Attempt> attempts;
   };
 
+  // NotFound naming the id for a device never upserted.
+  absl::StatusOr<Device*> FindDevice(const std::string& device_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<Run*> FindRun(int64_t run_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<Sweep*> FindSweep(int64_t sweep_id)

@@ -305,6 +305,18 @@ CREATE TABLE device_offsets (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 11: lab operations on devices. `drained` (no new runs) and
+// `forgotten` (hidden from listings and sweep validation; runs and data
+// stay) are set by operators; the health columns hold the agent's latest
+// health check (NULL: never reported).
+constexpr char kSchemaV11[] = R"sql(
+ALTER TABLE devices ADD COLUMN drained INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE devices ADD COLUMN forgotten INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE devices ADD COLUMN healthy INTEGER;
+ALTER TABLE devices ADD COLUMN health_reason TEXT;
+ALTER TABLE devices ADD COLUMN health_checked_unix_ms INTEGER;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -323,7 +335,8 @@ const std::vector<std::string>& Migrations() {
   static const std::vector<std::string>* const kMigrations =
       new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
                                      kSchemaV4, kSchemaV5, kSchemaV6,
-                                     kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10};
+                                     kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10,
+                                     kSchemaV11};
   return *kMigrations;
 }
 

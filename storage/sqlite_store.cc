@@ -78,7 +78,8 @@ absl::Status SqliteStore::UpsertDevice(const v1::DeviceIdentity& identity,
             " memory_bytes = excluded.memory_bytes,"
             " identity_json = excluded.identity_json,"
             " capabilities_json = excluded.capabilities_json,"
-            " last_seen_unix_ms = excluded.last_seen_unix_ms"));
+            " last_seen_unix_ms = excluded.last_seen_unix_ms,"
+            " forgotten = 0"));
     return stmt.Bind(1, identity.device_id())
         .Bind(2, identity.device_class())
         .Bind(3, identity.platform())
@@ -100,7 +101,9 @@ absl::StatusOr<std::vector<v1::DeviceStatus>> SqliteStore::ListDevices() {
   PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare("SELECT identity_json, capabilities_json,"
-                                " last_seen_unix_ms FROM devices"
+                                " last_seen_unix_ms, drained, forgotten,"
+                                " healthy, health_reason,"
+                                " health_checked_unix_ms FROM devices"
                                 " ORDER BY device_id"));
     while (true) {
       PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
@@ -109,6 +112,13 @@ absl::StatusOr<std::vector<v1::DeviceStatus>> SqliteStore::ListDevices() {
       PS_RETURN_IF_ERROR(FromJson(stmt.Text(0), device.mutable_identity()));
       PS_RETURN_IF_ERROR(FromJson(stmt.Text(1), device.mutable_capabilities()));
       device.set_last_seen_unix_ms(stmt.Int(2));
+      device.set_drained(stmt.Int(3) != 0);
+      device.set_forgotten(stmt.Int(4) != 0);
+      if (!stmt.IsNull(5)) {
+        device.mutable_health()->set_healthy(stmt.Int(5) != 0);
+        device.mutable_health()->set_reason(stmt.Text(6));
+        device.mutable_health()->set_checked_unix_ms(stmt.Int(7));
+      }
       out.push_back(std::move(device));
     }
   }));

@@ -57,6 +57,13 @@ class SqliteStore : public Store {
                             const v1::DeviceCapabilities& caps,
                             absl::Time now) override;
   absl::StatusOr<std::vector<v1::DeviceStatus>> ListDevices() override;
+  // sqlite_store_devices.cc
+  absl::Status SetDeviceDrained(const std::string& device_id,
+                                bool drained) override;
+  absl::Status SetDeviceForgotten(const std::string& device_id,
+                                  bool forgotten) override;
+  absl::Status SaveDeviceHealth(const std::string& device_id,
+                                const v1::DeviceHealth& health) override;
 
   absl::StatusOr<int64_t> CreateSweep(const v1::SweepSpec& spec,
                                       const std::vector<v1::RunSpec>& runs,
@@ -126,6 +133,13 @@ class SqliteStore : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   explicit SqliteStore(std::unique_ptr<SqliteDb> db)
       : path_(db->path()), db_(std::move(db)) {}
+
+  // Runs "UPDATE devices SET `set_sql` WHERE device_id = ?1" in one
+  // transaction, `bind` binding ?2...; NotFound when no row matched.
+  absl::Status UpdateDevice(const std::string& device_id,
+                            const std::string& set_sql,
+                            const std::function<void(Stmt&)>& bind)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Helpers; each runs inside the caller's transaction.
   absl::StatusOr<v1::RunStatus> LoadRun(int64_t run_id)

@@ -94,12 +94,28 @@ class Store {
 
   // ---- devices
   // Inserts or updates the device by identity.device_id; last_seen = now.
+  // A forgotten device is remembered again (its drained mark and health
+  // are kept).
   virtual absl::Status UpsertDevice(const v1::DeviceIdentity& identity,
                                     const v1::DeviceCapabilities& caps,
                                     absl::Time now) = 0;
-  // All devices ever registered; `connected` and `current_run_id` are left
-  // for the caller (the registry) to fill.
+  // All devices ever registered, forgotten ones included, by device_id,
+  // with `drained`, `forgotten` and `health` (when one was saved) as
+  // stored; `connected` and `current_run_id` are left for the caller (the
+  // registry) to fill.
   virtual absl::StatusOr<std::vector<v1::DeviceStatus>> ListDevices() = 0;
+
+  // ---- device state (schema 11). Each is NotFound, naming the id, for a
+  // device the store does not hold, and changes nothing else.
+  // Marks the device drained (the dispatcher gives it no new runs) or not.
+  virtual absl::Status SetDeviceDrained(const std::string& device_id,
+                                        bool drained) = 0;
+  // Marks the device forgotten or not. Its runs and data stay.
+  virtual absl::Status SetDeviceForgotten(const std::string& device_id,
+                                          bool forgotten) = 0;
+  // Stores the device's latest health check, replacing the previous one.
+  virtual absl::Status SaveDeviceHealth(const std::string& device_id,
+                                        const v1::DeviceHealth& health) = 0;
 
   // ---- sweeps
   // Creates the sweep and all of `runs` (state PENDING, attempt 1) in one

@@ -40,6 +40,14 @@ std::vector<int64_t> Populate(Store* store) {
   ok(store->UpsertDevice(identity, caps, clock.Now()));
   identity.set_device_id("host-0");
   ok(store->UpsertDevice(identity, caps, clock.Now()));
+  // Device state (schema 11): drained, forgotten, a health check.
+  ok(store->SetDeviceDrained("orin-0", true));
+  ok(store->SetDeviceForgotten("host-0", true));
+  v1::DeviceHealth health;
+  health.set_reason("board temperature 96.5 C");
+  health.set_checked_unix_ms(1234);
+  ok(store->SaveDeviceHealth("orin-0", health));
+  EXPECT_FALSE(store->SetDeviceDrained("nx-0", true).ok());
 
   std::vector<v1::RunSpec> specs = MakeRuns(7);
   specs[1].mutable_workload()->set_task(v1::TASK_BASELOAD);

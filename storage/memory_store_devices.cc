@@ -1,0 +1,43 @@
+// MemoryStore: the state of devices that operators and agents set:
+// drained, forgotten, the latest health check.
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "storage/memory_store.h"
+
+namespace powersweep {
+
+absl::StatusOr<MemoryStore::Device*> MemoryStore::FindDevice(
+    const std::string& device_id) {
+  auto it = devices_.find(device_id);
+  if (it == devices_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("unknown device '", device_id, "'"));
+  }
+  return &it->second;
+}
+
+absl::Status MemoryStore::SetDeviceDrained(const std::string& device_id,
+                                           bool drained) {
+  absl::MutexLock lock(&mu_);
+  PS_ASSIGN_OR_RETURN(Device * d, FindDevice(device_id));
+  d->drained = drained;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryStore::SetDeviceForgotten(const std::string& device_id,
+                                             bool forgotten) {
+  absl::MutexLock lock(&mu_);
+  PS_ASSIGN_OR_RETURN(Device * d, FindDevice(device_id));
+  d->forgotten = forgotten;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryStore::SaveDeviceHealth(const std::string& device_id,
+                                           const v1::DeviceHealth& health) {
+  absl::MutexLock lock(&mu_);
+  PS_ASSIGN_OR_RETURN(Device * d, FindDevice(device_id));
+  d->health = health;
+  return absl::OkStatus();
+}
+
+}  // namespace powersweep

@@ -1,0 +1,61 @@
+// SqliteStore: the state of devices that operators and agents set (table
+// devices, schema version 11): drained, forgotten, the latest health check.
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "storage/sqlite_store.h"
+
+namespace powersweep {
+namespace {
+
+absl::Status UnknownDevice(const std::string& device_id) {
+  return absl::NotFoundError(
+      absl::StrCat("unknown device '", device_id, "'"));
+}
+
+}  // namespace
+
+using TxnKind = SqliteDb::TxnKind;
+
+absl::Status SqliteStore::UpdateDevice(const std::string& device_id,
+                                       const std::string& set_sql,
+                                       const std::function<void(Stmt&)>& bind) {
+  absl::MutexLock lock(&mu_);
+  return db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt, db_->Prepare(absl::StrCat("UPDATE devices SET ", set_sql,
+                                             " WHERE device_id = ?1")));
+    stmt.Bind(1, device_id);
+    bind(stmt);
+    PS_RETURN_IF_ERROR(stmt.Run());
+    if (db_->Changes() == 0) return UnknownDevice(device_id);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status SqliteStore::SetDeviceDrained(const std::string& device_id,
+                                           bool drained) {
+  return UpdateDevice(device_id, "drained = ?2", [drained](Stmt& stmt) {
+    stmt.Bind(2, drained ? 1 : 0);
+  });
+}
+
+absl::Status SqliteStore::SetDeviceForgotten(const std::string& device_id,
+                                             bool forgotten) {
+  return UpdateDevice(device_id, "forgotten = ?2", [forgotten](Stmt& stmt) {
+    stmt.Bind(2, forgotten ? 1 : 0);
+  });
+}
+
+absl::Status SqliteStore::SaveDeviceHealth(const std::string& device_id,
+                                           const v1::DeviceHealth& health) {
+  return UpdateDevice(
+      device_id,
+      "healthy = ?2, health_reason = ?3, health_checked_unix_ms = ?4",
+      [&health](Stmt& stmt) {
+        stmt.Bind(2, health.healthy() ? 1 : 0)
+            .Bind(3, health.reason())
+            .Bind(4, health.checked_unix_ms());
+      });
+}
+
+}  // namespace powersweep
