@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "controller/cli/lab_commands.h"
 #include "controller/cli/mode_tables.h"
 #include "controller/cli/run_tables.h"
 #include "controller/cli/variability_format.h"
@@ -155,27 +156,7 @@ int CmdDevices(v1::Control::StubInterface* stub, const CliOptions& opt,
   auto ctx = RpcContext();
   grpc::Status st = stub->ListDevices(ctx.get(), {}, &resp);
   if (!st.ok()) return ReportRpcError(st, opt, err);
-  Table t;
-  t.header = {"device", "class", "platform", "host", "cores", "runtimes",
-              "connected", "current_run", "last_seen"};
-  t.numeric = {false, false, false, false, true, false, false, true, false};
-  for (const auto& d : resp.devices()) {
-    std::string runtimes;
-    for (int r : d.capabilities().runtimes()) {
-      absl::StrAppend(&runtimes, runtimes.empty() ? "" : ",",
-                      RuntimeText(static_cast<v1::Runtime>(r)));
-    }
-    t.rows.push_back(
-        {d.identity().device_id(), d.identity().device_class(),
-         d.identity().platform(), d.identity().hostname(),
-         std::to_string(d.capabilities().cpu_cores()), runtimes,
-         d.connected() ? "yes" : "no",
-         d.current_run_id() ? std::to_string(d.current_run_id()) : "-",
-         absl::FormatTime("%Y-%m-%d %H:%M:%S",
-                          absl::FromUnixMillis(d.last_seen_unix_ms()),
-                          absl::LocalTimeZone())});
-  }
-  out << RenderTable(t, opt.format);
+  out << RenderTable(DevicesTable(resp, absl::LocalTimeZone()), opt.format);
   return kExitOk;
 }
 

@@ -17,6 +17,7 @@
 #include "controller/cli/commands.h"
 #include "controller/cli/control_channel.h"
 #include "controller/cli/import_command.h"
+#include "controller/cli/lab_commands.h"
 #include "controller/cli/model_args.h"
 #include "controller/cli/model_commands.h"
 #include "grpcpp/grpcpp.h"
@@ -123,7 +124,16 @@ constexpr char kUsage[] =
     "  watch SWEEP             live progress until the sweep ends; exit 1 if\n"
     "                          any run failed\n"
     "  status                  every sweep with its run counts\n"
-    "  devices                 registered devices and what they run now\n"
+    "  devices                 registered devices: connected, drained, health\n"
+    "                          (ok, or FAILING with the reason) and when it\n"
+    "                          was checked, what they run now\n"
+    "  devices drain ID        the device takes no new runs (its current run\n"
+    "                          finishes normally); kept across restarts\n"
+    "  devices undrain ID      the device takes runs again\n"
+    "  devices forget ID       the device leaves the listings and the devices\n"
+    "                          sweeps are validated against (its runs and data\n"
+    "                          stay); refused while it is connected and not\n"
+    "                          drained; it comes back if its agent registers\n"
     "  devices --modes DEVICE  the power modes of DEVICE: the nvpmodel\n"
     "                          presets and study modes of its class (name,\n"
     "                          cores, CPU/GPU/EMC MHz; '-' not given, 'max'\n"
@@ -409,6 +419,18 @@ int main(int argc, char** argv) {
       return Usage("import-tegrastats: --interval_ms must be positive");
     }
     return powersweep::CmdImportTegrastats(stub.get(), imp, opt, out, err);
+  }
+  if (cmd == "devices" && args.size() >= 3) {
+    const auto action = powersweep::ParseDeviceAction(args[2]);
+    if (!action.has_value()) {
+      return Usage(std::string("devices: unknown subcommand '") + args[2] +
+                   "' (drain, undrain or forget)");
+    }
+    if (args.size() != 4) {
+      return Usage(std::string("devices ") + args[2] + " takes one device ID");
+    }
+    return powersweep::CmdDeviceState(stub.get(), *action, args[3], opt, out,
+                                      err);
   }
   if (cmd == "devices") {
     const std::string modes = absl::GetFlag(FLAGS_modes);

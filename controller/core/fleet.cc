@@ -72,16 +72,7 @@ absl::Status Fleet::Register(const v1::Register& reg,
           "register of ", device_id, ": ", im.options.max_sessions,
           " agents are connected, the most --max_sessions allows"));
     }
-    if (!im.devices_loaded) {
-      PS_ASSIGN_OR_RETURN(std::vector<v1::DeviceStatus> known,
-                          im.store->ListDevices());
-      for (const v1::DeviceStatus& d : known) {
-        im.known_devices.insert(d.identity().device_id());
-      }
-      PS_ASSIGN_OR_RETURN(std::string database_id, im.store->GetDatabaseId());
-      im.database_id = database_id;
-      im.devices_loaded = true;
-    }
+    PS_RETURN_IF_ERROR(im.LoadDevicesLocked());
     if (im.known_devices.count(device_id) == 0 &&
         im.known_devices.size() >= static_cast<size_t>(im.options.max_devices)) {
       return absl::ResourceExhaustedError(absl::StrCat(
@@ -92,6 +83,10 @@ absl::Status Fleet::Register(const v1::Register& reg,
     PS_RETURN_IF_ERROR(
         im.store->UpsertDevice(reg.identity(), reg.capabilities(), now));
     im.known_devices.insert(device_id);
+    if (im.forgotten_devices.erase(device_id) > 0) {
+      PS_LOG(INFO) << "device " << device_id << " was forgotten and its agent "
+                   << "registered again: it is listed again";
+    }
 
     AgentEntry entry;
     entry.identity = reg.identity();
@@ -99,12 +94,16 @@ absl::Status Fleet::Register(const v1::Register& reg,
     entry.conn = conn;
     entry.last_message = now;
     entry.resume_token = NewResumeToken();
+    entry.drained = im.drained_devices.count(device_id) > 0;
     const std::string token = entry.resume_token;
     replaced = im.registry.Put(std::move(entry));
     PS_LOG(INFO) << "registered " << device_id << " ("
                  << reg.identity().device_class() << ", "
                  << reg.capabilities().cpu_cores() << " cores)"
-                 << (replaced ? ", replacing its previous session" : "");
+                 << (replaced ? ", replacing its previous session" : "")
+                 << (im.drained_devices.count(device_id) > 0
+                         ? "; drained: it takes no new runs"
+                         : "");
 
     v1::ControllerMessage hello;
     hello.mutable_registered()->set_device_id(device_id);
@@ -179,6 +178,20 @@ void Fleet::Disconnect(const std::string& device_id,
                     absl::StrCat("agent ", device_id, " disconnected"));
 }
 
+absl::Status Fleet::Impl::LoadDevicesLocked() {
+  if (devices_loaded) return absl::OkStatus();
+  PS_ASSIGN_OR_RETURN(std::vector<v1::DeviceStatus> known, store->ListDevices());
+  for (const v1::DeviceStatus& d : known) {
+    const std::string& id = d.identity().device_id();
+    known_devices.insert(id);
+    if (d.drained()) drained_devices.insert(id);
+    if (d.forgotten()) forgotten_devices.insert(id);
+  }
+  PS_ASSIGN_OR_RETURN(database_id, store->GetDatabaseId());
+  devices_loaded = true;
+  return absl::OkStatus();
+}
+
 void Fleet::Dispatch() {
   Impl& im = *impl_;
   Outbox out;
@@ -229,16 +242,22 @@ absl::StatusOr<std::vector<v1::DeviceStatus>> Fleet::ListDevices() {
   for (AgentEntry& e : impl_->registry.Snapshot()) {
     connected.emplace(e.identity.device_id(), std::move(e));
   }
+  std::vector<v1::DeviceStatus> listed;
+  listed.reserve(devices.size());
   for (v1::DeviceStatus& d : devices) {
+    if (d.forgotten()) continue;
     auto it = connected.find(d.identity().device_id());
     d.set_connected(it != connected.end());
     d.set_current_run_id(0);
-    if (it == connected.end()) continue;
-    d.set_current_run_id(it->second.current_run_id);
-    d.set_last_seen_unix_ms(std::max(
-        d.last_seen_unix_ms(), absl::ToUnixMillis(it->second.last_message)));
+    if (it != connected.end()) {
+      const AgentEntry& e = it->second;
+      d.set_current_run_id(e.current_run_id);
+      d.set_last_seen_unix_ms(std::max(d.last_seen_unix_ms(),
+                                       absl::ToUnixMillis(e.last_message)));
+    }
+    listed.push_back(std::move(d));
   }
-  return devices;
+  return listed;
 }
 
 std::vector<v1::DeviceStatus> Fleet::ConnectedDevices() {

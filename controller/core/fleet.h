@@ -112,6 +112,18 @@ class Fleet {
   absl::StatusOr<int> CancelRuns(int64_t sweep_id, int64_t run_id,
                                  const std::string& reason);
 
+  // Drains, undrains or forgets `device_id` (device_state.cc) and returns
+  // what happened in a sentence. Drained: no new runs go to the device; the
+  // run it holds finishes normally. Undrained: runs go to it again.
+  // Forgotten: ListDevices (and so sweep validation) no longer lists it,
+  // its runs and data stay; when its agent registers again it is listed
+  // again (logged). Persisted in the store. NotFound naming the id for a
+  // device the store does not list; FailedPrecondition for forgetting a
+  // connected device that is not drained; InvalidArgument for an empty id
+  // or action.
+  absl::StatusOr<std::string> SetDeviceState(const std::string& device_id,
+                                             v1::DeviceAction action);
+
   // Assigns pending runs to idle connected agents that can serve them.
   void Dispatch();
 
@@ -122,7 +134,8 @@ class Fleet {
   // or a release the store refused).
   void CheckLiveness();
 
-  // Every device the store knows, with connected / current_run_id filled.
+  // Every device the store knows but forgotten ones, with connected and
+  // current_run_id filled.
   absl::StatusOr<std::vector<v1::DeviceStatus>> ListDevices();
 
   // Identities and capabilities of the connected agents.

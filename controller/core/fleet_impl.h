@@ -1,7 +1,8 @@
 // Fleet::Impl: the private state of Fleet, shared by fleet.cc (sessions),
 // reconcile.cc (what agents report: register, heartbeat, assign replies),
 // dispatch.cc (handing out runs), ingest.cc (run events and batches),
-// recovery.cc (lost runs, leases, orphans) and cancel.cc.
+// recovery.cc (lost runs, leases, orphans), cancel.cc and device_state.cc
+// (drain, undrain, forget).
 //
 // Locking: `registry` has its own mutex and is never locked across a call
 // out. `run_mu` serializes every decision about a run's state (register
@@ -47,10 +48,12 @@ struct Fleet::Impl {
   AgentRegistry registry;
   absl::Mutex run_mu;
 
-  // Devices the store knows (loaded at the first registration), for the
-  // max_devices quota.
+  // Devices the store knows (loaded at the first registration or device
+  // state change), for the max_devices quota, and the operators' marks.
   bool devices_loaded ABSL_GUARDED_BY(run_mu) = false;
   std::set<std::string> known_devices ABSL_GUARDED_BY(run_mu);
+  std::set<std::string> drained_devices ABSL_GUARDED_BY(run_mu);
+  std::set<std::string> forgotten_devices ABSL_GUARDED_BY(run_mu);
   // The store's identity, told to agents in Registered.
   std::string database_id ABSL_GUARDED_BY(run_mu);
 
@@ -60,6 +63,9 @@ struct Fleet::Impl {
   // most every reconnect_grace / 3.
   std::map<int64_t, absl::Time> unheld_since ABSL_GUARDED_BY(run_mu);
   absl::Time next_unheld_scan ABSL_GUARDED_BY(run_mu) = absl::InfinitePast();
+
+  // Loads known_devices, the marks and database_id once (fleet.cc).
+  absl::Status LoadDevicesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
 
   // ---- reconcile.cc
   // Decides what happens to the device's active runs (store) given what

@@ -125,6 +125,14 @@ size_t AgentRegistry::size() const {
   return agents_.size();
 }
 
+bool AgentRegistry::SetDrained(const std::string& device_id, bool drained) {
+  absl::MutexLock lock(&mu_);
+  auto it = agents_.find(device_id);
+  if (it == agents_.end()) return false;
+  it->second.drained = drained;
+  return true;
+}
+
 void AgentRegistry::MarkUnassignable(const std::string& device_id,
                                      const AgentConnection* conn) {
   absl::MutexLock lock(&mu_);
@@ -161,7 +169,8 @@ std::vector<IdleAgent> AgentRegistry::IdleAgents(
   absl::MutexLock lock(&mu_);
   std::vector<IdleAgent> out;
   auto add = [&out](const AgentEntry& e) {
-    if (e.assignable && e.current_run_id == 0 && e.foreign_run_id == 0) {
+    if (e.assignable && e.current_run_id == 0 && e.foreign_run_id == 0 &&
+        !e.drained) {
       out.push_back(IdleAgent{e.identity.device_id(), e.conn, e.profile});
     }
   };

@@ -61,6 +61,8 @@ struct AgentEntry {
   // False once a Send to this session failed: the session is going away,
   // so no more runs are handed to it until it is replaced.
   bool assignable = true;
+  // Drained by an operator: no new runs (the current one finishes).
+  bool drained = false;
 };
 
 // An idle session and what it can serve (no capabilities copied).
@@ -122,6 +124,9 @@ class AgentRegistry {
   // Number of connected sessions.
   size_t size() const;
 
+  // Marks the connected device drained or not; false if not connected.
+  bool SetDrained(const std::string& device_id, bool drained);
+
   // Stops handing runs to session `conn` of `device_id`.
   void MarkUnassignable(const std::string& device_id,
                         const AgentConnection* conn);
@@ -129,8 +134,8 @@ class AgentRegistry {
   // Every entry, in device_id order.
   std::vector<AgentEntry> Snapshot() const;
 
-  // Assignable sessions holding no run and executing no foreign run, in
-  // device_id order (only `device_id`'s when not empty).
+  // Assignable sessions holding no run and executing no foreign run, not
+  // drained, in device_id order (only `device_id`'s when not empty).
   std::vector<IdleAgent> IdleAgents(const std::string& device_id = "") const;
 
   // Entries whose last message is older than `cutoff`.

@@ -80,6 +80,10 @@ class ControlService final : public v1::Control::Service {
   grpc::Status CancelRuns(grpc::ServerContext* context,
                           const v1::CancelRunsRequest* request,
                           v1::CancelRunsResponse* response) override;
+  // Lab operations (control_lab_ops.cc): Fleet::SetDeviceState.
+  grpc::Status SetDeviceState(grpc::ServerContext* context,
+                              const v1::SetDeviceStateRequest* request,
+                              v1::SetDeviceStateResponse* response) override;
   // Stores streamed telemetry as a new done run (controller/importer);
   // NOT_FOUND for an unknown device.
   grpc::Status ImportTelemetry(

@@ -1,0 +1,140 @@
+// Lab operations on the Fleet: drained devices take no new runs (their
+// current run finishes), forgotten devices leave the listings until their
+// agent registers again.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/controller/core/fleet_test_util.h"
+
+namespace powersweep {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+class FleetLabOpsTest : public FleetTest {
+ protected:
+  absl::StatusOr<std::string> Set(const std::string& id,
+                                  v1::DeviceAction action) {
+    return fleet_->SetDeviceState(id, action);
+  }
+  // The device as Fleet::ListDevices shows it; nullopt when not listed.
+  std::optional<v1::DeviceStatus> Listed(const std::string& id) {
+    auto devices = fleet_->ListDevices();
+    EXPECT_TRUE(devices.ok()) << devices.status();
+    for (const v1::DeviceStatus& d :
+         devices.value_or(std::vector<v1::DeviceStatus>())) {
+      if (d.identity().device_id() == id) return d;
+    }
+    return std::nullopt;
+  }
+  void Disconnect(const std::string& id) {
+    fleet_->Disconnect(id, conns_[id].get());
+  }
+};
+
+TEST_F(FleetLabOpsTest, ADrainedDeviceFinishesItsRunAndTakesNoOther) {
+  auto runs = AddSweep({HostRun(), HostRun(), HostRun(), HostRun()});
+  auto a = Connect("host-0");
+  ASSERT_THAT(a->AssignedRunIds(), ElementsAre(runs[0]));
+  SendStarted("host-0", runs[0]);
+
+  auto drained = Set("host-0", v1::DEVICE_ACTION_DRAIN);
+  ASSERT_TRUE(drained.ok()) << drained.status();
+  EXPECT_EQ(*drained, absl::StrCat("device host-0 drained: it takes no new "
+                                   "runs; its run ",
+                                   runs[0], " finishes normally"));
+  SendFinished("host-0", runs[0], 0);
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_DONE);
+  fleet_->Dispatch();
+  EXPECT_THAT(a->AssignedRunIds(), ElementsAre(runs[0]));
+  EXPECT_TRUE(Listed("host-0")->drained());
+
+  // Another device takes the runs meanwhile.
+  auto b = Connect("host-1");
+  EXPECT_THAT(b->AssignedRunIds(), ElementsAre(runs[1]));
+
+  auto undrained = Set("host-0", v1::DEVICE_ACTION_UNDRAIN);
+  ASSERT_TRUE(undrained.ok()) << undrained.status();
+  EXPECT_EQ(*undrained, "device host-0 undrained: it takes runs again");
+  EXPECT_THAT(a->AssignedRunIds(), ElementsAre(runs[0], runs[2]));
+  EXPECT_FALSE(Listed("host-0")->drained());
+}
+
+TEST_F(FleetLabOpsTest, DrainingIsKeptAcrossAControllerRestartAndReconnects) {
+  auto runs = AddSweep({HostRun()});
+  Connect("host-0");
+  SendStarted("host-0", runs[0]);
+  SendFinished("host-0", runs[0], 0);
+  Disconnect("host-0");
+  ASSERT_TRUE(Set("host-0", v1::DEVICE_ACTION_DRAIN).ok());
+
+  RestartController();
+  AddSweep({HostRun()});
+  auto again = Connect("host-0");
+  EXPECT_THAT(again->AssignedRunIds(), IsEmpty());
+  std::optional<v1::DeviceStatus> d = Listed("host-0");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_TRUE(d->drained());
+  EXPECT_TRUE(d->connected());
+}
+
+TEST_F(FleetLabOpsTest, ForgettingAConnectedDeviceNeedsItDrainedOrStopped) {
+  Connect("host-0");
+  auto refused = Set("host-0", v1::DEVICE_ACTION_FORGET);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.status().message(),
+            "device host-0 is connected; stop its agent or drain it first");
+  EXPECT_TRUE(Listed("host-0").has_value());
+
+  ASSERT_TRUE(Set("host-0", v1::DEVICE_ACTION_DRAIN).ok());
+  auto forgotten = Set("host-0", v1::DEVICE_ACTION_FORGET);
+  ASSERT_TRUE(forgotten.ok()) << forgotten.status();
+  EXPECT_FALSE(Listed("host-0").has_value());
+}
+
+TEST_F(FleetLabOpsTest, AForgottenDeviceIsUnlistedKeepsItsRunsAndComesBack) {
+  auto runs = AddSweep({HostRun()});
+  Connect("host-0");
+  SendStarted("host-0", runs[0]);
+  SendFinished("host-0", runs[0], 0);
+  Connect("host-1");
+  Disconnect("host-0");
+
+  auto forgotten = Set("host-0", v1::DEVICE_ACTION_FORGET);
+  ASSERT_TRUE(forgotten.ok()) << forgotten.status();
+  EXPECT_THAT(*forgotten, HasSubstr("device host-0 forgotten"));
+  EXPECT_FALSE(Listed("host-0").has_value());
+  EXPECT_TRUE(Listed("host-1").has_value());
+  EXPECT_EQ(Run(runs[0]).device_id(), "host-0");
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_DONE);
+  // Gone for every operation until it comes back.
+  auto drain = Set("host-0", v1::DEVICE_ACTION_DRAIN);
+  EXPECT_EQ(drain.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(drain.status().message(), HasSubstr("'host-0'"));
+
+  Connect("host-0");
+  std::optional<v1::DeviceStatus> back = Listed("host-0");
+  ASSERT_TRUE(back.has_value());
+  EXPECT_TRUE(back->connected());
+  EXPECT_FALSE(back->forgotten());
+}
+
+TEST_F(FleetLabOpsTest, UnknownDevicesAndActionsAreRefusedNamingThem) {
+  Connect("host-0");
+  auto unknown = Set("nx-7", v1::DEVICE_ACTION_DRAIN);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("unknown device 'nx-7'"));
+  EXPECT_EQ(Set("", v1::DEVICE_ACTION_DRAIN).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  auto no_action = Set("host-0", v1::DEVICE_ACTION_UNSPECIFIED);
+  EXPECT_EQ(no_action.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(no_action.status().message(), HasSubstr("action"));
+}
+
+}  // namespace
+}  // namespace powersweep
