@@ -135,6 +135,7 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
     topts.device_id = o.device_id;
     topts.time_scale = o.twin_time_scale;
     topts.slowdown = o.twin_slowdown;
+    topts.temperature_file = o.twin_temperature_file;
     topts.agent_version = o.agent_version;
     PS_ASSIGN_OR_RETURN(auto made, MakeTwinAgent(topts, clock));
     agent->platform = std::move(made.platform);

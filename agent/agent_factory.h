@@ -45,6 +45,7 @@ struct AgentOptions {
   uint64_t twin_seed = 1;        // twin
   double twin_time_scale = 0.01;  // twin
   double twin_slowdown = 1.0;     // twin
+  std::string twin_temperature_file;  // twin (tests)
 };
 
 struct Agent {

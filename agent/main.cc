@@ -20,6 +20,7 @@
 #include "agent/agent_factory.h"
 #include "agent/cli/flag_names.h"
 #include "agent/probe/probe_report.h"
+#include "agent/run/health_check.h"
 #include "agent/run/run_executor.h"
 #include "agent/session/session.h"
 #include "common/clock.h"
@@ -82,6 +83,15 @@ ABSL_FLAG(double, twin_slowdown, 1.0,
           "twin: a deliberate offset on top of the seeded instance variation: "
           "every simulated time of this instance is multiplied by it (1.15: "
           "15% slower; for testing outlier detection), in (0, 10]");
+ABSL_FLAG(std::string, twin_temperature_file, "",
+          "twin, for tests: while this file exists and holds a number, the "
+          "twin reports a sensor at that many degrees C (e.g. to fail the "
+          "health check: --health_max_temp_c)");
+ABSL_FLAG(double, health_max_temp_c, 95,
+          "the agent's health check fails while the board temperature (its "
+          "hottest sensor, PMIC excluded) is at or above this; it is checked "
+          "at registration, in every heartbeat while idle and before "
+          "accepting a run, and an unhealthy agent rejects runs");
 ABSL_FLAG(double, twin_time_scale, 0.01,
           "twin: wall seconds per simulated second (0.01: a 100 s run takes "
           "1 s; 0: as fast as possible)");
@@ -137,6 +147,13 @@ int Main(bool probe) {
   aopts.twin_seed = absl::GetFlag(FLAGS_twin_seed);
   aopts.twin_time_scale = absl::GetFlag(FLAGS_twin_time_scale);
   aopts.twin_slowdown = absl::GetFlag(FLAGS_twin_slowdown);
+  aopts.twin_temperature_file = absl::GetFlag(FLAGS_twin_temperature_file);
+  HealthCheckOptions health_options;
+  health_options.max_temp_c = absl::GetFlag(FLAGS_health_max_temp_c);
+  if (!(health_options.max_temp_c > 0 && health_options.max_temp_c <= 200)) {
+    return Fail(absl::StrCat("--health_max_temp_c: must be in (0, 200], got ",
+                             health_options.max_temp_c));
+  }
   RealClock clock;
   absl::StatusOr<std::unique_ptr<Agent>> made = MakeAgent(aopts, &clock);
   if (!made.ok()) return Fail(std::string(made.status().message()));
@@ -177,6 +194,8 @@ int Main(bool probe) {
     return Fail("--tls_server_name: only used with --tls_ca (TLS)");
   }
 
+  HealthChecker health(platform, &clock, health_options);
+  scfg.health = &health;
   RunExecutor executor(ecfg, &agent.catalog, platform, &clock, agent.runtimes);
   scfg.max_backoff_s = absl::GetFlag(FLAGS_max_backoff_s);
   if (scfg.max_backoff_s < scfg.initial_backoff_s) {

@@ -129,9 +129,25 @@ void Session::Run() {
   sender_.join();
 }
 
+std::optional<v1::DeviceHealth> Session::IdleHealthCheck() {
+  if (config_.health == nullptr) return std::nullopt;
+  absl::MutexLock check(&check_mu_);
+  {
+    absl::MutexLock lock(&mu_);
+    if (busy_) return std::nullopt;
+  }
+  return config_.health->Check(/*idle=*/true);
+}
+
 v1::AgentMessage Session::MakeRegister() {
   v1::AgentMessage reg;
   v1::Register* r = reg.mutable_register_();
+  if (std::optional<v1::DeviceHealth> health = IdleHealthCheck()) {
+    *r->mutable_health() = *health;
+    if (!health->healthy()) {
+      PS_LOG(WARNING) << "health check failed: " << health->reason();
+    }
+  }
   *r->mutable_identity() = platform_->Identity();
   *r->mutable_capabilities() =
       AgentCapabilities(*platform_, executor_->catalog());
@@ -294,6 +310,18 @@ void Session::HandleAssign(const v1::RunSpec& spec) {
   v1::AssignReply* r = reply.mutable_assign_reply();
   r->set_run_id(spec.run_id());
   r->set_attempt(spec.attempt());
+  // Only this thread starts runs, so an idle agent stays idle until the
+  // check below is done (and the timer's checks wait for check_mu_).
+  absl::MutexLock check(&check_mu_);
+  bool idle;
+  {
+    absl::MutexLock lock(&mu_);
+    idle = !busy_ && !stopping_;
+  }
+  std::optional<v1::DeviceHealth> health;
+  if (idle && config_.health != nullptr) {
+    health = config_.health->Check(/*idle=*/false);
+  }
   absl::MutexLock lock(&mu_);
   if (stopping_) {
     r->set_reason("the agent is shutting down");
@@ -305,6 +333,9 @@ void Session::HandleAssign(const v1::RunSpec& spec) {
                                busy_attempt_, ")"));
     r->set_busy_run_id(busy_run_id_);
     r->set_busy_attempt(busy_attempt_);
+  } else if (health.has_value() && !health->healthy()) {
+    r->set_reason(absl::StrCat("unhealthy: ", health->reason()));
+    *r->mutable_health() = *health;
   } else {
     r->set_accepted(true);
     busy_ = true;
@@ -334,6 +365,7 @@ void Session::HandleAssign(const v1::RunSpec& spec) {
 
 void Session::TimerLoop() {
   int64_t next_heartbeat = clock_->MonotonicNanos();
+  bool was_healthy = true;  // logs the health check's changes
   for (;;) {
     double interval_s, ack_timeout_s;
     int rounds;
@@ -361,6 +393,17 @@ void Session::TimerLoop() {
     if (now >= next_heartbeat) {
       next_heartbeat = now + static_cast<int64_t>(interval_s * 1e9);
       v1::AgentMessage hb;
+      if (std::optional<v1::DeviceHealth> health = IdleHealthCheck()) {
+        if (health->healthy() != was_healthy) {
+          was_healthy = health->healthy();
+          if (was_healthy) {
+            PS_LOG(INFO) << "health check passes again";
+          } else {
+            PS_LOG(WARNING) << "health check failed: " << health->reason();
+          }
+        }
+        *hb.mutable_heartbeat()->mutable_health() = *health;
+      }
       hb.mutable_heartbeat()->set_spooled(
           static_cast<int64_t>(spool_->size()));
       // Built and queued under mu_, so it cannot overtake the RunFinished

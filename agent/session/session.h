@@ -5,11 +5,12 @@
 // replays the spool, then serves the stream:
 // - AssignRun is answered with AssignReply: accepted (the RunExecutor
 //   starts on a worker thread) or rejected with the reason (busy with run
-//   N, shutting down); a rejected assignment never goes unanswered.
+//   N, shutting down, "unhealthy: ..." with the failed health check); a
+//   rejected assignment never goes unanswered.
 // - CancelRun cancels the run; Ack{run, attempt, seq} removes a spooled
 //   message; ResendRequest sends the named batches again.
-// A timer thread sends Heartbeat (current run and attempt) at the interval
-// the controller gave, and sends again every spooled message whose
+// A timer thread sends Heartbeat (current run and attempt; while idle, a
+// health check) at the interval the controller gave, and sends again every spooled message whose
 // acknowledgement is overdue (ack timeout, doubling per unanswered resend
 // up to 8x), so data is never stuck waiting for a reconnect.
 // When the stream breaks, Run() reconnects with exponential backoff
@@ -37,6 +38,7 @@
 #include "absl/random/random.h"
 #include "absl/synchronization/mutex.h"
 #include "agent/platform/platform.h"
+#include "agent/run/health_check.h"
 #include "agent/run/run_executor.h"
 #include "agent/session/spool.h"
 #include "common/clock.h"
@@ -58,6 +60,11 @@ struct SessionConfig {
   // certificate instead of the host of `controller`.
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   std::string tls_server_name;
+  // The agent's health check (agent/run/health_check.h), run while idle at
+  // registration, in heartbeats and before accepting an assignment; null:
+  // none (nothing reported, every assignment judged on busy/stopping only).
+  // Must outlive the session.
+  HealthChecker* health = nullptr;
 };
 
 class Session : public RunSink {
@@ -98,6 +105,11 @@ class Session : public RunSink {
   void SenderLoop();
   void Enqueue(v1::AgentMessage msg);
   void SpoolAndQueue(const v1::AgentMessage& msg);
+  // A health check (SessionConfig::health) while no run executes; nullopt
+  // during a run or without a checker. Checks never overlap a run: an
+  // assignment is accepted under check_mu_ too.
+  std::optional<v1::DeviceHealth> IdleHealthCheck()
+      ABSL_LOCKS_EXCLUDED(check_mu_, mu_);
   // Sleeps `d` on the Clock in short steps; returns early on shutdown.
   void SleepUnlessShutdown(absl::Duration d);
   bool shutdown() const;
@@ -120,6 +132,8 @@ class Session : public RunSink {
   std::deque<v1::AgentMessage> outq_ ABSL_GUARDED_BY(out_mu_);
   bool sender_stop_ ABSL_GUARDED_BY(out_mu_) = false;
 
+  // Held across a health check and across accepting an assignment.
+  absl::Mutex check_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
   grpc::ClientContext* ctx_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;   // no new runs

@@ -95,6 +95,7 @@ absl::Status Fleet::Register(const v1::Register& reg,
     entry.last_message = now;
     entry.resume_token = NewResumeToken();
     entry.drained = im.drained_devices.count(device_id) > 0;
+    if (reg.has_health()) entry.health = reg.health();
     const std::string token = entry.resume_token;
     replaced = im.registry.Put(std::move(entry));
     PS_LOG(INFO) << "registered " << device_id << " ("
@@ -104,6 +105,9 @@ absl::Status Fleet::Register(const v1::Register& reg,
                  << (im.drained_devices.count(device_id) > 0
                          ? "; drained: it takes no new runs"
                          : "");
+    if (reg.has_health()) {
+      im.SaveHealthLocked(device_id, std::nullopt, reg.health());
+    }
 
     v1::ControllerMessage hello;
     hello.mutable_registered()->set_device_id(device_id);
@@ -254,6 +258,8 @@ absl::StatusOr<std::vector<v1::DeviceStatus>> Fleet::ListDevices() {
       d.set_current_run_id(e.current_run_id);
       d.set_last_seen_unix_ms(std::max(d.last_seen_unix_ms(),
                                        absl::ToUnixMillis(e.last_message)));
+      // The latest check (the store keeps only changes).
+      if (e.health.has_value()) *d.mutable_health() = *e.health;
     }
     listed.push_back(std::move(d));
   }

@@ -135,7 +135,8 @@ class Fleet {
   void CheckLiveness();
 
   // Every device the store knows but forgotten ones, with connected and
-  // current_run_id filled.
+  // current_run_id filled, and the health of a connected device's latest
+  // heartbeat.
   absl::StatusOr<std::vector<v1::DeviceStatus>> ListDevices();
 
   // Identities and capabilities of the connected agents.

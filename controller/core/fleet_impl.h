@@ -1,8 +1,8 @@
 // Fleet::Impl: the private state of Fleet, shared by fleet.cc (sessions),
 // reconcile.cc (what agents report: register, heartbeat, assign replies),
 // dispatch.cc (handing out runs), ingest.cc (run events and batches),
-// recovery.cc (lost runs, leases, orphans), cancel.cc and device_state.cc
-// (drain, undrain, forget).
+// recovery.cc (lost runs, leases, orphans), cancel.cc, health.cc (agents'
+// health checks) and device_state.cc (drain, undrain, forget).
 //
 // Locking: `registry` has its own mutex and is never locked across a call
 // out. `run_mu` serializes every decision about a run's state (register
@@ -18,6 +18,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,6 +67,18 @@ struct Fleet::Impl {
 
   // Loads known_devices, the marks and database_id once (fleet.cc).
   absl::Status LoadDevicesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+
+  // ---- health.cc
+  // Records the health check session `conn` of `device_id` reported (a
+  // heartbeat); when it changed, stores it, logs it and, if the device
+  // passes again, dispatches to it.
+  void OnHealth(const std::string& device_id, const AgentConnection* conn,
+                const v1::DeviceHealth& health) ABSL_LOCKS_EXCLUDED(run_mu);
+  // Stores `health` and logs it, naming what changed since `before`.
+  void SaveHealthLocked(const std::string& device_id,
+                        const std::optional<v1::DeviceHealth>& before,
+                        const v1::DeviceHealth& health)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
 
   // ---- reconcile.cc
   // Decides what happens to the device's active runs (store) given what

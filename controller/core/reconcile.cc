@@ -95,6 +95,7 @@ void Fleet::Impl::HandleForeignRun(const std::string& device_id,
 void Fleet::Impl::OnHeartbeat(const std::string& device_id,
                               const AgentConnection* conn,
                               const v1::Heartbeat& hb) {
+  if (hb.has_health()) OnHealth(device_id, conn, hb.health());
   std::optional<SessionView> view = registry.View(device_id, conn);
   if (!view) return;
   const int64_t reported = hb.current_run_id();
@@ -161,6 +162,11 @@ void Fleet::Impl::OnAssignReply(const std::string& device_id,
       // Possibly an older attempt of this very run.
       HandleForeignRun(device_id, view->conn, reply.busy_run_id(),
                        "it rejected an assignment as busy with it", &out);
+    } else if (reply.has_health() && !reply.health().healthy()) {
+      // It failed its health check: no runs until a heartbeat says it
+      // passes again (health.cc).
+      registry.SetHealth(device_id, conn, reply.health());
+      SaveHealthLocked(device_id, view->health, reply.health());
     } else {
       // Shutting down or otherwise unable: no more runs for this session.
       registry.MarkUnassignable(device_id, conn);

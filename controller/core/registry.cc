@@ -62,7 +62,7 @@ std::optional<SessionView> AgentRegistry::View(
   }
   const AgentEntry& e = it->second;
   return SessionView{e.conn, e.current_run_id, e.current_attempt,
-                     e.foreign_run_id};
+                     e.foreign_run_id, e.health};
 }
 
 bool AgentRegistry::SetCurrentRun(const std::string& device_id,
@@ -133,6 +133,14 @@ bool AgentRegistry::SetDrained(const std::string& device_id, bool drained) {
   return true;
 }
 
+void AgentRegistry::SetHealth(const std::string& device_id,
+                              const AgentConnection* conn,
+                              const v1::DeviceHealth& health) {
+  absl::MutexLock lock(&mu_);
+  AgentEntry* entry = Find(device_id, conn);
+  if (entry != nullptr) entry->health = health;
+}
+
 void AgentRegistry::MarkUnassignable(const std::string& device_id,
                                      const AgentConnection* conn) {
   absl::MutexLock lock(&mu_);
@@ -170,7 +178,7 @@ std::vector<IdleAgent> AgentRegistry::IdleAgents(
   std::vector<IdleAgent> out;
   auto add = [&out](const AgentEntry& e) {
     if (e.assignable && e.current_run_id == 0 && e.foreign_run_id == 0 &&
-        !e.drained) {
+        !e.drained && Passes(e.health)) {
       out.push_back(IdleAgent{e.identity.device_id(), e.conn, e.profile});
     }
   };

@@ -63,7 +63,14 @@ struct AgentEntry {
   bool assignable = true;
   // Drained by an operator: no new runs (the current one finishes).
   bool drained = false;
+  // The agent's latest health check; none reported counts as passing.
+  std::optional<::powersweep::v1::DeviceHealth> health;
 };
+
+// Whether `health` lets runs go to the device (none reported: yes).
+inline bool Passes(const std::optional<::powersweep::v1::DeviceHealth>& health) {
+  return !health.has_value() || health->healthy();
+}
 
 // An idle session and what it can serve (no capabilities copied).
 struct IdleAgent {
@@ -78,6 +85,7 @@ struct SessionView {
   int64_t current_run_id = 0;
   int32_t current_attempt = 0;
   int64_t foreign_run_id = 0;
+  std::optional<::powersweep::v1::DeviceHealth> health;
 };
 
 class AgentRegistry {
@@ -126,6 +134,9 @@ class AgentRegistry {
 
   // Marks the connected device drained or not; false if not connected.
   bool SetDrained(const std::string& device_id, bool drained);
+  // Records the health check session `conn` of `device_id` reported.
+  void SetHealth(const std::string& device_id, const AgentConnection* conn,
+                 const ::powersweep::v1::DeviceHealth& health);
 
   // Stops handing runs to session `conn` of `device_id`.
   void MarkUnassignable(const std::string& device_id,
@@ -135,7 +146,8 @@ class AgentRegistry {
   std::vector<AgentEntry> Snapshot() const;
 
   // Assignable sessions holding no run and executing no foreign run, not
-  // drained, in device_id order (only `device_id`'s when not empty).
+  // drained and passing their health check, in device_id order (only
+  // `device_id`'s when not empty).
   std::vector<IdleAgent> IdleAgents(const std::string& device_id = "") const;
 
   // Entries whose last message is older than `cutoff`.

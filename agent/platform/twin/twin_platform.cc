@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -114,8 +115,18 @@ std::vector<int> TwinPlatform::RunCpus() const {
 
 void TwinPlatform::Sample(const std::vector<int>& /*cpus*/,
                           v1::TelemetrySample* sample) {
-  absl::MutexLock lock(&mu_);
-  FillTwinSample(*cls_, perf_.variation(), current_, load_, sample);
+  {
+    absl::MutexLock lock(&mu_);
+    FillTwinSample(*cls_, perf_.variation(), current_, load_, sample);
+  }
+  if (options_.temperature_file.empty()) return;
+  std::ifstream file(options_.temperature_file);
+  double celsius = 0;
+  if (file >> celsius) {
+    v1::Temperature* t = sample->add_temperatures();
+    t->set_name("injected");
+    t->set_celsius(celsius);
+  }
 }
 
 void TwinPlatform::Restore() {

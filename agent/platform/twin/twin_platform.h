@@ -17,6 +17,7 @@
 //   the host, the twin also writes utilization: /proc says nothing about a
 //   simulated device.
 // - Restore: back to the class maximum (MAXN), idle load.
+// - temperature_file (tests): an injected temperature read from a file.
 // The twin runtime (agent/runtime/twin) reads the point and the models
 // from here, keeps the page-cache state and numbers the runs.
 //
@@ -49,6 +50,10 @@ struct TwinPlatformOptions {
   // A deliberate offset on top of the seeded variation: every time of this
   // instance is multiplied by it (1.15: 15% slower). In (0, 10].
   double slowdown = 1.0;
+  // A test hook (--twin_temperature_file): while this file exists and
+  // holds a number, every sample carries a sensor "injected" reading that
+  // many degrees C, e.g. to make the agent's health check fail. Empty: off.
+  std::string temperature_file;
 };
 
 class PowerCatalog;

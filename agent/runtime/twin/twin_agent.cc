@@ -23,6 +23,7 @@ absl::StatusOr<TwinAgent> MakeTwinAgent(const TwinAgentOptions& options,
   popts.device_id = options.device_id;
   popts.agent_version = options.agent_version;
   popts.slowdown = options.slowdown;
+  popts.temperature_file = options.temperature_file;
   PS_ASSIGN_OR_RETURN(std::unique_ptr<TwinPlatform> platform,
                       TwinPlatform::Create(std::move(popts)));
 

@@ -29,6 +29,7 @@ struct TwinAgentOptions {
   double time_scale = 0.01;  // --twin_time_scale, >= 0
   double slowdown = 1.0;     // --twin_slowdown, in (0, 10]
   std::string agent_version;
+  std::string temperature_file;  // --twin_temperature_file (tests)
 };
 
 struct TwinAgent {

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <chrono>
 #include <map>
 #include <set>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "agent/platform/fake_platform.h"
 #include "agent/runtime/native/native_runtime.h"
 #include "common/clock.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/session/test_gateway.h"
 #include "tests/common/test_dir.h"
@@ -64,8 +66,9 @@ class SessionTest : public testing::Test {
     gateway_.Stop();
     unsetenv("FAKE_WORKLOAD_FLAGS");
   }
-  void StartSession() {
+  void StartSession(HealthChecker* health = nullptr) {
     SessionConfig cfg;
+    cfg.health = health;
     cfg.controller = gateway_.Start();
     cfg.initial_backoff_s = 0.05;
     cfg.max_backoff_s = 0.2;
@@ -85,6 +88,8 @@ class SessionTest : public testing::Test {
   Catalog catalog_;
   FakePlatform platform_{{0}};
   std::unique_ptr<RunExecutor> executor_;
+  // Outlives the session (the destructor ends the session first).
+  std::unique_ptr<HealthChecker> health_;
   TestGateway gateway_;
   std::unique_ptr<Session> session_;
   std::thread runner_;
@@ -209,6 +214,49 @@ TEST_F(SessionTest, ShutdownCancelsTheRunAndFlushesItsResult) {
   ASSERT_TRUE(got.back().msg.has_run_finished());
   EXPECT_EQ(got.back().msg.run_finished().result().reason(),
             "cancelled: agent shutting down");
+}
+
+// The fake platform reads no sensor at all, so its health check fails: the
+// agent says so when it registers and in its heartbeats, and rejects the
+// assignment with the reason and the check instead of running it.
+TEST_F(SessionTest, AnUnhealthyAgentReportsItAndRejectsTheAssignment) {
+  health_ = std::make_unique<HealthChecker>(&platform_, &clock_,
+                                            HealthCheckOptions());
+  gateway_.assign_on_first_register = Spec(5);
+  StartSession(health_.get());
+  auto seen = [this](auto pred) {
+    for (int i = 0; i < 300; ++i) {
+      for (const Received& r : gateway_.Snapshot()) {
+        if (pred(r.msg)) return r.msg;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return v1::AgentMessage();
+  };
+  const v1::AgentMessage reg =
+      seen([](const v1::AgentMessage& m) { return m.has_register_(); });
+  ASSERT_TRUE(reg.register_().has_health());
+  EXPECT_FALSE(reg.register_().health().healthy());
+  EXPECT_THAT(reg.register_().health().reason(),
+              ::testing::HasSubstr("no sensor answered"));
+
+  const v1::AgentMessage reply =
+      seen([](const v1::AgentMessage& m) { return m.has_assign_reply(); });
+  ASSERT_TRUE(reply.has_assign_reply());
+  EXPECT_FALSE(reply.assign_reply().accepted());
+  EXPECT_EQ(reply.assign_reply().run_id(), kRun);
+  EXPECT_THAT(reply.assign_reply().reason(),
+              ::testing::StartsWith("unhealthy: no sensor answered"));
+  EXPECT_FALSE(reply.assign_reply().health().healthy());
+
+  const v1::AgentMessage hb = seen([](const v1::AgentMessage& m) {
+    return m.has_heartbeat() && m.heartbeat().has_health();
+  });
+  ASSERT_TRUE(hb.has_heartbeat());
+  EXPECT_FALSE(hb.heartbeat().health().healthy());
+  for (const Received& r : gateway_.Snapshot()) {
+    EXPECT_FALSE(r.msg.has_run_started()) << "an unhealthy agent ran the run";
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Lab operations on the Fleet: drained devices take no new runs (their
 // current run finishes), forgotten devices leave the listings until their
-// agent registers again.
+// agent registers again, unhealthy devices get no runs until a heartbeat
+// passes.
 #include <string>
 #include <vector>
 
@@ -31,6 +32,19 @@ class FleetLabOpsTest : public FleetTest {
       if (d.identity().device_id() == id) return d;
     }
     return std::nullopt;
+  }
+  static v1::DeviceHealth Health(bool healthy, const std::string& reason,
+                                 int64_t at_ms = 1000) {
+    v1::DeviceHealth h;
+    h.set_healthy(healthy);
+    h.set_reason(reason);
+    h.set_checked_unix_ms(at_ms);
+    return h;
+  }
+  void SendHealth(const std::string& id, const v1::DeviceHealth& health) {
+    v1::AgentMessage msg;
+    *msg.mutable_heartbeat()->mutable_health() = health;
+    Deliver(id, msg);
   }
   void Disconnect(const std::string& id) {
     fleet_->Disconnect(id, conns_[id].get());
@@ -134,6 +148,59 @@ TEST_F(FleetLabOpsTest, UnknownDevicesAndActionsAreRefusedNamingThem) {
   auto no_action = Set("host-0", v1::DEVICE_ACTION_UNSPECIFIED);
   EXPECT_EQ(no_action.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(no_action.status().message(), HasSubstr("action"));
+}
+
+TEST_F(FleetLabOpsTest, AnUnhealthyDeviceGetsNoRunsUntilAHeartbeatPasses) {
+  auto runs = AddSweep({HostRun(), HostRun()});
+  v1::Register reg = RegisterOf("host-0");
+  *reg.mutable_health() = Health(false, "board temperature 101.0 C");
+  absl::Status st;
+  auto conn = ConnectWith(reg, &st);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_THAT(conn->AssignedRunIds(), IsEmpty());
+  fleet_->Dispatch();
+  EXPECT_THAT(conn->AssignedRunIds(), IsEmpty());
+  std::optional<v1::DeviceStatus> d = Listed("host-0");
+  EXPECT_FALSE(d->health().healthy());
+  EXPECT_EQ(d->health().reason(), "board temperature 101.0 C");
+
+  // Still failing: nothing changes.
+  SendHealth("host-0", Health(false, "board temperature 101.0 C", 2000));
+  EXPECT_THAT(conn->AssignedRunIds(), IsEmpty());
+  EXPECT_EQ(Listed("host-0")->health().checked_unix_ms(), 2000);
+
+  SendHealth("host-0", Health(true, "", 3000));
+  EXPECT_THAT(conn->AssignedRunIds(), ElementsAre(runs[0]));
+  // The store holds the change (a restarted controller lists it).
+  auto stored = store_->ListDevices();
+  ASSERT_TRUE(stored.ok());
+  EXPECT_TRUE((*stored)[0].health().healthy());
+  EXPECT_EQ((*stored)[0].health().checked_unix_ms(), 3000);
+}
+
+TEST_F(FleetLabOpsTest, AnAssignmentRejectedAsUnhealthyUsesNoAttempt) {
+  auto runs = AddSweep({HostRun(), HostRun()});
+  auto a = Connect("host-0");
+  ASSERT_THAT(a->AssignedRunIds(), ElementsAre(runs[0]));
+  v1::AgentMessage reply;
+  reply.mutable_assign_reply()->set_run_id(runs[0]);
+  reply.mutable_assign_reply()->set_attempt(1);
+  reply.mutable_assign_reply()->set_reason(
+      "unhealthy: the power rails read 0 mW");
+  *reply.mutable_assign_reply()->mutable_health() =
+      Health(false, "the power rails read 0 mW");
+  Deliver("host-0", reply);
+
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_PENDING);
+  EXPECT_EQ(Run(runs[0]).spec().attempt(), 1);
+  EXPECT_FALSE(Listed("host-0")->health().healthy());
+  fleet_->Dispatch();
+  EXPECT_THAT(a->AssignedRunIds(), ElementsAre(runs[0]));
+  auto b = Connect("host-1");
+  EXPECT_THAT(b->AssignedRunIds(), ElementsAre(runs[0]));
+  // Its next heartbeat passes: it takes runs again.
+  SendHealth("host-0", Health(true, "", 2000));
+  EXPECT_THAT(a->AssignedRunIds(), ElementsAre(runs[0], runs[1]));
 }
 
 }  // namespace
