@@ -196,6 +196,9 @@ int Main(bool probe) {
 
   HealthChecker health(platform, &clock, health_options);
   scfg.health = &health;
+  ecfg.on_mode_mismatch = [&health](const std::string& reason) {
+    health.MarkUnhealthy(reason);
+  };
   RunExecutor executor(ecfg, &agent.catalog, platform, &clock, agent.runtimes);
   scfg.max_backoff_s = absl::GetFlag(FLAGS_max_backoff_s);
   if (scfg.max_backoff_s < scfg.initial_backoff_s) {

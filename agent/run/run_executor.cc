@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/run/batcher.h"
+#include "agent/run/mode_readback.h"
 #include "agent/run/run_spec_bounds.h"
 #include "agent/telemetry/baseload.h"
 #include "agent/telemetry/energy.h"
@@ -213,6 +214,14 @@ absl::Status RunExecutor::Prepare(Run* run) {
   }
   PS_ASSIGN_OR_RETURN(v1::AppliedPowerMode applied,
                       platform_->Apply(spec.power_mode()));
+  if (const std::string problem = ModeReadBackProblem(applied);
+      !problem.empty()) {
+    platform_->Restore();
+    const std::string reason =
+        absl::StrCat("the power mode did not read back: ", problem);
+    if (config_.on_mode_mismatch) config_.on_mode_mismatch(reason);
+    return absl::FailedPreconditionError(reason);
+  }
   run->applied = applied;
   // In the run's mode: what the board idles at, after cooling if asked.
   run->conditions = SettleBoard(spec.settle(), platform_, clock_,

@@ -19,6 +19,9 @@
 // the tenants whose runtime is a CountedRun (containers), their own. The result carries the
 // energy integrated from the samples (agent/telemetry/energy.h), its phase
 // split, and the agent process's CPU time over the run's wall time.
+// A knob that reads back different from what was requested, without a
+// note of the platform explaining it, fails the run (the platform is
+// restored) with the knob and both values (agent/run/mode_readback.h).
 // Right after the mode is applied the board is read (and, with a settle
 // block, waited on until it has cooled; agent/run/settle.h): the result's
 // RunConditions.
@@ -62,6 +65,10 @@ struct RunExecutorConfig {
   int max_records_per_batch = 200;
   double cancel_grace_s = 5.0;
   std::string proc_root = "/proc";
+  // Called when a run's power mode did not read back as requested
+  // (mode_readback.h) with the problem; the run fails with it. The agent
+  // marks itself unhealthy (HealthChecker::MarkUnhealthy). May be empty.
+  std::function<void(const std::string&)> on_mode_mismatch;
 };
 
 // The workload command line for `spec` (see docs/ARCHITECTURE.md), or
