@@ -211,9 +211,9 @@ absl::Status MemoryStore::ApplyTransition(Run& run, v1::RunState to,
       if (!device_id.empty()) run.device_id = device_id;
       break;
     case v1::RUN_STATE_PENDING:
-      // A retry (from FAILED) takes the next attempt; the failed attempt's
-      // data stays under its own number.
-      if (from == v1::RUN_STATE_FAILED) {
+      // A retry or rerun (from FAILED or CANCELLED) takes the next attempt;
+      // the ended attempt's data stays under its own number.
+      if (from == v1::RUN_STATE_FAILED || from == v1::RUN_STATE_CANCELLED) {
         run.spec.set_attempt(run.spec.attempt() + 1);
         run.reason.clear();
         run.applied_mode.reset();

@@ -19,6 +19,7 @@ bool TransitionAllowed(v1::RunState from, v1::RunState to) {
       return to == v1::RUN_STATE_DONE || to == v1::RUN_STATE_FAILED ||
              to == v1::RUN_STATE_CANCELLED;
     case v1::RUN_STATE_FAILED:
+    case v1::RUN_STATE_CANCELLED:  // a rerun
       return to == v1::RUN_STATE_PENDING;
     default:
       return false;

@@ -197,9 +197,10 @@ absl::Status SqliteStore::ApplyTransition(const v1::RunStatus& run, v1::RunState
       break;
     }
     case v1::RUN_STATE_PENDING: {
-      // A retry (from FAILED) takes the next attempt. Nothing is deleted:
-      // the failed attempt's batches, records and result stay under their
-      // own attempt number, and the new attempt numbers batches from 1.
+      // A retry (from FAILED) or rerun (from FAILED or CANCELLED) takes the
+      // next attempt. Nothing is deleted: the ended attempt's batches,
+      // records and result stay under their own attempt number, and the
+      // new attempt numbers batches from 1.
       PS_ASSIGN_OR_RETURN(
           Stmt stmt,
           db_->Prepare("UPDATE runs SET state = 'pending',"
@@ -210,7 +211,12 @@ absl::Status SqliteStore::ApplyTransition(const v1::RunStatus& run, v1::RunState
                        " applied_mode_json = CASE WHEN ?2 = 1 THEN NULL"
                        " ELSE applied_mode_json END WHERE run_id = ?1"));
       PS_RETURN_IF_ERROR(
-          stmt.Bind(1, run_id).Bind(2, from == v1::RUN_STATE_FAILED ? 1 : 0).Run());
+          stmt.Bind(1, run_id)
+              .Bind(2, from == v1::RUN_STATE_FAILED ||
+                               from == v1::RUN_STATE_CANCELLED
+                           ? 1
+                           : 0)
+              .Run());
       break;
     }
     default: {  // DONE, FAILED, CANCELLED

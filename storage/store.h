@@ -144,12 +144,13 @@ class Store {
       const std::string& device_id) = 0;
   // Moves a run to `to` and appends a history row, in one transaction.
   // Allowed: PENDING->LEASED|CANCELLED; LEASED->RUNNING|PENDING|FAILED|
-  // CANCELLED; RUNNING->DONE|FAILED|CANCELLED; FAILED->PENDING (a retry:
-  // attempt is incremented; the failed attempt's data is kept). LEASED sets
+  // CANCELLED; RUNNING->DONE|FAILED|CANCELLED; FAILED->PENDING (a retry)
+  // and CANCELLED->PENDING (a rerun): attempt is incremented, the ended
+  // attempt's data is kept. LEASED sets
   // device_id (InvalidArgument without one); RUNNING sets started time (and
   // device_id when one is given); DONE/FAILED/CANCELLED set finished time
-  // and reason. PENDING clears device_id and the times; a retry also
-  // clears the reason and the applied mode. The history row names
+  // and reason. PENDING clears device_id and the times; a retry or rerun
+  // also clears the reason and the applied mode. The history row names
   // `device_id`, or the run's device when it is empty.
   virtual absl::Status TransitionRun(int64_t run_id, v1::RunState to,
                                      const std::string& device_id,

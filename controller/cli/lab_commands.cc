@@ -70,4 +70,25 @@ int CmdDeviceState(v1::Control::StubInterface* stub, v1::DeviceAction action,
   return kExitOk;
 }
 
+int CmdRerun(v1::Control::StubInterface* stub, bool failed, bool cancelled,
+             const CliOptions& opt, std::ostream& out, std::ostream& err) {
+  if (!failed && !cancelled) failed = cancelled = true;
+  v1::RerunRequest req;
+  req.set_sweep_id(opt.sweep_id);
+  req.set_failed(failed);
+  req.set_cancelled(cancelled);
+  v1::RerunResponse resp;
+  auto ctx = RpcContext();
+  grpc::Status st = stub->Rerun(ctx.get(), req, &resp);
+  if (!st.ok()) return ReportRpcError(st, opt, err);
+  const char* which = failed && cancelled ? "failed or cancelled"
+                      : failed            ? "failed"
+                                          : "cancelled";
+  out << "re-queued " << resp.requeued() << " " << which << " run"
+      << (resp.requeued() == 1 ? "" : "s") << " of sweep " << opt.sweep_id
+      << " as a new attempt\n";
+  for (const std::string& s : resp.skipped()) out << "not re-queued: " << s << "\n";
+  return kExitOk;
+}
+
 }  // namespace powersweep

@@ -1,5 +1,5 @@
-// The powersweep CLI's lab operations: `devices drain|undrain|forget ID`
-// and the table of
+// The powersweep CLI's lab operations: `devices drain|undrain|forget ID`,
+// `rerun --sweep ID [--failed] [--cancelled]`, and the table of
 // `powersweep devices` (connection, drain state, health). Commands take a
 // connected Control stub, write their report to `out` and errors to `err`,
 // and return the exit code (commands.h).
@@ -30,6 +30,12 @@ Table DevicesTable(const v1::ListDevicesResponse& devices, absl::TimeZone zone);
 int CmdDeviceState(v1::Control::StubInterface* stub, v1::DeviceAction action,
                    const std::string& device_id, const CliOptions& opt,
                    std::ostream& out, std::ostream& err);
+
+// `rerun --sweep ID`: re-queues the sweep's failed (`failed`) and/or
+// cancelled (`cancelled`; neither: both) runs; prints how many, and the
+// runs it left out and why.
+int CmdRerun(v1::Control::StubInterface* stub, bool failed, bool cancelled,
+             const CliOptions& opt, std::ostream& out, std::ostream& err);
 
 }  // namespace powersweep
 

@@ -41,12 +41,18 @@ ABSL_FLAG(std::string, token_file, "",
 ABSL_FLAG(std::string, format, "table", "Output format: table, csv or json.");
 ABSL_FLAG(int64_t, sweep, 0,
           "Sweep id (runs, summary, compare, variability, export, watch, "
-          "cancel, fit).");
+          "cancel, rerun, fit).");
 ABSL_FLAG(std::string, out, "",
           "export: output folder (created if missing); plan-profiling: the "
           "sweep file to write.");
 ABSL_FLAG(bool, quiet, false, "submit: print only the sweep id.");
 ABSL_FLAG(int64_t, run, 0, "cancel: only this run of the sweep.");
+ABSL_FLAG(bool, failed, false,
+          "rerun: re-queue the sweep's failed runs (with neither --failed nor "
+          "--cancelled: both).");
+ABSL_FLAG(bool, cancelled, false,
+          "rerun: re-queue the sweep's cancelled runs (with neither --failed "
+          "nor --cancelled: both).");
 ABSL_FLAG(std::string, by, "runtime",
           "compare: the dimension whose two sides are compared (runtime: "
           "native vs container; page_cache: keep vs drop; device: the runs "
@@ -141,6 +147,11 @@ constexpr char kUsage[] =
     "  runs --sweep ID         one row per run with its measurements\n"
     "  summary --sweep ID      one row per matrix cell, mean ± sd over\n"
     "                          repetitions\n"
+    "  rerun --sweep ID [--failed] [--cancelled]\n"
+    "                          re-queue the sweep's runs that ended failed\n"
+    "                          and/or cancelled (default both) as a new\n"
+    "                          attempt, keeping every earlier attempt's data;\n"
+    "                          prints how many were re-queued\n"
     "  cancel --sweep ID [--run ID]\n"
     "                          cancel the sweep's runs that have not ended\n"
     "                          (running ones are stopped on their agents)\n"
@@ -438,6 +449,13 @@ int main(int argc, char** argv) {
       return powersweep::CmdDeviceModes(stub.get(), modes, opt, out, err);
     }
     return powersweep::CmdDevices(stub.get(), opt, out, err);
+  }
+  if (cmd == "rerun") {
+    if (opt.sweep_id <= 0) {
+      return Usage("rerun: --sweep: a positive sweep id is required");
+    }
+    return powersweep::CmdRerun(stub.get(), absl::GetFlag(FLAGS_failed),
+                                absl::GetFlag(FLAGS_cancelled), opt, out, err);
   }
   if (cmd == "watch" || cmd == "runs" || cmd == "summary" ||
       cmd == "export" || cmd == "compare" || cmd == "cancel" ||

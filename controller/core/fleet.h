@@ -124,6 +124,16 @@ class Fleet {
   absl::StatusOr<std::string> SetDeviceState(const std::string& device_id,
                                              v1::DeviceAction action);
 
+  // Re-queues the runs of `sweep_id` that ended FAILED (`failed`) and/or
+  // CANCELLED (`cancelled`; neither: both) as a new attempt (attempt + 1;
+  // earlier attempts' data stays), then dispatches (rerun.cc). A run an
+  // agent still holds (a cancelled run it is stopping) is skipped and
+  // named in `skipped`. NotFound for an unknown sweep. A store error on one
+  // run does not stop the others: every error is reported at the end, with
+  // how many runs were re-queued.
+  absl::StatusOr<v1::RerunResponse> Rerun(int64_t sweep_id, bool failed,
+                                          bool cancelled);
+
   // Assigns pending runs to idle connected agents that can serve them.
   void Dispatch();
 

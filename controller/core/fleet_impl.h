@@ -2,7 +2,7 @@
 // reconcile.cc (what agents report: register, heartbeat, assign replies),
 // dispatch.cc (handing out runs), ingest.cc (run events and batches),
 // recovery.cc (lost runs, leases, orphans), cancel.cc, health.cc (agents'
-// health checks) and device_state.cc (drain, undrain, forget).
+// health checks), device_state.cc (drain, undrain, forget) and rerun.cc.
 //
 // Locking: `registry` has its own mutex and is never locked across a call
 // out. `run_mu` serializes every decision about a run's state (register

@@ -1,5 +1,5 @@
-// ControlService: lab operations on devices (drain, undrain, forget),
-// thin adapters over Fleet.
+// ControlService: lab operations on devices and sweeps (drain, undrain,
+// forget; rerun), thin adapters over Fleet.
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "controller/service/control_service.h"
@@ -13,6 +13,17 @@ grpc::Status ControlService::SetDeviceState(
   auto message = fleet_->SetDeviceState(request->device_id(), request->action());
   if (!message.ok()) return ToGrpcStatus(message.status());
   response->set_message(*message);
+  return grpc::Status::OK;
+}
+
+grpc::Status ControlService::Rerun(grpc::ServerContext* context,
+                                   const v1::RerunRequest* request,
+                                   v1::RerunResponse* response) {
+  if (grpc::Status st = Authorize(context); !st.ok()) return st;
+  auto rerun = fleet_->Rerun(request->sweep_id(), request->failed(),
+                             request->cancelled());
+  if (!rerun.ok()) return ToGrpcStatus(rerun.status());
+  *response = *std::move(rerun);
   return grpc::Status::OK;
 }
 

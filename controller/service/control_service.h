@@ -80,10 +80,14 @@ class ControlService final : public v1::Control::Service {
   grpc::Status CancelRuns(grpc::ServerContext* context,
                           const v1::CancelRunsRequest* request,
                           v1::CancelRunsResponse* response) override;
-  // Lab operations (control_lab_ops.cc): Fleet::SetDeviceState.
+  // Lab operations (control_lab_ops.cc): Fleet::SetDeviceState and
+  // Fleet::Rerun.
   grpc::Status SetDeviceState(grpc::ServerContext* context,
                               const v1::SetDeviceStateRequest* request,
                               v1::SetDeviceStateResponse* response) override;
+  grpc::Status Rerun(grpc::ServerContext* context,
+                     const v1::RerunRequest* request,
+                     v1::RerunResponse* response) override;
   // Stores streamed telemetry as a new done run (controller/importer);
   // NOT_FOUND for an unknown device.
   grpc::Status ImportTelemetry(

@@ -318,6 +318,41 @@ TYPED_TEST(StoreIngestTest,
   EXPECT_THAT(lines.back(), ::testing::StartsWith(absl::StrCat(id, ",2,1,")));
 }
 
+TYPED_TEST(StoreIngestTest,
+           RerunOfACancelledRunTakesTheNextAttemptAndKeepsTheCancelledData) {
+  Store& store = *this->store_;
+  const int64_t id = this->run_id_;
+  this->Start(id);
+  v1::DataBatch first = MakeBatch(id, 1, 4, 1);
+  first.set_attempt(1);
+  EXPECT_EQ(this->Ingest(first), IngestOutcome::kStored);
+  ASSERT_TRUE(store
+                  .TransitionRun(id, kCancelled, "", "cancelled by the user",
+                                 this->clock_.Now())
+                  .ok());
+  ASSERT_TRUE(store
+                  .TransitionRun(id, kPending, "", "rerun by the user",
+                                 this->clock_.Now())
+                  .ok());
+  const v1::RunStatus run = this->Run(id);
+  EXPECT_EQ(run.state(), kPending);
+  EXPECT_EQ(run.spec().attempt(), 2);
+  EXPECT_EQ(run.reason(), "");
+  EXPECT_EQ(run.device_id(), "");
+  // The readers show the new attempt; the cancelled one stays exported.
+  EXPECT_EQ(this->Minibatches(id), 0u);
+  this->Start(id, "host-1");
+  v1::DataBatch again = MakeBatch(id, 1, 2, 1);
+  again.set_attempt(2);
+  EXPECT_EQ(this->Ingest(again), IngestOutcome::kStored);
+  EXPECT_EQ(this->Minibatches(id), 2u);
+  const std::vector<std::string> lines =
+      this->ExportLines(run.spec().sweep_id(), "minibatches");
+  ASSERT_EQ(lines.size(), 1u + 4u + 2u);
+  EXPECT_THAT(lines[1], ::testing::StartsWith(absl::StrCat(id, ",1,1,")));
+  EXPECT_THAT(lines.back(), ::testing::StartsWith(absl::StrCat(id, ",2,1,")));
+}
+
 TYPED_TEST(StoreIngestTest, BatchOfAnotherAttemptIsRefusedAndStoresNothing) {
   Store& store = *this->store_;
   const int64_t id = this->run_id_;

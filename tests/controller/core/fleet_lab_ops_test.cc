@@ -1,13 +1,15 @@
 // Lab operations on the Fleet: drained devices take no new runs (their
 // current run finishes), forgotten devices leave the listings until their
 // agent registers again, unhealthy devices get no runs until a heartbeat
-// passes.
+// passes, and a rerun re-queues a sweep's failed and cancelled runs as a
+// new attempt.
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "storage/sqlite_db.h"
 #include "tests/controller/core/fleet_test_util.h"
 
 namespace powersweep {
@@ -201,6 +203,96 @@ TEST_F(FleetLabOpsTest, AnAssignmentRejectedAsUnhealthyUsesNoAttempt) {
   // Its next heartbeat passes: it takes runs again.
   SendHealth("host-0", Health(true, "", 2000));
   EXPECT_THAT(a->AssignedRunIds(), ElementsAre(runs[0], runs[1]));
+}
+
+TEST_F(FleetLabOpsTest, RerunRequeuesFailedAndCancelledRunsAsTheNextAttempt) {
+  auto runs = AddSweep({HostRun(), HostRun(), HostRun(), HostRun()});
+  const int64_t sweep = Run(runs[0]).spec().sweep_id();
+  Connect("host-0");
+  SendStarted("host-0", runs[0]);
+  SendFinished("host-0", runs[0], 0);  // done
+  SendStarted("host-0", runs[1]);
+  SendBatch("host-0", runs[1], 1);
+  SendFinished("host-0", runs[1], 1, /*ok=*/false, "workload exited 1");
+  ASSERT_EQ(State(runs[1]), v1::RUN_STATE_FAILED);
+  ASSERT_TRUE(fleet_->CancelRuns(sweep, runs[3], "not now").ok());
+  Disconnect("host-0");  // runs[2] goes back to pending
+
+  auto failed_only = fleet_->Rerun(sweep, /*failed=*/true, /*cancelled=*/false);
+  ASSERT_TRUE(failed_only.ok()) << failed_only.status();
+  EXPECT_EQ(failed_only->requeued(), 1);
+  EXPECT_EQ(State(runs[1]), v1::RUN_STATE_PENDING);
+  EXPECT_EQ(Run(runs[1]).spec().attempt(), 2);
+  EXPECT_EQ(State(runs[3]), v1::RUN_STATE_CANCELLED);
+  EXPECT_THAT(ReasonsFor(runs[1], v1::RUN_STATE_PENDING),
+              ElementsAre("rerun by the user after it ended failed: "
+                          "workload exited 1"));
+
+  auto both = fleet_->Rerun(sweep, false, false);
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->requeued(), 1);
+  EXPECT_EQ(Run(runs[3]).spec().attempt(), 2);
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_DONE);
+  EXPECT_EQ(Run(runs[0]).spec().attempt(), 1);
+
+  // They are dispatched; the failed attempt's batch is still stored.
+  auto conn = Connect("host-1");
+  EXPECT_THAT(conn->AssignedRunIds(), ElementsAre(runs[1]));
+  EXPECT_EQ(Run(runs[1]).spec().attempt(), 2);
+  EXPECT_EQ(fleet_->Rerun(sweep + 100, true, true).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(FleetLabOpsTest, ACancelledRunItsAgentIsStillStoppingIsNotRerunYet) {
+  auto runs = AddSweep({HostRun()});
+  const int64_t sweep = Run(runs[0]).spec().sweep_id();
+  Connect("host-0");
+  SendStarted("host-0", runs[0]);
+  ASSERT_TRUE(fleet_->CancelRuns(sweep, 0, "stop").ok());
+
+  auto early = fleet_->Rerun(sweep, false, true);
+  ASSERT_TRUE(early.ok()) << early.status();
+  EXPECT_EQ(early->requeued(), 0);
+  ASSERT_EQ(early->skipped_size(), 1);
+  EXPECT_THAT(early->skipped(0), HasSubstr("still stopping"));
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_CANCELLED);
+
+  SendFinished("host-0", runs[0], 0, /*ok=*/false, "cancelled: stop");
+  auto later = fleet_->Rerun(sweep, false, true);
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_EQ(later->requeued(), 1);
+  EXPECT_THAT(conns_["host-0"]->AssignedRunIds(),
+              ElementsAre(runs[0], runs[0]));
+  EXPECT_EQ(Run(runs[0]).spec().attempt(), 2);
+}
+
+TEST_F(FleetLabOpsTest, ARunTheStoreRefusesDoesNotStopTheRerunOfTheOthers) {
+  auto runs = AddSweep({HostRun(), HostRun(), HostRun()});
+  const int64_t sweep = Run(runs[0]).spec().sweep_id();
+  ASSERT_TRUE(fleet_->CancelRuns(sweep, 0, "later").ok());
+  {
+    auto db = SqliteDb::Open(dir_ + "/fleet.db", /*read_only=*/false);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE((*db)->Exec(absl::StrCat(
+                                "CREATE TRIGGER refuse BEFORE UPDATE OF state "
+                                "ON runs WHEN OLD.run_id = ",
+                                runs[1],
+                                " AND NEW.state = 'pending' BEGIN SELECT "
+                                "RAISE(ABORT, 'refused by the test'); END"))
+                    .ok());
+  }
+  auto rerun = fleet_->Rerun(sweep, true, true);
+  ASSERT_FALSE(rerun.ok());
+  EXPECT_THAT(rerun.status().message(),
+              HasSubstr(absl::StrCat("2 runs of sweep ", sweep,
+                                     " re-queued; 1 could not be: run ",
+                                     runs[1], ": ")));
+  EXPECT_THAT(rerun.status().message(), HasSubstr("refused by the test"));
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_PENDING);
+  EXPECT_EQ(State(runs[1]), v1::RUN_STATE_CANCELLED);
+  EXPECT_EQ(State(runs[2]), v1::RUN_STATE_PENDING);
+  auto conn = Connect("host-0");
+  EXPECT_THAT(conn->AssignedRunIds(), ElementsAre(runs[0]));
 }
 
 }  // namespace
