@@ -166,8 +166,10 @@ int Serve() {
     return 2;
   }
   Fleet fleet(store->get(), &clock, fleet_options);
-  // Notes the runs a previous controller left active, before any agent
-  // can register (they get reconnect_grace to come back).
+  // One line per sweep left unfinished ("resuming sweep ..."), then notes
+  // the runs a previous controller left active, before any agent can
+  // register (they get reconnect_grace to come back).
+  fleet.LogUnfinishedSweeps();
   fleet.CheckLiveness();
   SweepSubmitter submitter(store->get(), &clock,
                            absl::GetFlag(FLAGS_max_sweep_runs));

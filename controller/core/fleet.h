@@ -134,6 +134,11 @@ class Fleet {
   absl::StatusOr<v1::RerunResponse> Rerun(int64_t sweep_id, bool failed,
                                           bool cancelled);
 
+  // One log line per sweep that has not finished, with its pending and
+  // in-flight runs (after a restart: the in-flight ones' agents have
+  // reconnect_grace to come back). Returns the lines (recovery.cc).
+  std::vector<std::string> LogUnfinishedSweeps();
+
   // Assigns pending runs to idle connected agents that can serve them.
   void Dispatch();
 

@@ -1,5 +1,7 @@
-// Fleet::Impl: ending sessions and recovering the runs they held.
+// Fleet::Impl: ending sessions and recovering the runs they held; at a
+// controller's start, the sweeps it resumes.
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -178,6 +180,34 @@ void Fleet::Impl::ReleaseOrphans() {
     ReleaseLostRun(run, run.device_id(), cause, cause);
   }
   unheld_since = std::move(still);
+}
+
+}  // namespace powersweep
+
+namespace powersweep {
+
+std::vector<std::string> Fleet::LogUnfinishedSweeps() {
+  Impl& im = *impl_;
+  std::vector<std::string> lines;
+  absl::StatusOr<std::vector<v1::SweepStatus>> sweeps = im.store->ListSweeps();
+  if (!sweeps.ok()) {
+    PS_LOG(ERROR) << "cannot list the sweeps to resume: " << sweeps.status();
+    return lines;
+  }
+  for (const v1::SweepStatus& s : *sweeps) {
+    if (s.finished()) continue;
+    std::string line = absl::StrCat("resuming sweep ", s.sweep_id(), " '",
+                                    s.name(), "': ", s.pending(), " pending, ",
+                                    s.active(), " in flight");
+    if (s.active() > 0) {
+      absl::StrAppend(&line, " (their agents have ",
+                      absl::FormatDuration(im.options.reconnect_grace),
+                      " to reconnect)");
+    }
+    PS_LOG(INFO) << line;
+    lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 }  // namespace powersweep

@@ -295,5 +295,25 @@ TEST_F(FleetLabOpsTest, ARunTheStoreRefusesDoesNotStopTheRerunOfTheOthers) {
   EXPECT_THAT(conn->AssignedRunIds(), ElementsAre(runs[0]));
 }
 
+TEST_F(FleetLabOpsTest, UnfinishedSweepsAreNamedWithTheirPendingAndInFlightRuns) {
+  auto first = AddSweep({HostRun(), HostRun(), HostRun()});
+  Connect("host-0");
+  SendStarted("host-0", first[0]);
+  Connect("host-1");  // leased first[1], not started
+  auto second = AddSweep({HostRun()});
+  auto finished = AddSweep({HostRun()});
+  ASSERT_TRUE(
+      fleet_->CancelRuns(Run(finished[0]).spec().sweep_id(), 0, "x").ok());
+
+  RestartController();
+  EXPECT_THAT(
+      fleet_->LogUnfinishedSweeps(),
+      ElementsAre(absl::StrCat("resuming sweep ", Run(first[0]).spec().sweep_id(),
+                               " 'fleet-test': 1 pending, 2 in flight (their "
+                               "agents have 30s to reconnect)"),
+                  absl::StrCat("resuming sweep ", Run(second[0]).spec().sweep_id(),
+                               " 'fleet-test': 1 pending, 0 in flight")));
+}
+
 }  // namespace
 }  // namespace powersweep
