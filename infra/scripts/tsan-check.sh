@@ -61,6 +61,9 @@ TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$LOGS/tsan"
 SUPP=$ROOT/infra/scripts/tsan.supp
 [ -f "$SUPP" ] && TSAN_OPTIONS="$TSAN_OPTIONS suppressions=$SUPP"
 export TSAN_OPTIONS
+# TSan makes the controller and agents start and register several times
+# slower; the chaos test stretches its reconnect grace by this factor.
+export POWERSWEEP_TEST_TIME_SCALE=${POWERSWEEP_TEST_TIME_SCALE:-3}
 run_start=$(date +%s)
 set +e
 # Only tests of the programs built here (the others show up as *_NOT_BUILT).
