@@ -141,9 +141,14 @@ std::shared_ptr<FakeAgentConnection> FleetTest::ConnectWith(
     v1::Register reg, absl::Status* status, bool identity_verified) {
   const std::string device_id = reg.identity().device_id();
   // A reconnecting agent presents the resume token of its last session.
-  auto previous = conns_.find(device_id);
-  if (reg.resume_token().empty() && previous != conns_.end()) {
-    for (const v1::ControllerMessage& m : previous->second->sent()) {
+  std::shared_ptr<FakeAgentConnection> previous;
+  {
+    absl::MutexLock lock(&conns_mu_);
+    auto it = conns_.find(device_id);
+    if (it != conns_.end()) previous = it->second;
+  }
+  if (reg.resume_token().empty() && previous != nullptr) {
+    for (const v1::ControllerMessage& m : previous->sent()) {
       if (m.has_registered()) {
         reg.set_resume_token(m.registered().resume_token());
       }
@@ -152,6 +157,7 @@ std::shared_ptr<FakeAgentConnection> FleetTest::ConnectWith(
   auto conn = std::make_shared<FakeAgentConnection>();
   *status = fleet_->Register(reg, conn, identity_verified);
   if (!status->ok()) return nullptr;
+  absl::MutexLock lock(&conns_mu_);
   conns_[device_id] = conn;
   return conn;
 }
@@ -169,6 +175,7 @@ std::shared_ptr<FakeAgentConnection> FleetTest::Connect(
 
 void FleetTest::RestartController(FleetOptions options) {
   fleet_ = std::make_unique<Fleet>(store_.get(), &clock_, options);
+  absl::MutexLock lock(&conns_mu_);
   conns_.clear();
 }
 
@@ -216,9 +223,13 @@ std::vector<std::string> FleetTest::ReasonsFor(int64_t run_id,
 void FleetTest::Deliver(const std::string& device_id,
                         const v1::AgentMessage& msg) {
   // A device that never connected sends on a session the fleet never saw.
-  auto it = conns_.find(device_id);
-  fleet_->HandleMessage(device_id,
-                        it == conns_.end() ? nullptr : it->second.get(), msg);
+  std::shared_ptr<FakeAgentConnection> conn;
+  {
+    absl::MutexLock lock(&conns_mu_);
+    auto it = conns_.find(device_id);
+    if (it != conns_.end()) conn = it->second;
+  }
+  fleet_->HandleMessage(device_id, conn.get(), msg);
 }
 
 void FleetTest::SendStarted(const std::string& device_id, int64_t run_id) {

@@ -104,8 +104,10 @@ class FleetTest : public ::testing::Test {
   std::string dir_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<Fleet> fleet_;
-  // The latest session of each device (Connect).
-  std::map<std::string, std::shared_ptr<FakeAgentConnection>> conns_;
+  // The latest session of each device (Connect, from any thread).
+  absl::Mutex conns_mu_;
+  std::map<std::string, std::shared_ptr<FakeAgentConnection>> conns_
+      ABSL_GUARDED_BY(conns_mu_);
 };
 
 }  // namespace powersweep
