@@ -49,7 +49,7 @@ class FleetLabOpsTest : public FleetTest {
     Deliver(id, msg);
   }
   void Disconnect(const std::string& id) {
-    fleet_->Disconnect(id, conns_[id].get());
+    fleet_->Disconnect(id, Session(id).get());
   }
 };
 
@@ -261,7 +261,7 @@ TEST_F(FleetLabOpsTest, ACancelledRunItsAgentIsStillStoppingIsNotRerunYet) {
   auto later = fleet_->Rerun(sweep, false, true);
   ASSERT_TRUE(later.ok()) << later.status();
   EXPECT_EQ(later->requeued(), 1);
-  EXPECT_THAT(conns_["host-0"]->AssignedRunIds(),
+  EXPECT_THAT(Session("host-0")->AssignedRunIds(),
               ElementsAre(runs[0], runs[0]));
   EXPECT_EQ(Run(runs[0]).spec().attempt(), 2);
 }

@@ -290,4 +290,11 @@ void FleetTest::SendHeartbeat(const std::string& device_id) {
   Deliver(device_id, msg);
 }
 
+std::shared_ptr<FakeAgentConnection> FleetTest::Session(
+    const std::string& device_id) {
+  absl::MutexLock lock(&conns_mu_);
+  auto it = conns_.find(device_id);
+  return it == conns_.end() ? nullptr : it->second;
+}
+
 }  // namespace powersweep

@@ -87,6 +87,8 @@ class FleetTest : public ::testing::Test {
   // Replaces the Fleet by a new one on the same store (a controller
   // restart): every session is gone without a disconnect.
   void RestartController(FleetOptions options = FleetOptions());
+  // The device's latest session (from Connect); null when it has none.
+  std::shared_ptr<FakeAgentConnection> Session(const std::string& device_id);
   // Delivers `msg` on the device's latest session (from Connect).
   void Deliver(const std::string& device_id, const v1::AgentMessage& msg);
   // Messages from an agent.
