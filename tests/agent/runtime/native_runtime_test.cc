@@ -41,7 +41,8 @@ class NativeRuntimeTest : public testing::Test {
     return [this](const v1::WorkloadEvent& e) {
       absl::MutexLock lock(&mu_);
       events_.push_back(e);
-      if (e.has_started()) started_.Notify();
+      // The first run's start: a test may run several (Notify once only).
+      if (e.has_started() && !started_.HasBeenNotified()) started_.Notify();
     };
   }
   std::vector<v1::WorkloadEvent> Events() {
