@@ -14,45 +14,25 @@
 #include "controller/modeling/modeling_service.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/controller/modeling/known_law.h"
 #include "tests/controller/modeling/stored_runs.h"
 
 namespace powersweep::modeling {
 namespace {
 
-using ::powersweep::testing::LenetSpec;
+using ::powersweep::testing::Ape;
+using ::powersweep::testing::LawMinibatchS;
+using ::powersweep::testing::LawRun;
 using ::powersweep::testing::StoredRuns;
 using ::powersweep::testing::SyntheticRun;
 using ::testing::HasSubstr;
 
-double MinibatchS(const CustomMode& m) {
-  const ScaledMode x = Scale(m);
-  return 0.002 / x.cpu_ghz + 0.004 / x.gpu_ghz + 0.001 / x.mem_ghz + 0.0005;
-}
-double PowerW(const CustomMode& m) {
-  const ScaledMode x = Scale(m);
-  return 4 + 0.3 * x.cores + 1.5 * x.cpu_ghz + 6 * x.gpu_ghz + x.mem_ghz;
-}
+double MinibatchS(const CustomMode& m) { return LawMinibatchS(m); }
 
 // A run at `mode` on `device`, `slowdown` times slower at the same power.
 SyntheticRun RunOn(const std::string& device, const CustomMode& mode,
                    double slowdown) {
-  SyntheticRun r;
-  r.spec = LenetSpec("xavier-agx");
-  *r.spec.mutable_power_mode() = ToPowerMode(mode);
-  r.actual = ToPowerMode(mode);
-  const double t = MinibatchS(mode) * slowdown;
-  r.e2e_s = {t, t, t};
-  r.energy_compute_j = 3 * t * PowerW(mode);
-  r.energy_j = r.energy_compute_j;
-  r.duration_s = 3 * t;
-  r.energy_provenance = v1::PROVENANCE_SIMULATED;
-  r.framework = "twin-model";
-  r.device_id = device;
-  return r;
-}
-
-double Ape(double got, double truth) {
-  return 100 * std::abs(got - truth) / truth;
+  return LawRun(mode, 64, device, slowdown);
 }
 
 class InstancesTest : public ::testing::Test {

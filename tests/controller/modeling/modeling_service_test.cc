@@ -19,12 +19,17 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "tests/controller/modeling/known_law.h"
 #include "tests/controller/modeling/stored_runs.h"
 
 namespace powersweep::modeling {
 namespace {
 
 using ::google::protobuf::util::MessageDifferencer;
+using ::powersweep::testing::Ape;
+using ::powersweep::testing::LawMinibatchS;
+using ::powersweep::testing::LawPowerW;
+using ::powersweep::testing::LawRun;
 using ::powersweep::testing::LenetSpec;
 using ::powersweep::testing::StoredRuns;
 using ::powersweep::testing::SyntheticRun;
@@ -32,38 +37,15 @@ using ::testing::HasSubstr;
 
 constexpr double kMinibatchesPerEpoch = 937;  // fashion-mnist train, batch 64
 
-// The known law: seconds per minibatch and watts at a mode.
-double MinibatchS(const CustomMode& m) {
-  const ScaledMode x = Scale(m);
-  return 0.002 / x.cpu_ghz + 0.004 / x.gpu_ghz + 0.001 / x.mem_ghz + 0.0005;
-}
-double PowerW(const CustomMode& m) {
-  const ScaledMode x = Scale(m);
-  return 4 + 0.3 * x.cores + 1.5 * x.cpu_ghz + 6 * x.gpu_ghz + x.mem_ghz;
-}
+double MinibatchS(const CustomMode& m) { return LawMinibatchS(m); }
+double PowerW(const CustomMode& m) { return LawPowerW(m); }
 double EpochS(const CustomMode& m) {
   return MinibatchS(m) * kMinibatchesPerEpoch;
 }
 double EpochJ(const CustomMode& m) { return PowerW(m) * EpochS(m); }
 
 SyntheticRun TwinRun(const CustomMode& mode, int32_t batch = 64) {
-  SyntheticRun r;
-  r.spec = LenetSpec("xavier-agx", v1::TASK_TRAIN, batch);
-  *r.spec.mutable_power_mode() = ToPowerMode(mode);
-  r.actual = ToPowerMode(mode);
-  const double t = MinibatchS(mode);
-  r.e2e_s = {t, t, t};
-  r.energy_compute_j = 3 * t * PowerW(mode);
-  r.energy_j = r.energy_compute_j;
-  r.duration_s = 3 * t;
-  r.energy_provenance = v1::PROVENANCE_SIMULATED;
-  r.framework = "twin-model";
-  r.device_id = "xavier-agx-twin-0";
-  return r;
-}
-
-double Ape(double got, double truth) {
-  return 100 * std::abs(got - truth) / truth;
+  return LawRun(mode, batch, "xavier-agx-twin-0");
 }
 
 class ModelingServiceTest : public ::testing::Test {
