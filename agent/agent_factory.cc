@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "agent/platform/host/host_platform.h"
 #include "agent/platform/jetson/jetson_platform.h"
 #include "agent/runtime/docker/docker_runtime.h"
@@ -91,13 +92,32 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
   auto agent = std::make_unique<Agent>();
   const bool twin = o.platform == "twin";
   const bool probe = o.probe;
-  agent->workload_bin = o.workload_bin.empty()
-                            ? o.default_workload_dir + "/powersweep-workload"
-                            : o.workload_bin;
+  if (o.sysfs_root != "/" && !o.sysfs_root.empty() &&
+      o.platform != "jetson") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--sysfs_root: only the jetson platform reads a sysfs tree, and "
+        "--platform is ", o.platform, " (add --platform=jetson)"));
+  }
+  // Default: next to the agent (installed), else the build tree's
+  // workloads/ folder beside agent/.
+  const std::vector<std::string> candidates =
+      o.workload_bin.empty()
+          ? std::vector<std::string>{
+                o.default_workload_dir + "/powersweep-workload",
+                o.default_workload_dir + "/../workloads/powersweep-workload"}
+          : std::vector<std::string>{o.workload_bin};
+  agent->workload_bin = candidates.front();
+  for (const std::string& c : candidates) {
+    if (access(c.c_str(), X_OK) == 0) {
+      agent->workload_bin = c;
+      break;
+    }
+  }
   if (!twin && !probe && access(agent->workload_bin.c_str(), X_OK) != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--workload_bin: ", agent->workload_bin,
-                     " does not exist or is not executable"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--workload_bin: ", absl::StrJoin(candidates, " or "),
+        candidates.size() > 1 ? ": neither exists as an executable"
+                              : " does not exist or is not executable"));
   }
 
   Catalog& catalog = agent->catalog;

@@ -317,6 +317,14 @@ ALTER TABLE devices ADD COLUMN health_reason TEXT;
 ALTER TABLE devices ADD COLUMN health_checked_unix_ms INTEGER;
 )sql";
 
+// Version 12: the offset of the workload clock on the run clock
+// (RunResult.workload_offset_s), so the stall/compute energy split can be
+// recomputed from minibatches and telemetry; NULL for runs stored before
+// and for simulated runs.
+constexpr char kSchemaV12[] = R"sql(
+ALTER TABLE run_results ADD COLUMN workload_offset_s REAL;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -336,7 +344,7 @@ const std::vector<std::string>& Migrations() {
       new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
                                      kSchemaV4, kSchemaV5, kSchemaV6,
                                      kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10,
-                                     kSchemaV11};
+                                     kSchemaV11, kSchemaV12};
   return *kMigrations;
 }
 

@@ -267,10 +267,11 @@ absl::Status SqliteStore::InsertResult(const v1::RunResult& result, int32_t atte
                    " result_json, energy_stall_j, energy_compute_j,"
                    " baseload_power_mw, incremental_energy_j, agent_cpu_fraction,"
                    " baseload_run_id, model_params, model_forward_macs,"
-                   " dataset_format, storage_device, storage_kind)"
+                   " dataset_format, storage_device, storage_kind,"
+                   " workload_offset_s)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
                    " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-                   " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)"));
+                   " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)"));
   const v1::BuildProvenance& p = result.provenance();
   // Workload facts: NULL for runs without a workload (baseload, twins of
   // older agents) so they are not mistaken for a zero-parameter network.
@@ -297,6 +298,12 @@ absl::Status SqliteStore::InsertResult(const v1::RunResult& result, int32_t atte
     stmt.Bind(25, result.baseload_run_id());
   } else {
     stmt.BindNull(25);
+  }
+  // The workload clock's offset, only where the split used one.
+  if (result.energy_stall_j() > 0 || result.energy_compute_j() > 0) {
+    stmt.Bind(31, result.workload_offset_s());
+  } else {
+    stmt.BindNull(31);
   }
   return stmt.Bind(1, result.run_id())
       .Bind(2, attempt)

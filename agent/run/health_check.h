@@ -24,6 +24,7 @@
 #ifndef POWERSWEEP_AGENT_RUN_HEALTH_CHECK_H_
 #define POWERSWEEP_AGENT_RUN_HEALTH_CHECK_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -53,6 +54,8 @@ class HealthChecker {
   v1::DeviceHealth Check(bool idle);
   // Fails checks with `reason` until the next passing idle check.
   void MarkUnhealthy(const std::string& reason);
+  // The sample the latest check read; none before the first check.
+  std::optional<v1::TelemetrySample> LastSample();
 
  private:
   // The sensor part of a check: "" when it passes, else why not.
@@ -66,6 +69,7 @@ class HealthChecker {
   const int64_t start_ns_;
   absl::Mutex mu_;
   std::string mark_ ABSL_GUARDED_BY(mu_);
+  std::optional<v1::TelemetrySample> last_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace powersweep

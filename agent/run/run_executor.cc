@@ -420,10 +420,12 @@ v1::RunFinished RunExecutor::BuildResult(Run& run) {
   r->set_duration_s((run.end_ns - run.start_ns) * 1e-9);
   FillRunEnergy(run.energy.Result(), run.baseload, run.agent_cpu_s,
                 r->duration_s(), r);
+  r->set_workload_offset_s(run.energy.WorkloadOffsetS());
   if (run.simulated != nullptr) {
     r->set_duration_s(run.simulated->SimulatedDurationS());
     r->set_energy_j(run.simulated->EnergyJ());
     r->set_energy_provenance(v1::PROVENANCE_SIMULATED);
+    r->clear_workload_offset_s();
   }
   r->set_sampler_cpu_s(run.sampler_cpu_s);
   finished.set_batches(run.batcher.batches());

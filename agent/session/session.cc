@@ -342,6 +342,7 @@ void Session::HandleAssign(const v1::RunSpec& spec) {
     busy_run_id_ = spec.run_id();
     busy_attempt_ = spec.attempt();
     reported_run_id_ = spec.run_id();
+    run_sample_.reset();
     reported_attempt_ = spec.attempt();
     if (worker_.joinable()) worker_.join();  // the previous run has ended
     worker_ = std::thread([this, spec] {
@@ -406,11 +407,20 @@ void Session::TimerLoop() {
       }
       hb.mutable_heartbeat()->set_spooled(
           static_cast<int64_t>(spool_->size()));
+      std::optional<v1::TelemetrySample> idle_sample;
+      if (hb.heartbeat().has_health()) idle_sample = config_.health->LastSample();
       // Built and queued under mu_, so it cannot overtake the RunFinished
       // that ends the run it names (OnRunFinished).
       absl::MutexLock lock(&mu_);
       hb.mutable_heartbeat()->set_current_run_id(reported_run_id_);
       hb.mutable_heartbeat()->set_current_attempt(reported_attempt_);
+      // Live view: the run's newest sample while one runs, else the idle
+      // health check's.
+      if (reported_run_id_ != 0 && run_sample_.has_value()) {
+        *hb.mutable_heartbeat()->mutable_latest() = *run_sample_;
+      } else if (idle_sample.has_value()) {
+        *hb.mutable_heartbeat()->mutable_latest() = std::move(*idle_sample);
+      }
       Enqueue(std::move(hb));
     }
     const double timeout_s = ack_timeout_s * (1 << std::min(rounds, 3));
@@ -467,6 +477,7 @@ void Session::SpoolAndQueue(const v1::AgentMessage& msg) {
   if (msg.has_run_finished() &&
       msg.run_finished().result().run_id() == reported_run_id_) {
     reported_run_id_ = 0;  // heartbeats from now on report the agent idle
+    run_sample_.reset();
     reported_attempt_ = 0;
   }
   Enqueue(msg);
@@ -479,6 +490,10 @@ void Session::OnRunStarted(const v1::RunStarted& started) {
 }
 
 void Session::OnBatch(const v1::DataBatch& batch) {
+  if (!batch.telemetry().empty()) {
+    absl::MutexLock lock(&mu_);
+    run_sample_ = *batch.telemetry().rbegin();
+  }
   v1::AgentMessage m;
   *m.mutable_batch() = batch;
   SpoolAndQueue(m);

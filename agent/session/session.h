@@ -144,6 +144,8 @@ class Session : public RunSink {
   // What heartbeats report: the busy run until its RunFinished is queued.
   int64_t reported_run_id_ ABSL_GUARDED_BY(mu_) = 0;
   int32_t reported_attempt_ ABSL_GUARDED_BY(mu_) = 0;
+  // The last telemetry sample of the running run's batches (Heartbeat.latest).
+  std::optional<v1::TelemetrySample> run_sample_ ABSL_GUARDED_BY(mu_);
   bool connected_ ABSL_GUARDED_BY(mu_) = false;
   int64_t registrations_ ABSL_GUARDED_BY(mu_) = 0;
   double heartbeat_s_ ABSL_GUARDED_BY(mu_) = 5;

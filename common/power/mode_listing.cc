@@ -56,6 +56,9 @@ absl::StatusOr<v1::ListModesResponse> ListModesFor(
       static_cast<int32_t>(space.spec().gpu_freqs_hz.size()));
   out.set_mem_freq_choices(
       static_cast<int32_t>(space.spec().mem_freqs_hz.size()));
+  for (int64_t khz : space.spec().cpu_freqs_khz) out.add_cpu_freqs_khz(khz);
+  for (int64_t hz : space.spec().gpu_freqs_hz) out.add_gpu_freqs_hz(hz);
+  for (int64_t hz : space.spec().mem_freqs_hz) out.add_mem_freqs_hz(hz);
   return out;
 }
 

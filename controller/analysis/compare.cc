@@ -42,6 +42,14 @@ MetricComparison CompareMetric(const MetricInfo& info,
   c.has_percent_ci = w.has_percent && w.tested;
   c.percent_ci_low = w.ci_low_percent;
   c.percent_ci_high = w.ci_high_percent;
+  if (NonNegative(info.metric)) {
+    // A count or a time is never below zero, so neither is its interval, and
+    // a difference in percent never below -100.
+    for (SideStats* side : {&c.baseline, &c.other}) {
+      side->ci_low = std::max(0.0, side->ci_low);
+    }
+    c.percent_ci_low = std::max(-100.0, c.percent_ci_low);
+  }
   c.tested = w.tested;
   c.p_value = w.p_value;
   c.significant = w.significant;

@@ -12,6 +12,10 @@ std::optional<double> Scaled(const std::optional<double>& v, double factor) {
 
 }  // namespace
 
+bool NonNegative(Metric metric) {
+  return metric != Metric::kIncrementalEnergy;
+}
+
 const std::vector<MetricInfo>& AllMetrics() {
   static const std::vector<MetricInfo>* const kMetrics =
       new std::vector<MetricInfo>{

@@ -43,6 +43,11 @@ struct MetricInfo {
   std::string unit;  // e.g. "ms"
 };
 
+// False only for metrics that can be below zero (incremental energy is the
+// run's energy less the baseload's); counts, times, power, memory and
+// utilization cannot, so their confidence intervals are cut at zero.
+bool NonNegative(Metric metric);
+
 // Every metric in table order.
 const std::vector<MetricInfo>& AllMetrics();
 

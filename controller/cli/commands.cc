@@ -170,7 +170,8 @@ int CmdDeviceModes(v1::Control::StubInterface* stub, const std::string& device,
   grpc::Status st = stub->ListModes(ctx.get(), req, &resp);
   if (!st.ok()) return ReportRpcError(st, opt, err);
   const bool text = opt.format == OutputFormat::kTable;
-  (text ? out : err) << CustomSpaceLine(resp) << "\n";
+  (text ? out : err) << CustomSpaceLine(resp) << "\n"
+                     << FrequencyLines(resp);
   if (resp.presets_size() > 0 || !text) {
     if (text) out << "\n";
     out << RenderTable(ModesTable(resp), opt.format);

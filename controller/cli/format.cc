@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 
 namespace powersweep {
 
@@ -72,6 +75,127 @@ std::string RenderText(const Table& t) {
   return out;
 }
 
+
+// True when `s` is a number in JSON's grammar (no "+5", ".5", "5.", "nan").
+bool IsJsonNumber(absl::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t start = i;
+    while (i < s.size() && absl::ascii_isdigit(s[i])) ++i;
+    return i > start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
+bool IsMissing(absl::string_view cell) { return cell.empty() || cell == "-"; }
+
+// Splits "a SEP b" into its two halves; false when SEP is absent.
+bool SplitPair(absl::string_view cell, absl::string_view sep,
+               absl::string_view* a, absl::string_view* b) {
+  const size_t at = cell.find(sep);
+  if (at == absl::string_view::npos) return false;
+  *a = cell.substr(0, at);
+  *b = cell.substr(at + sep.size());
+  return true;
+}
+
+// A JSON value for one cell: null when missing, a number in a numeric
+// column when it reads as one, otherwise a string.
+std::string JsonValue(absl::string_view cell, bool numeric) {
+  if (IsMissing(cell)) return "null";
+  absl::string_view unsigned_cell = cell;
+  absl::ConsumePrefix(&unsigned_cell, "+");  // "+1.25" (a difference)
+  if (numeric && IsJsonNumber(unsigned_cell)) {
+    return std::string(unsigned_cell);
+  }
+  // "[low, high]" (a confidence interval) becomes a two-number array.
+  absl::string_view inner = cell;
+  absl::string_view low, high;
+  if (absl::ConsumePrefix(&inner, "[") && absl::ConsumeSuffix(&inner, "]") &&
+      SplitPair(inner, ", ", &low, &high)) {
+    absl::ConsumePrefix(&low, "+");
+    absl::ConsumePrefix(&high, "+");
+    if (IsJsonNumber(low) && IsJsonNumber(high)) {
+      return absl::StrCat("[", low, ", ", high, "]");
+    }
+  }
+  return JsonString(std::string(cell));
+}
+
+constexpr absl::string_view kPlusMinus = " ± ";
+
+// A column of "mean ± sd" cells (text tables show them so) becomes two
+// JSON fields, NAME and NAME_sd; a numeric column of "done/total" counts
+// becomes NAME and NAME_total. Columns are typed as a whole so every
+// object has the same keys.
+enum class JsonColumn { kPlain, kMeanSd, kCountOfTotal };
+
+JsonColumn ColumnKind(const Table& t, size_t col) {
+  bool mean_sd = col < t.mean_sd.size() && t.mean_sd[col];
+  bool ratio = IsNumeric(t, col);
+  bool any = false;
+  for (const auto& row : t.rows) {
+    if (col >= row.size() || IsMissing(row[col])) continue;
+    any = true;
+    absl::string_view a, b;
+    if (SplitPair(row[col], kPlusMinus, &a, &b)) mean_sd = true;
+    if (!SplitPair(row[col], "/", &a, &b) || !IsJsonNumber(a) ||
+        !IsJsonNumber(b)) {
+      ratio = false;
+    }
+  }
+  if (mean_sd) return JsonColumn::kMeanSd;
+  return any && ratio ? JsonColumn::kCountOfTotal : JsonColumn::kPlain;
+}
+
+std::string RenderJson(const Table& t) {
+  std::vector<JsonColumn> kinds;
+  for (size_t c = 0; c < t.header.size(); ++c) kinds.push_back(ColumnKind(t, c));
+  std::vector<std::string> objects;
+  for (const auto& row : t.rows) {
+    std::vector<std::string> fields;
+    for (size_t c = 0; c < t.header.size() && c < row.size(); ++c) {
+      const std::string key = JsonString(t.header[c]);
+      absl::string_view a = row[c], b;
+      switch (kinds[c]) {
+        case JsonColumn::kPlain:
+          fields.push_back(absl::StrCat(key, ": ", JsonValue(a, IsNumeric(t, c))));
+          break;
+        case JsonColumn::kMeanSd:
+          if (!SplitPair(row[c], kPlusMinus, &a, &b)) b = "";
+          fields.push_back(absl::StrCat(key, ": ", JsonValue(a, true)));
+          fields.push_back(absl::StrCat(JsonString(t.header[c] + "_sd"), ": ",
+                                        JsonValue(b, true)));
+          break;
+        case JsonColumn::kCountOfTotal:
+          if (!SplitPair(row[c], "/", &a, &b)) b = "";
+          fields.push_back(absl::StrCat(key, ": ", JsonValue(a, true)));
+          fields.push_back(absl::StrCat(JsonString(t.header[c] + "_total"),
+                                        ": ", JsonValue(b, true)));
+          break;
+      }
+    }
+    objects.push_back("  {" + absl::StrJoin(fields, ", ") + "}");
+  }
+  if (objects.empty()) return "[]\n";
+  return "[\n" + absl::StrJoin(objects, ",\n") + "\n]\n";
+}
+
 }  // namespace
 
 std::string RenderTable(const Table& t, OutputFormat format) {
@@ -89,20 +213,8 @@ std::string RenderTable(const Table& t, OutputFormat format) {
       for (const auto& row : t.rows) line(row);
       return out;
     }
-    case OutputFormat::kJson: {
-      std::vector<std::string> objects;
-      for (const auto& row : t.rows) {
-        std::vector<std::string> fields;
-        for (size_t c = 0; c < t.header.size() && c < row.size(); ++c) {
-          const bool raw = IsNumeric(t, c) && !row[c].empty() &&
-                           row[c] != "-";
-          fields.push_back(absl::StrCat(JsonString(t.header[c]), ": ",
-                                        raw ? row[c] : JsonString(row[c])));
-        }
-        objects.push_back("  {" + absl::StrJoin(fields, ", ") + "}");
-      }
-      return "[\n" + absl::StrJoin(objects, ",\n") + "\n]\n";
-    }
+    case OutputFormat::kJson:
+      return RenderJson(t);
   }
   return "";
 }

@@ -1,5 +1,9 @@
 // Output formatting for the powersweep CLI: aligned text tables, CSV with
 // quoting, JSON arrays of flat objects, and the progress line of `watch`.
+// JSON is typed from the text cells: "-" and empty cells are null; cells of
+// numeric columns are numbers ("+1.25" too); "[low, high]" intervals are
+// two-number arrays; a column of "mean ± sd" cells is two fields, NAME and
+// NAME_sd; a numeric column of "done/total" counts is NAME and NAME_total.
 // Pure functions; thread-safe.
 #ifndef POWERSWEEP_CONTROLLER_CLI_FORMAT_H_
 #define POWERSWEEP_CONTROLLER_CLI_FORMAT_H_
@@ -23,6 +27,10 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
   // Columns whose cells are numbers (right-aligned, unquoted in JSON).
   std::vector<bool> numeric;
+  // Columns whose cells are "mean ± sd" (JSON: NAME and NAME_sd), so they
+  // are split even when no row has two values. A column where some cell
+  // holds " ± " is split without being listed.
+  std::vector<bool> mean_sd;
 };
 
 std::string RenderTable(const Table& table, OutputFormat format);

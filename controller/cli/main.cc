@@ -1,5 +1,6 @@
 // powersweep: the command-line client of a powersweep controller.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "controller/cli/lab_commands.h"
 #include "controller/cli/model_args.h"
 #include "controller/cli/model_commands.h"
+#include "controller/cli/top_command.h"
 #include "grpcpp/grpcpp.h"
 
 ABSL_FLAG(std::string, controller, "127.0.0.1:7070",
@@ -71,7 +73,11 @@ ABSL_FLAG(bool, save_offsets, false,
 ABSL_FLAG(std::string, modes, "",
           "devices: list the power modes of this device id instead; "
           "plan-profiling: how many modes to propose.");
-ABSL_FLAG(double, interval_s, 0.5, "watch: seconds between progress updates.");
+ABSL_FLAG(double, interval_s, 0.5,
+          "watch: seconds between progress updates; top: between frames "
+          "(default 2 for top).");
+ABSL_FLAG(int32_t, iterations, 0,
+          "top: frames to show before exiting (0: until Ctrl-C).");
 ABSL_FLAG(std::string, device, "",
           "import-tegrastats: the registered device the log comes from. "
           "predict, best, pareto: answer for this device (its own model when "
@@ -143,7 +149,14 @@ constexpr char kUsage[] =
     "  devices --modes DEVICE  the power modes of DEVICE: the nvpmodel\n"
     "                          presets and study modes of its class (name,\n"
     "                          cores, CPU/GPU/EMC MHz; '-' not given, 'max'\n"
-    "                          uncapped) and the size of its custom space\n"
+    "                          uncapped), the size of its custom space and\n"
+    "                          the CPU/GPU/EMC MHz a custom mode may set\n"
+    "  top [--interval_s S] [--iterations N]\n"
+    "                          live view of every device: state, current\n"
+    "                          run, power (and its source), temperature,\n"
+    "                          CPU/GPU utilization and clocks, EMC clock,\n"
+    "                          memory; refreshes every S s (default 2)\n"
+    "                          until Ctrl-C or N frames\n"
     "  runs --sweep ID         one row per run with its measurements\n"
     "  summary --sweep ID      one row per matrix cell, mean ± sd over\n"
     "                          repetitions\n"
@@ -442,6 +455,18 @@ int main(int argc, char** argv) {
     }
     return powersweep::CmdDeviceState(stub.get(), *action, args[3], opt, out,
                                       err);
+  }
+  if (cmd == "top") {
+    if (args.size() != 2) return Usage("top takes no arguments");
+    if (absl::GetFlag(FLAGS_iterations) < 0) {
+      return Usage("top: --iterations must be 0 (until Ctrl-C) or positive");
+    }
+    // --interval_s defaults to watch's 0.5 s; a live view refreshes every
+    // 2 s unless told otherwise.
+    if (absl::GetFlag(FLAGS_interval_s) == 0.5) opt.interval_s = 2;
+    if (!(opt.interval_s > 0)) return Usage("top: --interval_s must be positive");
+    return powersweep::CmdTop(stub.get(), opt, absl::GetFlag(FLAGS_iterations),
+                              isatty(STDOUT_FILENO) != 0, out, err);
   }
   if (cmd == "devices") {
     const std::string modes = absl::GetFlag(FLAGS_modes);

@@ -69,4 +69,22 @@ std::string CustomSpaceLine(const v1::ListModesResponse& modes) {
   return line;
 }
 
+std::string FrequencyLines(const v1::ListModesResponse& modes) {
+  const struct {
+    const char* name;
+    const google::protobuf::RepeatedField<int64_t>& values;
+    int64_t per_mhz;
+  } knobs[] = {{"CPU", modes.cpu_freqs_khz(), 1000},
+               {"GPU", modes.gpu_freqs_hz(), 1000000},
+               {"EMC", modes.mem_freqs_hz(), 1000000}};
+  std::string out;
+  for (const auto& knob : knobs) {
+    if (knob.values.empty()) continue;
+    std::vector<std::string> mhz;
+    for (int64_t v : knob.values) mhz.push_back(PresetKnobMhz(v, knob.per_mhz));
+    absl::StrAppend(&out, knob.name, " MHz: ", absl::StrJoin(mhz, " "), "\n");
+  }
+  return out;
+}
+
 }  // namespace powersweep

@@ -1,6 +1,6 @@
 // What `powersweep devices --modes DEVICE` prints: the device class's named
-// power modes (nvpmodel presets and study modes) and the size of its custom
-// mode space. Pure functions; thread-safe.
+// power modes (nvpmodel presets and study modes), the size of its custom
+// mode space and the frequencies a custom mode may set. Pure functions; thread-safe.
 #ifndef POWERSWEEP_CONTROLLER_CLI_MODE_TABLES_H_
 #define POWERSWEEP_CONTROLLER_CLI_MODE_TABLES_H_
 
@@ -24,6 +24,10 @@ Table ModesTable(const ::powersweep::v1::ListModesResponse& modes);
 //  3828 = 12 core counts x 29 CPU x 11 GPU x 3 EMC frequencies"
 // Host: "...; custom modes: 2 = 2 core counts (frequencies not settable)".
 std::string CustomSpaceLine(const ::powersweep::v1::ListModesResponse& modes);
+
+// The settable frequencies in MHz, one line per knob that has any:
+// "CPU MHz: 115.2 192 ... 2201.6\nGPU MHz: ...\n"; "" when none is settable.
+std::string FrequencyLines(const ::powersweep::v1::ListModesResponse& modes);
 
 }  // namespace powersweep
 

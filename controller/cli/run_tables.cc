@@ -164,7 +164,9 @@ Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
               "cpu_util_pct", "energy_j", "power_w", "incr_energy_j",
               "energy_source"};
   t.numeric = {false, false, false, true, false, false, false, true, true,
-               false, false, false, false, false, false, false, false};
+               true, true, true, true, true, true, true, false};
+  t.mean_sd = {false, false, false, false, false, false, false, false, false,
+               true, true, true, true, true, true, true, false};
   for (const auto& key : order) {
     const Cell& c = cells[key];
     std::vector<std::string> row = key;

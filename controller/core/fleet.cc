@@ -260,6 +260,10 @@ absl::StatusOr<std::vector<v1::DeviceStatus>> Fleet::ListDevices() {
                                        absl::ToUnixMillis(e.last_message)));
       // The latest check (the store keeps only changes).
       if (e.health.has_value()) *d.mutable_health() = *e.health;
+      if (e.latest != nullptr) {
+        *d.mutable_latest() = *e.latest;
+        d.set_latest_unix_ms(absl::ToUnixMillis(e.latest_at));
+      }
     }
     listed.push_back(std::move(d));
   }

@@ -96,6 +96,9 @@ void Fleet::Impl::OnHeartbeat(const std::string& device_id,
                               const AgentConnection* conn,
                               const v1::Heartbeat& hb) {
   if (hb.has_health()) OnHealth(device_id, conn, hb.health());
+  if (hb.has_latest()) {
+    registry.SetLatestSample(device_id, conn, hb.latest(), clock->Now());
+  }
   std::optional<SessionView> view = registry.View(device_id, conn);
   if (!view) return;
   const int64_t reported = hb.current_run_id();

@@ -141,6 +141,18 @@ void AgentRegistry::SetHealth(const std::string& device_id,
   if (entry != nullptr) entry->health = health;
 }
 
+void AgentRegistry::SetLatestSample(const std::string& device_id,
+                                    const AgentConnection* conn,
+                                    const v1::TelemetrySample& sample,
+                                    absl::Time now) {
+  auto copy = std::make_shared<const v1::TelemetrySample>(sample);
+  absl::MutexLock lock(&mu_);
+  AgentEntry* entry = Find(device_id, conn);
+  if (entry == nullptr) return;
+  entry->latest = std::move(copy);
+  entry->latest_at = now;
+}
+
 void AgentRegistry::MarkUnassignable(const std::string& device_id,
                                      const AgentConnection* conn) {
   absl::MutexLock lock(&mu_);

@@ -23,6 +23,7 @@
 #include "absl/time/time.h"
 #include "controller/core/agent_connection.h"
 #include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/telemetry.pb.h"
 #include "storage/store.h"
 
 namespace powersweep {
@@ -65,6 +66,10 @@ struct AgentEntry {
   bool drained = false;
   // The agent's latest health check; none reported counts as passing.
   std::optional<::powersweep::v1::DeviceHealth> health;
+  // The newest telemetry sample of its heartbeats (live views) and when it
+  // came; shared so that copies of the entry stay cheap.
+  std::shared_ptr<const ::powersweep::v1::TelemetrySample> latest;
+  absl::Time latest_at;
 };
 
 // Whether `health` lets runs go to the device (none reported: yes).
@@ -137,6 +142,12 @@ class AgentRegistry {
   // Records the health check session `conn` of `device_id` reported.
   void SetHealth(const std::string& device_id, const AgentConnection* conn,
                  const ::powersweep::v1::DeviceHealth& health);
+  // Records the newest telemetry sample session `conn` of `device_id`
+  // reported, received at `now`.
+  void SetLatestSample(const std::string& device_id,
+                       const AgentConnection* conn,
+                       const ::powersweep::v1::TelemetrySample& sample,
+                       absl::Time now);
 
   // Stops handing runs to session `conn` of `device_id`.
   void MarkUnassignable(const std::string& device_id,

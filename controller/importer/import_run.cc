@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "storage/record_aggregates.h"
 
 namespace powersweep {
 
@@ -45,6 +46,9 @@ absl::Status TelemetryImport::Add(
   for (const v1::TelemetrySample& s : samples) {
     *batch.add_telemetry() = s;
     last_t_s_ = std::max(last_t_s_, s.t_s());
+    if (s.power_mw() > 0) {
+      readings_.push_back({s.t_s(), s.power_mw(), s.power_provenance()});
+    }
   }
   PS_RETURN_IF_ERROR(store_->IngestBatch(batch).status());
   samples_ += static_cast<int64_t>(samples.size());
@@ -57,6 +61,23 @@ absl::StatusOr<v1::ImportTelemetryResponse> TelemetryImport::Finish(
   result.set_run_id(run_id_);
   result.set_ok(true);
   result.set_duration_s(last_t_s_);
+  // The same integral the run summary computes from stored samples
+  // (storage/record_aggregates.h), kept in run_results like an agent's.
+  std::stable_sort(readings_.begin(), readings_.end(),
+                   [](const Reading& a, const Reading& b) {
+                     return a.t_s < b.t_s;
+                   });
+  RecordAggregator agg;
+  for (const Reading& r : readings_) {
+    agg.AddSample(r.t_s, 0, 0);  // the aggregator integrates sampled runs
+    agg.AddPowerReading(r.t_s, r.power_mw, r.provenance);
+  }
+  const RecordAggregates energy = agg.Finish();
+  if (energy.summary.energy_j() > 0) {
+    result.set_energy_j(energy.summary.energy_j());
+    result.set_energy_provenance(energy.summary.energy_provenance());
+    result.set_energy_span_s(energy.power_span_s);
+  }
   PS_RETURN_IF_ERROR(store_->FinishRun(result, v1::RUN_STATE_DONE, "", now));
   v1::ImportTelemetryResponse resp;
   resp.set_sweep_id(sweep_id_);

@@ -6,9 +6,10 @@
 // device's class (task and runtime unspecified and no model, so the
 // scheduler never hands it to an agent), leases it to the device and marks
 // it RUNNING. Add() stores samples as the run's next data batch (seq 1, 2,
-// ...). Finish() stores a result (ok, duration = the last t_s; energy is
-// left to the run summary, which integrates the stored samples) and marks
-// the run DONE. Abort() marks it FAILED with the reason. A run whose import
+// ...). Finish() stores a result (ok, duration = the last t_s, and the
+// energy integrated over the samples' power readings with their
+// provenance and span, so run_results holds it as for an agent's run) and
+// marks the run DONE. Abort() marks it FAILED with the reason. A run whose import
 // is interrupted therefore never stays RUNNING unless the controller dies.
 //
 // Not thread-safe: one import per object, driven by one thread.
@@ -55,6 +56,12 @@ class TelemetryImport {
   int64_t seq_ = 0;
   int64_t samples_ = 0;
   double last_t_s_ = 0;
+  struct Reading {
+    double t_s;
+    double power_mw;
+    v1::Provenance provenance;
+  };
+  std::vector<Reading> readings_;  // samples with power, for the energy
 };
 
 // The controller's default --max_import_samples: a day of tegrastats at

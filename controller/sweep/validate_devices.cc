@@ -113,7 +113,7 @@ void CheckDeviceCpuFrequency(const std::string& field, int64_t khz,
     problems->push_back(absl::StrCat(
         field, ": ", khz, " is not offered by any registered ", cls.name,
         " device (nearest: ", absl::StrJoin(NearestValues(offered, khz), ", "),
-        "; `powersweep devices` lists each device's frequencies)"));
+        "; `powersweep devices --modes DEVICE` lists a device's frequencies)"));
   }
 }
 

@@ -126,7 +126,13 @@ echo
 
 SWEEP=$("${CLI[@]}" submit --quiet "$SWEEP_FILE")
 echo "demo: submitted $SWEEP_FILE as sweep $SWEEP"
+# One frame of the live view (`powersweep top` refreshes until Ctrl-C);
+# heartbeats bring each agent's newest sample within a few seconds.
+sleep 3
+echo "demo: the fleet now (powersweep top --iterations=1):"
 status=0
+"${CLI[@]}" top --iterations=1 || status=$?
+echo
 "${CLI[@]}" watch "$SWEEP" || status=$?
 echo
 echo "Per-run results:"

@@ -7,7 +7,7 @@ PKGS=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsqlite3-dev sqlite3 libtorch-dev libgtest-dev libgmock-dev
   libyaml-cpp-dev zlib1g-dev libeigen3-dev dataset-fashion-mnist
-  docker.io libturbojpeg0-dev python3-torch python3-torchvision
+  docker.io libturbojpeg0-dev python3-torch python3-torchvision tmux
 )
 missing=()
 for p in "${PKGS[@]}"; do

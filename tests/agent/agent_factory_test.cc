@@ -118,6 +118,54 @@ TEST(AgentFactory, ProbePreparesNothingBeyondThePlatform) {
   EXPECT_FALSE(fs::exists(o.work_dir));
 }
 
+TEST(AgentFactory, DefaultWorkloadIsFoundInstalledOrInTheBuildTree) {
+  RealClock clock;
+  // The build tree: build/agent/powersweep-agent and
+  // build/workloads/powersweep-workload.
+  const std::string build = MakeTestDir("agent_factory_build_tree");
+  fs::create_directories(build + "/agent");
+  fs::create_directories(build + "/workloads");
+  fs::copy_file(FAKE_WORKLOAD, build + "/workloads/powersweep-workload");
+  AgentOptions o = Options("host");
+  o.workload_bin.clear();
+  o.default_workload_dir = build + "/agent";
+  auto agent = MakeAgent(o, &clock);
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  EXPECT_EQ((*agent)->workload_bin,
+            build + "/agent/../workloads/powersweep-workload");
+  // Installed: next to the agent wins.
+  fs::copy_file(FAKE_WORKLOAD, build + "/agent/powersweep-workload");
+  o.work_dir += "-2";
+  agent = MakeAgent(o, &clock);
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  EXPECT_EQ((*agent)->workload_bin, build + "/agent/powersweep-workload");
+  // Neither: the error names both places it looked.
+  o.default_workload_dir = build + "/nowhere";
+  o.work_dir += "-3";
+  agent = MakeAgent(o, &clock);
+  ASSERT_FALSE(agent.ok());
+  EXPECT_THAT(std::string(agent.status().message()),
+              HasSubstr("--workload_bin: " + build +
+                        "/nowhere/powersweep-workload or " + build +
+                        "/nowhere/../workloads/powersweep-workload"));
+}
+
+TEST(AgentFactory, SysfsRootWithoutTheJetsonPlatformIsRefused) {
+  RealClock clock;
+  for (const bool probe : {false, true}) {
+    AgentOptions o = Options("host");
+    o.probe = probe;
+    o.sysfs_root = std::string(FIXTURES_DIR) + "/sysfs/orin-agx-jp6";
+    auto agent = MakeAgent(o, &clock);
+    ASSERT_FALSE(agent.ok()) << "probe " << probe;
+    EXPECT_EQ(agent.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(agent.status().message()),
+                HasSubstr("--sysfs_root: only the jetson platform reads a "
+                          "sysfs tree, and --platform is host (add "
+                          "--platform=jetson)"));
+  }
+}
+
 TEST(AgentFactory, ErrorsNameTheFlagAtFault) {
   RealClock clock;
   AgentOptions o = Options("desktop");

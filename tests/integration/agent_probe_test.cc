@@ -112,6 +112,15 @@ TEST(ProbeTest, NotAJetsonIsAClearError) {
   EXPECT_THAT(p.output, HasSubstr(empty));
 }
 
+TEST(ProbeTest, SysfsRootWithoutJetsonPlatformIsRefusedNotIgnored) {
+  // Before, this silently probed the host and printed its figures.
+  Probed p = Probe({"--sysfs-root",
+                    std::string(FIXTURES_DIR) + "/sysfs/orin-agx-jp5"});
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_THAT(p.output, HasSubstr("--sysfs_root: only the jetson platform"));
+  EXPECT_THAT(p.output, Not(HasSubstr("platform host")));
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace powersweep

@@ -1,7 +1,10 @@
 // A real controller and a real agent on loopback run a sweep of real LeNet
 // training runs on Fashion-MNIST; the test checks what a user would see in
 // the database afterwards.
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/integration/local_fleet.h"
@@ -12,6 +15,37 @@ namespace {
 
 constexpr int kMinibatches = 60;
 constexpr double kTelemetryHz = 20;
+
+// Joules of the piecewise-linear power trace `points` (t_s, mW; sorted)
+// over the union of `intervals`: the stall/compute split recomputed from
+// the database alone, as a user would (docs/ARCHITECTURE.md, "Energy").
+double JoulesOver(const std::vector<std::pair<double, double>>& points,
+                  std::vector<std::pair<double, double>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  std::vector<std::pair<double, double>> merged;
+  for (const auto& iv : intervals) {
+    if (!merged.empty() && iv.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, iv.second);
+    } else if (iv.second > iv.first) {
+      merged.push_back(iv);
+    }
+  }
+  auto power_at = [&](size_t i, double t) {  // on segment i..i+1
+    const auto& [t0, p0] = points[i];
+    const auto& [t1, p1] = points[i + 1];
+    return t1 > t0 ? p0 + (p1 - p0) * (t - t0) / (t1 - t0) : p0;
+  };
+  double mj = 0;
+  for (const auto& [a, b] : merged) {
+    for (size_t i = 0; i + 1 < points.size(); ++i) {
+      const double lo = std::max(a, points[i].first);
+      const double hi = std::min(b, points[i + 1].first);
+      if (hi <= lo) continue;
+      mj += (power_at(i, lo) + power_at(i, hi)) / 2 * (hi - lo);
+    }
+  }
+  return mj / 1000;
+}
 
 v1::SweepSpec FourTrainingRuns() {
   v1::SweepSpec spec;
@@ -89,6 +123,41 @@ TEST(SweepEndToEndTest, EveryRunIsDoneWithItsRecordsTelemetryAndFallingLoss) {
     EXPECT_EQ(QueryNumber(db, "SELECT COUNT(*) FROM minibatches" + where +
                                   " AND stall_s + compute_s > e2e_s + 1e-9"),
               0);
+    // The stall/compute energy split is recomputed from the database: the
+    // power readings, the minibatches' phases on the workload clock, and
+    // run_results.workload_offset_s. It does not add up to energy_j
+    // (start-up and record writing are in neither phase).
+    const auto offset_rows =
+        Query(db, "SELECT workload_offset_s, energy_stall_j, energy_compute_j,"
+                  " energy_j FROM run_results" + where);
+    ASSERT_EQ(offset_rows.size(), 1u);
+    ASSERT_FALSE(offset_rows[0][0].empty()) << "workload_offset_s is NULL";
+    const double offset = std::stod(offset_rows[0][0]);
+    const double stored_stall = std::stod(offset_rows[0][1]);
+    const double stored_compute = std::stod(offset_rows[0][2]);
+    const double stored_total = std::stod(offset_rows[0][3]);
+    EXPECT_GT(offset, 0) << "the workload starts after the agent's run clock";
+    std::vector<std::pair<double, double>> power;
+    for (const auto& row :
+         Query(db, "SELECT t_s, power_mw FROM telemetry" + where +
+                       " AND power_mw > 0 ORDER BY t_s")) {
+      power.emplace_back(std::stod(row[0]), std::stod(row[1]));
+    }
+    std::vector<std::pair<double, double>> stall, compute;
+    for (const auto& row :
+         Query(db, "SELECT t_start_s + e2e_s, stall_s, compute_s FROM"
+                   " minibatches" + where)) {
+      const double end = offset + std::stod(row[0]);
+      const double c = std::stod(row[2]);
+      compute.emplace_back(end - c, end);
+      stall.emplace_back(end - c - std::stod(row[1]), end - c);
+    }
+    ASSERT_GT(stored_compute, 0);
+    EXPECT_NEAR(JoulesOver(power, compute), stored_compute,
+                1e-6 * stored_compute);
+    EXPECT_NEAR(JoulesOver(power, stall), stored_stall,
+                1e-6 * std::max(stored_compute, stored_stall));
+    EXPECT_LT(stored_stall + stored_compute, stored_total);
     // Provenance recorded.
     EXPECT_EQ(QueryNumber(db, "SELECT COUNT(*) FROM run_results" + where +
                                   " AND framework_version LIKE '1.%'"

@@ -1,5 +1,7 @@
 #include "common/power/mode_listing.h"
 
+#include <algorithm>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -35,6 +37,21 @@ TEST(ModeListingTest, XavierDeviceGetsItsPresetsAndThe29kSpace) {
   EXPECT_EQ(m10.gpu_max_hz(), 520000000);
   EXPECT_EQ(r->presets(8).name(), "sigmetrics-a");
   EXPECT_TRUE(r->presets(8).fixed());
+}
+
+TEST(ModeListingTest, TheSettableFrequenciesAreListedAscending) {
+  auto r = ListModesFor(Device("xavier-3", "xavier-agx", 8),
+                        PowerCatalog::Default());
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->cpu_freqs_khz_size(), r->cpu_freq_choices());
+  ASSERT_EQ(r->gpu_freqs_hz_size(), r->gpu_freq_choices());
+  ASSERT_EQ(r->mem_freqs_hz_size(), r->mem_freq_choices());
+  EXPECT_TRUE(std::is_sorted(r->cpu_freqs_khz().begin(),
+                             r->cpu_freqs_khz().end()));
+  EXPECT_TRUE(std::is_sorted(r->gpu_freqs_hz().begin(),
+                             r->gpu_freqs_hz().end()));
+  // The Xavier AGX's top CPU step is 2265.6 MHz.
+  EXPECT_EQ(r->cpu_freqs_khz(r->cpu_freqs_khz_size() - 1), 2265600);
 }
 
 TEST(ModeListingTest, HostHasNoPresetsAndOnlyCoreCounts) {

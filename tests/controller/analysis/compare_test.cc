@@ -236,6 +236,32 @@ TEST(CompareRunsTest, NoiseIsNotSignificant) {
   EXPECT_EQ(cpu->p_value, 1);
 }
 
+TEST(CompareRunsTest, IntervalsOfCountsStopAtZero) {
+  // Major page faults 0, 0, 9 natively: mean 3, sd 5.2, so mean - t x se is
+  // far below zero; a count cannot be, so the interval starts at 0.
+  std::vector<RunMetrics> runs = Sweep();
+  const int faults[] = {0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].major_page_faults = faults[i];
+  }
+  Comparison c = CompareRuns(runs, CompareBy::kRuntime);
+  const MetricComparison* m = Find(c.cells[0], Metric::kMajorPageFaults);
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(m->baseline.has_ci);
+  EXPECT_NEAR(m->baseline.mean, 3, 1e-9);
+  EXPECT_EQ(m->baseline.ci_low, 0);
+  EXPECT_GT(m->baseline.ci_high, 3);
+  // The container side has no faults at all: -100% exactly, never below.
+  ASSERT_TRUE(m->has_percent_ci);
+  EXPECT_GE(m->percent_ci_low, -100);
+  for (const auto& row : ToTable(c).rows) {
+    if (row[1] == "major page faults") {
+      EXPECT_THAT(row[5], Not(HasSubstr("[-"))) << row[0];
+      EXPECT_THAT(row[8], Not(HasSubstr("[-"))) << row[0];
+    }
+  }
+}
+
 TEST(CompareRunsTest, MetricsNoRunHasAreLeftOut) {
   Comparison c = CompareRuns(Sweep(), CompareBy::kRuntime);
   EXPECT_EQ(Find(c.cells[0], Metric::kMedianGpuUtil), nullptr);

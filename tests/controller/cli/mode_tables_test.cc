@@ -71,7 +71,17 @@ TEST(ModeTablesTest, JsonKeepsMaxAsAString) {
                         "{\"preset\": \"MAXN\", \"source\": \"nvpmodel\", "
                         "\"id\": 0, \"kind\": \"cap\", \"cores\": 12, "
                         "\"cpu_mhz\": \"max\""));
-  EXPECT_THAT(json, ::testing::HasSubstr("\"id\": \"-\""));
+  EXPECT_THAT(json, ::testing::HasSubstr("\"id\": null"));
+}
+
+TEST(ModeTablesTest, FrequencyLinesListEachSettableKnobInMhz) {
+  v1::ListModesResponse r = OrinModes();
+  for (int64_t khz : {115200, 1497600, 2201600}) r.add_cpu_freqs_khz(khz);
+  for (int64_t hz : {306000000, 1300500000}) r.add_gpu_freqs_hz(hz);
+  EXPECT_EQ(FrequencyLines(r),
+            "CPU MHz: 115.2 1497.6 2201.6\n"
+            "GPU MHz: 306 1300.5\n");
+  EXPECT_EQ(FrequencyLines(v1::ListModesResponse()), "");
 }
 
 TEST(ModeTablesTest, SpaceLineCountsPresetsAndFactors) {

@@ -53,6 +53,17 @@ TEST(ImportRunTest, TegrastatsLogBecomesADoneRunWithItsTelemetry) {
   ASSERT_TRUE(result.ok());
   EXPECT_TRUE(result->ok());
   EXPECT_DOUBLE_EQ(result->duration_s(), 3);
+  // The energy is in run_results, as for an agent's run: the trapezoid
+  // integral of the log's total power over its samples (mW x s / 1000).
+  double joules = 0;
+  for (size_t i = 1; i < tel->size(); ++i) {
+    joules += ((*tel)[i - 1].power_mw() + (*tel)[i].power_mw()) / 2 *
+              ((*tel)[i].t_s() - (*tel)[i - 1].t_s()) / 1000;
+  }
+  EXPECT_GT(joules, 0);
+  EXPECT_NEAR(result->energy_j(), joules, 1e-9);
+  EXPECT_EQ(result->energy_provenance(), (*tel)[0].power_provenance());
+  EXPECT_NE(result->energy_provenance(), v1::PROVENANCE_UNSPECIFIED);
   auto sweep = store->GetSweepStatus(resp->sweep_id());
   ASSERT_TRUE(sweep.ok());
   EXPECT_EQ(sweep->name(), "import: tegrastats:a.log");

@@ -131,8 +131,8 @@ TEST(ValidateSweepDevicesTest, HostCpuFrequencyMustBeOfferedByARegisteredHost) {
   EXPECT_THAT(Problems(s, ctx),
               ElementsAre("power_modes[1].cpu_freq_khz: 1100000 is not "
                           "offered by any registered host device (nearest: "
-                          "1000000, 1200000; `powersweep devices` lists each "
-                          "device's frequencies)"));
+                          "1000000, 1200000; `powersweep devices --modes "
+                          "DEVICE` lists a device's frequencies)"));
 }
 
 TEST(ValidateSweepDevicesTest, HostCoresBoundedByLargestRegisteredHost) {
