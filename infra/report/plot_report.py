@@ -62,7 +62,12 @@ def inline_svg(path):
     start = text.find("<svg")
     if start < 0:
         raise BadInput("%s holds no <svg> element" % path)
-    return text[start:]
+    text = text[start:]
+    # The RDF metadata names matplotlib's web site; the page needs none.
+    meta_start, meta_end = text.find("<metadata>"), text.find("</metadata>")
+    if 0 <= meta_start < meta_end:
+        text = text[:meta_start] + text[meta_end + len("</metadata>"):]
+    return text
 
 
 def render(out_dir, name, rows, title):
