@@ -175,9 +175,9 @@ absl::StatusOr<std::vector<std::string>> WriteFigureData(
   Table m;
   m.header = {"key", "value"};
   for (const auto& [k, v] : meta) m.rows.push_back({k, v});
+  using NamedTable = std::pair<const char*, const Table*>;
   for (const auto& [name, table] :
-       {std::pair<const char*, const Table*>{"figures", &index},
-        {"meta", &m}}) {
+       {NamedTable{"figures", &index}, NamedTable{"meta", &m}}) {
     const std::string path = absl::StrCat(dir, "/", name, ".csv");
     if (absl::Status s = WriteFile(path, RenderTable(*table, OutputFormat::kCsv));
         !s.ok()) {

@@ -50,7 +50,7 @@ std::vector<std::pair<std::string, std::vector<const v1::RunStatus*>>> Cells(
   std::map<std::string, size_t> index;
   for (const v1::RunStatus& r : in.runs) {
     if (!IsWorkloadRun(r)) continue;
-    const std::string label = CellLabel(r.spec());
+    const std::string label = FigureCellLabel(r.spec());
     auto [it, inserted] = index.try_emplace(label, out.size());
     if (inserted) out.push_back({label, {}});
     out[it->second].second.push_back(&r);
@@ -87,7 +87,7 @@ void MarkFront(std::vector<Point>& points, const std::vector<size_t>& members) {
 // in epoch units.
 void ModelPoints(const ReportModel& m, std::vector<Point>& points) {
   const v1::WorkloadModel& model = m.model;
-  const std::string panel = PanelLabel(model);
+  const std::string panel = FigurePanelLabel(model);
   const std::string per =
       model.epoch().unit() == "run" ? " per run" : " per epoch";
   const std::string time_unit = "s" + per;
@@ -135,7 +135,7 @@ std::string NvpmodelDefaultPreset(const std::string& device_class) {
   return "";
 }
 
-std::string PanelLabel(const v1::RunSpec& spec) {
+std::string FigurePanelLabel(const v1::RunSpec& spec) {
   const v1::WorkloadSpec& w = spec.workload();
   std::string label =
       Panel(spec.device_class(), w.model(), w.dataset(), w.task(),
@@ -144,13 +144,13 @@ std::string PanelLabel(const v1::RunSpec& spec) {
   return label;
 }
 
-std::string PanelLabel(const v1::WorkloadModel& m) {
+std::string FigurePanelLabel(const v1::WorkloadModel& m) {
   return Panel(m.device_class(), m.model(), m.dataset(), m.task(),
                m.batch_size(), m.loader_workers(), m.runtime(), m.tenants());
 }
 
-std::string CellLabel(const v1::RunSpec& spec) {
-  return absl::StrCat(PanelLabel(spec), " | ",
+std::string FigureCellLabel(const v1::RunSpec& spec) {
+  return absl::StrCat(FigurePanelLabel(spec), " | ",
                       PowerModeText(spec.power_mode(), "as is"));
 }
 
@@ -160,7 +160,7 @@ std::vector<v1::WorkloadModel> LatestClassModels(
   std::vector<v1::WorkloadModel> out;
   for (const v1::WorkloadModel& m : models) {
     if (!m.device_id().empty()) continue;
-    const std::string key = absl::StrCat(PanelLabel(m), "|", m.instances());
+    const std::string key = absl::StrCat(FigurePanelLabel(m), "|", m.instances());
     auto [it, inserted] = latest.try_emplace(key, out.size());
     if (inserted) {
       out.push_back(m);
@@ -180,7 +180,7 @@ FigureTable ParetoFigure(const ReportInputs& in) {
   std::vector<Point> points;
   std::set<std::string> modeled;
   for (const ReportModel& m : in.models) {
-    modeled.insert(PanelLabel(m.model));
+    modeled.insert(FigurePanelLabel(m.model));
     ModelPoints(m, points);
   }
   // Panels without a model: per minibatch from the runs, per mode.
@@ -194,7 +194,7 @@ FigureTable ParetoFigure(const ReportInputs& in) {
   for (const v1::RunStatus& r : in.runs) {
     const v1::RunSummary& s = r.summary();
     if (!IsWorkloadRun(r) || !(s.energy_j() > 0)) continue;
-    const std::string panel = PanelLabel(r.spec());
+    const std::string panel = FigurePanelLabel(r.spec());
     if (modeled.count(panel)) continue;
     const std::string mode = PowerModeText(r.spec().power_mode(), "as is");
     auto [it, inserted] = index.try_emplace(panel + "|" + mode, accs.size());
@@ -346,7 +346,7 @@ FigureTable HeldOutFigure(const ReportInputs& in) {
                    v1::Provenance prov) {
       for (const v1::HeldOutModeError& e : d.held_out()) {
         f.table.rows.push_back(
-            {PanelLabel(model), std::to_string(model.model_id()), d.target(),
+            {FigurePanelLabel(model), std::to_string(model.model_id()), d.target(),
              unit + per, PowerModeText(e.mode(), "as is"),
              std::to_string(e.observations()), Num(e.observed()),
              Num(e.predicted()), Num(e.ape_pct()), ProvenanceText(prov)});

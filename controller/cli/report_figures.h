@@ -76,10 +76,10 @@ std::string NvpmodelDefaultPreset(const std::string& device_class);
 
 // "orin-agx lenet5/fashion-mnist train bs64 w1 native": a run's workload
 // and runtime, everything of its cell but the power mode.
-std::string PanelLabel(const v1::RunSpec& spec);
-std::string PanelLabel(const v1::WorkloadModel& model);
-// PanelLabel + " | " + the power mode.
-std::string CellLabel(const v1::RunSpec& spec);
+std::string FigurePanelLabel(const v1::RunSpec& spec);
+std::string FigurePanelLabel(const v1::WorkloadModel& model);
+// FigurePanelLabel + " | " + the power mode.
+std::string FigureCellLabel(const v1::RunSpec& spec);
 
 // The run the over-time figure shows: `requested` when > 0 (InvalidArgument
 // naming --run when it is not a run of the sweep, or not done), else the

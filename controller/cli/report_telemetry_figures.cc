@@ -119,7 +119,7 @@ FigureTable TimelineFigure(const ReportInputs& in) {
   const std::string what =
       run->spec().workload().task() == v1::TASK_BASELOAD
           ? absl::StrCat("baseload ", run->spec().device_class())
-          : CellLabel(run->spec());
+          : FigureCellLabel(run->spec());
   if (f.table.rows.empty()) {
     f.omitted = absl::StrCat("Run ", in.timeline_run_id, " (", what,
                              ") has no telemetry samples.");

@@ -24,7 +24,7 @@ std::string Cell(const Table& t, size_t row, const std::string& column) {
 }
 
 // A done LeNet-5 training run on an Orin twin at `preset`.
-v1::RunStatus Run(int64_t id, const std::string& preset, double ms,
+v1::RunStatus DoneRun(int64_t id, const std::string& preset, double ms,
                   double energy_j, const std::string& device = "orin-0") {
   v1::RunStatus r;
   v1::RunSpec* s = r.mutable_spec();
@@ -52,7 +52,7 @@ v1::RunStatus Run(int64_t id, const std::string& preset, double ms,
 }
 
 v1::RunStatus Baseload(int64_t id) {
-  v1::RunStatus r = Run(id, "MAXN", 0, 5);
+  v1::RunStatus r = DoneRun(id, "MAXN", 0, 5);
   r.mutable_spec()->mutable_workload()->set_task(v1::TASK_BASELOAD);
   r.mutable_summary()->set_minibatches(0);
   return r;
@@ -68,8 +68,8 @@ ReportInputs Inputs(std::vector<v1::RunStatus> runs) {
 
 TEST(ReportParetoTest, MeasuredModesPerMinibatchWithTheFrontAndTheMarks) {
   // MODE_15W is slower and costs more than MODE_30W: not on the front.
-  ReportInputs in = Inputs({Run(1, "MAXN", 4, 10), Run(2, "MODE_30W", 6, 6),
-                            Run(3, "MODE_15W", 8, 7), Run(4, "MAXN", 6, 10)});
+  ReportInputs in = Inputs({DoneRun(1, "MAXN", 4, 10), DoneRun(2, "MODE_30W", 6, 6),
+                            DoneRun(3, "MODE_15W", 8, 7), DoneRun(4, "MAXN", 6, 10)});
   FigureTable f = ParetoFigure(in);
   EXPECT_THAT(f.omitted, IsEmpty());
   ASSERT_EQ(f.table.rows.size(), 3u);  // one point per mode
@@ -90,7 +90,7 @@ TEST(ReportParetoTest, MeasuredModesPerMinibatchWithTheFrontAndTheMarks) {
 }
 
 TEST(ReportParetoTest, AFittedModelGivesEpochFiguresAndThePredictedFront) {
-  ReportInputs in = Inputs({Run(1, "MAXN", 4, 10)});
+  ReportInputs in = Inputs({DoneRun(1, "MAXN", 4, 10)});
   ReportModel m;
   m.model.set_model_id(7);
   m.model.set_device_class("orin-agx");
@@ -133,13 +133,13 @@ TEST(ReportParetoTest, AFittedModelGivesEpochFiguresAndThePredictedFront) {
 }
 
 TEST(ReportParetoTest, LeftOutWithoutEnergy) {
-  FigureTable f = ParetoFigure(Inputs({Run(1, "MAXN", 4, 0)}));
+  FigureTable f = ParetoFigure(Inputs({DoneRun(1, "MAXN", 4, 0)}));
   EXPECT_THAT(f.omitted, HasSubstr("no power readings"));
 }
 
 TEST(ReportMinibatchTimeTest, MeanStallComputeAndOverheadPerCell) {
   FigureTable f = MinibatchTimeFigure(
-      Inputs({Run(1, "MAXN", 4, 10), Baseload(2), Run(3, "MAXN", 8, 10)}));
+      Inputs({DoneRun(1, "MAXN", 4, 10), Baseload(2), DoneRun(3, "MAXN", 8, 10)}));
   ASSERT_EQ(f.table.rows.size(), 1u);  // the baseload run is no cell
   EXPECT_EQ(Cell(f.table, 0, "cell"),
             "orin-agx lenet5/fashion-mnist train bs64 w1 native | MAXN");
@@ -151,9 +151,9 @@ TEST(ReportMinibatchTimeTest, MeanStallComputeAndOverheadPerCell) {
 }
 
 TEST(ReportEnergySplitTest, BaseloadAndIncrementalPerCellOrWhyNot) {
-  EXPECT_THAT(EnergySplitFigure(Inputs({Run(1, "MAXN", 4, 10)})).omitted,
+  EXPECT_THAT(EnergySplitFigure(Inputs({DoneRun(1, "MAXN", 4, 10)})).omitted,
               HasSubstr("baseload"));
-  v1::RunStatus r = Run(1, "MAXN", 4, 10);
+  v1::RunStatus r = DoneRun(1, "MAXN", 4, 10);
   r.mutable_summary()->set_baseload_run_id(9);
   r.mutable_summary()->set_baseload_power_mw(2500);
   r.mutable_summary()->set_incremental_energy_j(4);
@@ -165,13 +165,13 @@ TEST(ReportEnergySplitTest, BaseloadAndIncrementalPerCellOrWhyNot) {
 }
 
 TEST(ReportVariabilityTest, OnlyCellsRunOnSeveralDevices) {
-  EXPECT_THAT(VariabilityFigure(Inputs({Run(1, "MAXN", 4, 10),
-                                        Run(2, "MAXN", 5, 10)}))
+  EXPECT_THAT(VariabilityFigure(Inputs({DoneRun(1, "MAXN", 4, 10),
+                                        DoneRun(2, "MAXN", 5, 10)}))
                   .omitted,
               HasSubstr("single device"));
   FigureTable f = VariabilityFigure(
-      Inputs({Run(1, "MAXN", 4, 10, "orin-1"), Run(2, "MAXN", 5, 11),
-              Run(3, "MODE_15W", 5, 11), Run(4, "MAXN", 6, 12, "orin-1")}));
+      Inputs({DoneRun(1, "MAXN", 4, 10, "orin-1"), DoneRun(2, "MAXN", 5, 11),
+              DoneRun(3, "MODE_15W", 5, 11), DoneRun(4, "MAXN", 6, 12, "orin-1")}));
   ASSERT_EQ(f.table.rows.size(), 3u);  // MODE_15W ran on one device only
   EXPECT_EQ(Cell(f.table, 0, "device_id"), "orin-0");
   EXPECT_EQ(Cell(f.table, 0, "run_id"), "2");
@@ -215,14 +215,14 @@ TelemetryRow Sample(int64_t run, int attempt, double t, double power_mw) {
 }
 
 TEST(ReportDistributionsTest, NativeVsContainerOrWhyNot) {
-  ReportInputs native = Inputs({Run(1, "MAXN", 4, 10)});
+  ReportInputs native = Inputs({DoneRun(1, "MAXN", 4, 10)});
   native.telemetry = {Sample(1, 1, 0, 5000)};
   EXPECT_THAT(DistributionsFigure(native).omitted,
               HasSubstr("no done container runs"));
-  v1::RunStatus c = Run(2, "MAXN", 4, 10);
+  v1::RunStatus c = DoneRun(2, "MAXN", 4, 10);
   c.mutable_spec()->set_runtime(v1::RUNTIME_CONTAINER);
   c.mutable_spec()->set_attempt(2);
-  ReportInputs both = Inputs({Run(1, "MAXN", 4, 10), c});
+  ReportInputs both = Inputs({DoneRun(1, "MAXN", 4, 10), c});
   // Run 2's first attempt is not its current one.
   both.telemetry = {Sample(1, 1, 0, 5000), Sample(2, 1, 0, 6000),
                     Sample(2, 2, 0, 7000)};
@@ -235,9 +235,9 @@ TEST(ReportDistributionsTest, NativeVsContainerOrWhyNot) {
 }
 
 TEST(ReportTimelineTest, TheFirstDoneWorkloadRunUnlessOneIsChosen) {
-  v1::RunStatus failed = Run(1, "MAXN", 4, 10);
+  v1::RunStatus failed = DoneRun(1, "MAXN", 4, 10);
   failed.set_state(v1::RUN_STATE_FAILED);
-  std::vector<v1::RunStatus> runs = {failed, Baseload(2), Run(3, "MAXN", 4, 10)};
+  std::vector<v1::RunStatus> runs = {failed, Baseload(2), DoneRun(3, "MAXN", 4, 10)};
   EXPECT_EQ(*ChooseTimelineRun(runs, 0), 3);
   EXPECT_EQ(*ChooseTimelineRun(runs, 2), 2);
   EXPECT_THAT(std::string(ChooseTimelineRun(runs, 1).status().message()),
