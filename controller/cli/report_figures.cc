@@ -84,8 +84,11 @@ void MarkFront(std::vector<Point>& points, const std::vector<size_t>& members) {
 }
 
 // The points of one panel that has a model: measured modes and predictions
-// in epoch units.
-void ModelPoints(const ReportModel& m, std::vector<Point>& points) {
+// in epoch units. Predictions of no time or energy (a model extrapolated
+// past zero, far from its modes) are left out; returns how many.
+int ModelPoints(const ReportModel& m,
+                const std::map<int64_t, std::string>& presets,
+                std::vector<Point>& points) {
   const v1::WorkloadModel& model = m.model;
   const std::string panel = FigurePanelLabel(model);
   const std::string per =
@@ -96,18 +99,33 @@ void ModelPoints(const ReportModel& m, std::vector<Point>& points) {
   std::vector<size_t> measured;
   for (const v1::MeasuredMode& mm : model.measured()) {
     if (!(mm.epoch_energy_j() > 0)) continue;
+    // The mode's runs name the preset they asked for (the model keeps
+    // the knobs): mark MAXN and the nvpmodel default among the measured.
+    std::string mark;
+    auto it = mm.run_ids().empty() ? presets.end()
+                                   : presets.find(mm.run_ids(0));
+    if (it != presets.end() && it->second == "MAXN") mark = "MAXN";
+    if (it != presets.end() && !m.nvpmodel_default.empty() &&
+        it->second == m.nvpmodel_default) {
+      mark = "nvpmodel default " + m.nvpmodel_default;
+    }
     measured.push_back(points.size());
-    points.push_back({panel, "measured", PowerModeText(mm.mode(), "as is"), "",
-                      mm.epoch_time_s(), mm.epoch_energy_j(), time_unit,
+    points.push_back({panel, "measured", PowerModeText(mm.mode(), "as is"),
+                      mark, mm.epoch_time_s(), mm.epoch_energy_j(), time_unit,
                       energy_unit, energy_prov});
   }
   MarkFront(points, measured);
   // Predictions are modeled from data of the model's provenance.
   const std::string predicted_prov =
       energy_prov == "simulated" ? "simulated" : "modeled";
+  int dropped = 0;
   auto add_prediction = [&](const v1::ModePrediction& p,
                             const std::string& kind, const std::string& mark) {
     if (!p.has_energy()) return;
+    if (!(p.epoch_time_s() > 0) || !(p.epoch_energy_j() > 0)) {
+      ++dropped;
+      return;
+    }
     points.push_back({panel, kind, PowerModeText(p.mode(), "as is"), mark,
                       p.epoch_time_s(), p.epoch_energy_j(), time_unit,
                       energy_unit, predicted_prov, kind == "predicted_front"});
@@ -125,6 +143,7 @@ void ModelPoints(const ReportModel& m, std::vector<Point>& points) {
     add_prediction(m.nvpmodel_default_prediction, "predicted",
                    "nvpmodel default " + m.nvpmodel_default);
   }
+  return dropped;
 }
 
 }  // namespace
@@ -160,7 +179,7 @@ std::vector<v1::WorkloadModel> LatestClassModels(
   std::vector<v1::WorkloadModel> out;
   for (const v1::WorkloadModel& m : models) {
     if (!m.device_id().empty()) continue;
-    const std::string key = absl::StrCat(FigurePanelLabel(m), "|", m.instances());
+    const std::string key = FigurePanelLabel(m);  // pooled or offsets
     auto [it, inserted] = latest.try_emplace(key, out.size());
     if (inserted) {
       out.push_back(m);
@@ -178,10 +197,15 @@ FigureTable ParetoFigure(const ReportInputs& in) {
                     "time",      "time_unit",   "energy",   "energy_unit",
                     "on_front",  "provenance"};
   std::vector<Point> points;
+  std::map<int64_t, std::string> presets;  // run id -> preset asked for
+  for (const v1::RunStatus& r : in.runs) {
+    presets[r.spec().run_id()] = r.spec().power_mode().preset();
+  }
   std::set<std::string> modeled;
+  int dropped = 0;
   for (const ReportModel& m : in.models) {
     modeled.insert(FigurePanelLabel(m.model));
-    ModelPoints(m, points);
+    dropped += ModelPoints(m, presets, points);
   }
   // Panels without a model: per minibatch from the runs, per mode.
   struct Acc {
@@ -236,6 +260,11 @@ FigureTable ParetoFigure(const ReportInputs& in) {
   } else {
     f.note = "Measured modes and the front a fitted model predicts over the "
              "class's whole mode space, per epoch.";
+    if (dropped > 0) {
+      absl::StrAppend(&f.note, " ", dropped,
+                      " predicted mode(s) with no time or energy (the model "
+                      "extrapolated past zero) are left out.");
+    }
   }
   return f;
 }

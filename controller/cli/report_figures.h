@@ -87,7 +87,8 @@ std::string FigureCellLabel(const v1::RunSpec& spec);
 absl::StatusOr<int64_t> ChooseTimelineRun(
     const std::vector<v1::RunStatus>& runs, int64_t requested);
 
-// The latest class model (no device id) per workload of `models`.
+// The latest class model (no device id) per workload of `models`, however
+// it treated instances (pooled or offsets).
 std::vector<v1::WorkloadModel> LatestClassModels(
     const std::vector<v1::WorkloadModel>& models);
 

@@ -10,6 +10,7 @@ import random
 import textwrap
 
 import matplotlib.pyplot as plt
+from matplotlib import ticker
 
 plt.rcParams.update({
     "svg.fonttype": "none",      # text stays text: small, searchable SVGs
@@ -102,6 +103,13 @@ def energy_split(rows, title):
     ], "mean energy per run (J)", "energy_split")
 
 
+def spread(rows, col):
+    """max / min of a positive column (1 when it has no positive value)."""
+    vals = [num(r[col]) for r in rows]
+    vals = [v for v in vals if v > 0]
+    return max(vals) / min(vals) if vals else 1
+
+
 MARK_STYLE = {"MAXN": ("*", "#d62728", 180)}
 DEFAULT_STYLE = ("D", "#2ca02c", 70)
 
@@ -140,15 +148,31 @@ def pareto(rows, title):
             if not r["mark"]:
                 continue
             marker, color, size = MARK_STYLE.get(r["mark"], DEFAULT_STYLE)
-            which = "predicted" if r["kind"] != "measured" else "measured"
+            measured = r["kind"] == "measured"
+            # Measured marks filled, predicted ones hollow.
             ax.scatter([num(r["time"])], [num(r["energy"])], marker=marker,
-                       s=size, color=color, edgecolor="black", zorder=5,
-                       label="%s (%s)" % (r["mark"], which))
+                       s=size, facecolor=color if measured else "none",
+                       edgecolor=color if not measured else "black",
+                       linewidth=1.5, zorder=5,
+                       label="%s (%s)" % (r["mark"], "measured" if measured
+                                          else "predicted"))
         unit_t, unit_e = pr[0]["time_unit"], pr[0]["energy_unit"]
-        ax.set_xlabel("time (%s)" % unit_t)
-        ax.set_ylabel("energy (%s)" % unit_e)
+        # A front spanning decades (slow modes far from the measured ones)
+        # is drawn on log axes so the measured modes stay readable.
+        log_x = spread(pr, "time") > 8
+        log_y = spread(pr, "energy") > 8
+        for on, axis, setter in ((log_x, ax.xaxis, ax.set_xscale),
+                                 (log_y, ax.yaxis, ax.set_yscale)):
+            if on:  # plain numbers at 1, 2, 5 x 10^k
+                setter("log")
+                axis.set_major_locator(ticker.LogLocator(subs=(1, 2, 5)))
+                axis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+                axis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_xlabel("time (%s%s)" % (unit_t, ", log scale" if log_x else ""))
+        ax.set_ylabel("energy (%s%s)" % (unit_e,
+                                          ", log scale" if log_y else ""))
         ax.set_title(wrap(panel, 70), fontsize=9)
-        ax.legend(fontsize=7, loc="upper right")
+        ax.legend(fontsize=7, loc="best")
     head = title
     if len(panels) > len(shown):
         head += " (first %d of %d workloads; all in the CSV)" % (len(shown),
@@ -213,15 +237,27 @@ def timeline(rows, title):
     return fig
 
 
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
 def heldout(rows, title):
-    need(rows, "heldout", "panel", "target", "unit", "measured", "predicted",
-         "ape_pct")
+    need(rows, "heldout", "panel", "target", "unit", "mode", "measured",
+         "predicted", "ape_pct")
     targets = [t for t in ("time", "energy")
                if any(r["target"] == t for r in rows)]
-    fig, axes = plt.subplots(1, len(targets), figsize=(5.5 * len(targets), 5),
-                             squeeze=False)
     panels = list(dict.fromkeys(r["panel"] for r in rows))
-    for ax, target in zip(axes.flat, targets):
+    # Bars: one row per (panel, mode), a bar per target.
+    keys = list(dict.fromkeys((r["panel"], r["mode"]) for r in rows))
+    keys = keys[:MAX_BARS]
+    bar_height = 0.6 + 0.3 * len(keys)
+    fig = plt.figure(figsize=(11, 4.8 + bar_height))
+    grid = fig.add_gridspec(2, len(targets),
+                            height_ratios=[4.8, bar_height])
+    for col, target in enumerate(targets):
+        ax = fig.add_subplot(grid[0, col])
         tr = [r for r in rows if r["target"] == target]
         lo = min(min(num(r["measured"]), num(r["predicted"])) for r in tr)
         hi = max(max(num(r["measured"]), num(r["predicted"])) for r in tr)
@@ -232,25 +268,38 @@ def heldout(rows, title):
             pr = [r for r in tr if r["panel"] == panel]
             if not pr:
                 continue
-            apes = sorted(num(r["ape_pct"]) for r in pr)
-            median = apes[len(apes) // 2] if len(apes) % 2 else \
-                (apes[len(apes) // 2 - 1] + apes[len(apes) // 2]) / 2
+            apes = [num(r["ape_pct"]) for r in pr]
             ax.scatter([num(r["measured"]) for r in pr],
                        [num(r["predicted"]) for r in pr], s=30,
                        color="C%d" % i, zorder=3,
                        label="%s\nmedian error %.1f%%, max %.1f%%"
-                       % (wrap(panel, 45), median, apes[-1]))
-            for r in pr:
-                ax.annotate("%.1f%%" % num(r["ape_pct"]),
-                            (num(r["measured"]), num(r["predicted"])),
-                            textcoords="offset points", xytext=(4, -10),
-                            fontsize=7)
+                       % (wrap(panel, 45), median(apes), max(apes)))
         unit = tr[0]["unit"]
         ax.set_xlabel("measured epoch %s (%s)" % (target, unit))
         ax.set_ylabel("predicted epoch %s (%s)" % (target, unit))
         ax.set_title("epoch " + target, fontsize=10)
         ax.legend(fontsize=7, loc="upper left")
-    fig.suptitle(provenance_title(title, rows), fontsize=11)
+    bars = fig.add_subplot(grid[1, :])
+    width = 0.8 / len(targets)
+    for j, target in enumerate(targets):
+        by_key = {(r["panel"], r["mode"]): num(r["ape_pct"])
+                  for r in rows if r["target"] == target}
+        bars.barh([i + (j - (len(targets) - 1) / 2) * width
+                   for i in range(len(keys))],
+                  [by_key.get(k, float("nan")) for k in keys], height=width,
+                  color=["#1f77b4", "#ff7f0e"][j % 2],
+                  label="epoch " + target)
+    bars.set_yticks(range(len(keys)))
+    bars.set_yticklabels([("" if len(panels) == 1 else
+                           "%d: " % (panels.index(p) + 1)) + m
+                          for p, m in keys], fontsize=7)
+    bars.invert_yaxis()
+    bars.set_xlabel("error on the held-out mode (%)")
+    bars.legend(fontsize=7, loc="lower right")
+    head = title
+    if len(keys) < len({(r["panel"], r["mode"]) for r in rows}):
+        head += " (first %d modes in the bars; all in the CSV)" % len(keys)
+    fig.suptitle(provenance_title(head, rows), fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -267,7 +316,8 @@ def variability(rows, title):
                              figsize=(5.5 * len(metrics), 3.2 * len(shown)),
                              squeeze=False)
     jitter = random.Random(1)
-    for row_axes, cell in zip(axes, shown):
+    common, short = split_common(shown)
+    for row_axes, cell, label_of_cell in zip(axes, shown, short):
         cr = [r for r in rows if r["cell"] == cell]
         devices = list(dict.fromkeys(r["device_id"] for r in cr))
         for ax, (col, label) in zip(row_axes, metrics):
@@ -280,8 +330,10 @@ def variability(rows, title):
             ax.set_xticks(range(1, len(devices) + 1))
             ax.set_xticklabels(devices, rotation=20, fontsize=8)
             ax.set_ylabel(label)
-            ax.set_title(wrap(cell, 60), fontsize=8)
+            ax.set_title(wrap(label_of_cell, 60), fontsize=8)
     head = title
+    if common:
+        head += "\n" + common
     if len(cells) > len(shown):
         head += " (first %d of %d cells; all in the CSV)" % (len(shown),
                                                              len(cells))

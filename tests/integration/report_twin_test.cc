@@ -42,7 +42,7 @@ struct Cli {
 };
 
 // Runs argv to its end (at most `timeout_s`); its exit code and output.
-Cli Run(const LocalFleet& fleet, const std::vector<std::string>& argv,
+Cli RunToEnd(const LocalFleet& fleet, const std::vector<std::string>& argv,
         double timeout_s = 120) {
   static int n = 0;
   const std::string log = fleet.dir() + "/cmd-" + std::to_string(++n) + ".log";
@@ -61,7 +61,7 @@ Cli Run(const LocalFleet& fleet, const std::vector<std::string>& argv,
 Cli RunCli(const LocalFleet& fleet, std::vector<std::string> args) {
   args.insert(args.begin(),
               {POWERSWEEP_CLI_BIN, "--controller=" + fleet.address()});
-  return Run(fleet, args);
+  return RunToEnd(fleet, args);
 }
 
 int64_t FileSize(const std::string& path) {
@@ -262,7 +262,7 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   std::vector<std::string> argv = ChromiumArgv(MakeTempDir("report-chromium"));
   argv.insert(argv.end(),
               {"--screenshot=" + shot, "--window-size=1280,5200", url});
-  Cli screenshot = Run(fleet, argv, 60);
+  Cli screenshot = RunToEnd(fleet, argv, 60);
   ASSERT_EQ(screenshot.exit_code, 0) << screenshot.output;
   const PngInk ink = InkOf(shot);
   EXPECT_TRUE(ink.valid) << shot;
@@ -274,7 +274,7 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
 
   argv = ChromiumArgv(MakeTempDir("report-chromium"));
   argv.insert(argv.end(), {"--dump-dom", url});
-  Cli dom = Run(fleet, argv, 60);
+  Cli dom = RunToEnd(fleet, argv, 60);
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
   for (const std::string& f : drawn) {
     const size_t start =

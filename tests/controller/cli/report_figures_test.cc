@@ -106,8 +106,9 @@ TEST(ReportParetoTest, AFittedModelGivesEpochFiguresAndThePredictedFront) {
   mm->mutable_mode()->set_cpu_cores(12);
   mm->set_epoch_time_s(4.5);
   mm->set_epoch_energy_j(90);
+  mm->add_run_ids(1);  // run 1 asked for MAXN
   m.has_pareto = true;
-  for (double t : {4.0, 6.0}) {
+  for (double t : {4.0, 6.0, -1.0}) {  // -1: an extrapolation past zero
     v1::ModePrediction* p = m.pareto.add_front();
     p->set_epoch_time_s(t);
     p->set_has_energy(true);
@@ -125,16 +126,37 @@ TEST(ReportParetoTest, AFittedModelGivesEpochFiguresAndThePredictedFront) {
   EXPECT_EQ(Cell(f.table, 0, "kind"), "measured");
   EXPECT_EQ(Cell(f.table, 0, "time"), "4.5");
   EXPECT_EQ(Cell(f.table, 0, "time_unit"), "s per epoch");
+  EXPECT_EQ(Cell(f.table, 0, "mark"), "MAXN");
   EXPECT_EQ(Cell(f.table, 1, "kind"), "predicted_front");
   EXPECT_EQ(Cell(f.table, 2, "energy"), "83.3333");
   EXPECT_EQ(Cell(f.table, 3, "kind"), "predicted");
   EXPECT_EQ(Cell(f.table, 3, "mark"), "MAXN");
   EXPECT_EQ(Cell(f.table, 3, "provenance"), "simulated");
+  EXPECT_THAT(f.note, HasSubstr("1 predicted mode(s) with no time or energy"));
 }
 
 TEST(ReportParetoTest, LeftOutWithoutEnergy) {
   FigureTable f = ParetoFigure(Inputs({DoneRun(1, "MAXN", 4, 0)}));
   EXPECT_THAT(f.omitted, HasSubstr("no power readings"));
+}
+
+TEST(ReportParetoTest, TheLatestClassModelOfEachWorkload) {
+  std::vector<v1::WorkloadModel> models(4);
+  models[0].set_model_id(1);
+  models[0].set_model("lenet5");
+  models[1].set_model_id(2);
+  models[1].set_model("lenet5");
+  models[1].set_instances("offsets");
+  models[2].set_model_id(3);
+  models[2].set_model("lenet5");
+  models[2].set_device_id("orin-0");  // a per-device model
+  models[3].set_model_id(4);
+  models[3].set_model("resnet18");
+  std::vector<int64_t> ids;
+  for (const v1::WorkloadModel& m : LatestClassModels(models)) {
+    ids.push_back(m.model_id());
+  }
+  EXPECT_THAT(ids, ::testing::ElementsAre(2, 4));
 }
 
 TEST(ReportMinibatchTimeTest, MeanStallComputeAndOverheadPerCell) {
