@@ -141,6 +141,10 @@ std::vector<std::string> ChromiumArgv(const std::string& profile) {
 
 TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+        .count();
+  };
   LocalFleet fleet;
   ASSERT_TRUE(fleet.ok()) << fleet.Logs();
   for (int i = 0; i < kTwins; ++i) {
@@ -184,12 +188,15 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
       << fleet.Logs();
   ASSERT_EQ(fleet.GetSweep(sweep).done(),
             static_cast<int>(kModes.size()) * 2 * kTwins * kRepetitions);
+  const double t_sweep = elapsed();
   const std::string sweep_arg = "--sweep=" + std::to_string(sweep);
   Cli fit = RunCli(fleet, {"fit", sweep_arg});
   ASSERT_EQ(fit.exit_code, 0) << fit.output;
 
   const std::string out = fleet.dir() + "/report";
+  const double t_fit = elapsed();
   Cli report = RunCli(fleet, {"report", sweep_arg, "--out=" + out});
+  const double t_report = elapsed();
   std::printf("$ powersweep report %s --out %s\n%s\n", sweep_arg.c_str(),
               out.c_str(), report.output.c_str());
   ASSERT_EQ(report.exit_code, 0) << report.output;
@@ -256,6 +263,18 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.output, HasSubstr("--run: run 999999 is not a run of sweep"));
 
+  // Without the plotting interpreter: the reason, and where the data is.
+  const std::string csv_only = fleet.dir() + "/report-without-python";
+  Cli no_python = RunCli(fleet, {"report", sweep_arg, "--out=" + csv_only,
+                                 "--python=/nonexistent/python3"});
+  EXPECT_EQ(no_python.exit_code, 1);
+  EXPECT_THAT(no_python.output,
+              HasSubstr("could not run under /nonexistent/python3"));
+  EXPECT_THAT(no_python.output, HasSubstr("python3-matplotlib"));
+  EXPECT_THAT(no_python.output, HasSubstr("figures' data is in " + csv_only));
+  EXPECT_EQ(ReadFile(csv_only + "/variability.csv"),
+            ReadFile(out + "/variability.csv"));
+
   // Headless Chromium opens the page offline.
   const std::string url = "file://" + out + "/index.html";
   const std::string shot = fleet.dir() + "/screenshot.png";
@@ -287,10 +306,10 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   }
   EXPECT_THAT(dom.output,
               HasSubstr("<section class=\"omitted\" id=\"fig-distributions\""));
-  std::printf("wall time %.1f s\n",
-              std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            t0)
-                  .count());
+  std::printf(
+      "wall time: sweep done at %.1f s, fitted at %.1f s, report took %.1f "
+      "s, total %.1f s\n",
+      t_sweep, t_fit, t_report - t_fit, elapsed());
 }
 
 }  // namespace

@@ -130,6 +130,17 @@ class PlotReportTest(unittest.TestCase):
             self.assertEqual(done.returncode, 2)
             self.assertIn("timeline.csv has no column 'power_w'", done.stderr)
 
+    def test_without_matplotlib_it_names_the_package(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fixture(folder)
+            # -S: no site packages, so no matplotlib (Debian's lives there).
+            done = subprocess.run([sys.executable, "-S", SCRIPT, folder],
+                                  capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 3)
+            self.assertIn("apt-get install python3-matplotlib", done.stderr)
+            self.assertFalse(os.path.exists(
+                os.path.join(folder, "index.html")))
+
     def test_a_missing_folder_is_named(self):
         done = run("/nonexistent/report")
         self.assertEqual(done.returncode, 2)
