@@ -32,6 +32,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
         "script with /usr/bin/python3\n" % e)
     sys.exit(3)
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import report_plots  # noqa: E402  (after the matplotlib check)
 
 TITLES = {
