@@ -49,7 +49,7 @@ ABSL_FLAG(std::string, out, "",
 ABSL_FLAG(bool, quiet, false, "submit: print only the sweep id.");
 ABSL_FLAG(int64_t, run, 0,
           "cancel: only this run of the sweep; report: the run the "
-          "over-time figure shows (default: the first done run).");
+          "over-time figure shows (default: the first done workload run).");
 ABSL_FLAG(std::string, python, "/usr/bin/python3",
           "report: the Python that runs the plotting script (Debian's, with "
           "python3-matplotlib).");
