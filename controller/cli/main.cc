@@ -21,6 +21,7 @@
 #include "controller/cli/lab_commands.h"
 #include "controller/cli/model_args.h"
 #include "controller/cli/model_commands.h"
+#include "controller/cli/report_command.h"
 #include "controller/cli/top_command.h"
 #include "grpcpp/grpcpp.h"
 
@@ -43,12 +44,20 @@ ABSL_FLAG(std::string, token_file, "",
 ABSL_FLAG(std::string, format, "table", "Output format: table, csv or json.");
 ABSL_FLAG(int64_t, sweep, 0,
           "Sweep id (runs, summary, compare, variability, export, watch, "
-          "cancel, rerun, fit).");
+          "cancel, rerun, fit, report).");
 ABSL_FLAG(std::string, out, "",
-          "export: output folder (created if missing); plan-profiling: the "
-          "sweep file to write.");
+          "export, report: output folder (created if missing); "
+          "plan-profiling: the sweep file to write.");
 ABSL_FLAG(bool, quiet, false, "submit: print only the sweep id.");
-ABSL_FLAG(int64_t, run, 0, "cancel: only this run of the sweep.");
+ABSL_FLAG(int64_t, run, 0,
+          "cancel: only this run of the sweep; report: the run the "
+          "over-time figure shows (default: the first done workload run).");
+ABSL_FLAG(std::string, python, "/usr/bin/python3",
+          "report: the Python that runs the plotting script (Debian's, with "
+          "python3-matplotlib).");
+ABSL_FLAG(std::string, report_script, "",
+          "report: the plotting script (default: infra/report/plot_report.py "
+          "of the source tree this CLI was built from).");
 ABSL_FLAG(bool, failed, false,
           "rerun: re-queue the sweep's failed runs (with neither --failed nor "
           "--cancelled: both).");
@@ -201,6 +210,16 @@ constexpr char kUsage[] =
     "                          the run, its sweep and the sample count\n"
     "  export --sweep ID --out DIR\n"
     "                          write runs.csv, minibatches.csv, telemetry.csv\n"
+    "  report --sweep ID --out DIR [--run ID]\n"
+    "                          DIR/index.html (offline, SVGs inline) and per\n"
+    "                          figure a PNG, an SVG and the CSV behind it:\n"
+    "                          Pareto fronts, minibatch time split, baseload\n"
+    "                          vs incremental energy, native vs container\n"
+    "                          distributions, one run over time (--run),\n"
+    "                          predicted vs measured held-out modes,\n"
+    "                          per-device variability; figures that do not\n"
+    "                          apply are left out with the reason. Needs\n"
+    "                          python3-matplotlib (--python, --report_script)\n"
     "\nTime and energy models per power mode (figures are per epoch; all are\n"
     "predictions unless marked measured, and every output names the model,\n"
     "the runs it was fitted on and whether the data was measured, modeled\n"
@@ -481,6 +500,18 @@ int main(int argc, char** argv) {
     }
     return powersweep::CmdRerun(stub.get(), absl::GetFlag(FLAGS_failed),
                                 absl::GetFlag(FLAGS_cancelled), opt, out, err);
+  }
+  if (cmd == "report") {
+    if (opt.sweep_id <= 0) {
+      return Usage("report: --sweep: a positive sweep id is required");
+    }
+    if (opt.out_dir.empty()) return Usage("report: --out DIR is required");
+    powersweep::ReportOptions report;
+    report.out_dir = opt.out_dir;
+    report.run_id = opt.run_id;
+    report.python = absl::GetFlag(FLAGS_python);
+    report.script = absl::GetFlag(FLAGS_report_script);
+    return powersweep::CmdReport(stub.get(), opt, report, out, err);
   }
   if (cmd == "watch" || cmd == "runs" || cmd == "summary" ||
       cmd == "export" || cmd == "compare" || cmd == "cancel" ||

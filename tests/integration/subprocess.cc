@@ -41,6 +41,7 @@ bool Subprocess::running() {
   pid_t r = waitpid(pid_, &status, WNOHANG);
   if (r == pid_) {
     pid_ = -1;
+    status_ = status;  // for a later Wait()
     return false;
   }
   return r == 0;
@@ -53,12 +54,11 @@ void Subprocess::Kill(int sig, bool wait) {
 }
 
 int Subprocess::Wait() {
-  int status = 0;
   if (pid_ > 0) {
-    waitpid(pid_, &status, 0);
+    waitpid(pid_, &status_, 0);
     pid_ = -1;
   }
-  return status;
+  return status_;
 }
 
 std::string Subprocess::Log() const { return ReadFile(log_path_); }

@@ -22,12 +22,14 @@ class Subprocess {
   bool running();
   // Sends `sig`; then, if `wait`, reaps the child.
   void Kill(int sig, bool wait = true);
-  // Waits for exit; returns the raw wait status.
+  // Waits for exit; returns the raw wait status (also when running() saw
+  // the exit first).
   int Wait();
   std::string Log() const;
 
  private:
   pid_t pid_ = -1;
+  int status_ = 0;  // the wait status once reaped
   std::string log_path_;
 };
 

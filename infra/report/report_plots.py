@@ -1,0 +1,353 @@
+"""One function per figure of `powersweep report` (plot_report.py calls
+them): each takes the rows of FIGURE.csv (dicts of strings) and the
+figure's title, and returns a matplotlib Figure. A figure whose rows carry
+a provenance other than "measured" says so in its title. Columns are
+described in docs/report.md; a missing one is a ValueError naming it.
+"""
+
+import math
+import random
+import textwrap
+
+import matplotlib.pyplot as plt
+from matplotlib import ticker
+
+plt.rcParams.update({
+    "svg.fonttype": "none",      # text stays text: small, searchable SVGs
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+})
+
+MAX_BARS = 60         # cells shown in a bar chart (all are in the CSV)
+MAX_PANELS = 8        # workloads in the Pareto figure
+MAX_CELLS = 4         # cells in the variability figure
+
+
+def need(rows, name, *cols):
+    for c in cols:
+        if rows and c not in rows[0]:
+            raise ValueError("%s.csv has no column '%s'" % (name, c))
+
+
+def num(text):
+    return float(text) if text not in ("", None) else float("nan")
+
+
+def provenance_title(title, rows):
+    kinds = sorted({r.get("provenance", "") for r in rows} -
+                   {"measured", ""})
+    if not kinds:
+        return title
+    words = {"simulated": "simulated (twin devices)",
+             "modeled": "modeled (power model, not measured)"}
+    return "%s\n[%s data]" % (title, ", ".join(words.get(k, k) for k in kinds))
+
+
+def wrap(text, width=60):
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def split_common(labels):
+    """('orin-agx lenet5 ... native', ['MAXN', ...]) when every cell label
+    shares its part before ' | '; else ('', labels)."""
+    heads = {l.split(" | ", 1)[0] for l in labels}
+    if len(heads) == 1 and all(" | " in l for l in labels):
+        return heads.pop(), [l.split(" | ", 1)[1] for l in labels]
+    return "", labels
+
+
+def stacked_bars(rows, title, parts, xlabel, name):
+    need(rows, name, "cell", *[p[0] for p in parts])
+    shown = rows[:MAX_BARS]
+    common, labels = split_common([r["cell"] for r in shown])
+    height = 1.6 + 0.32 * len(shown)
+    fig, ax = plt.subplots(figsize=(10, height))
+    y = list(range(len(shown)))
+    left = [0.0] * len(shown)
+    for col, label, color in parts:
+        vals = [num(r[col]) for r in shown]
+        ax.barh(y, vals, left=left, color=color, label=label, height=0.7)
+        left = [a + b for a, b in zip(left, vals)]
+    widest = max([v for v in left if not math.isnan(v)] or [1])
+    ax.set_xlim(0, widest * 1.3 if widest > 0 else 1)  # room for the legend
+    ax.set_yticks(y)
+    ax.set_yticklabels([wrap(l, 70) for l in labels], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    sub = title
+    if common:
+        sub += "\n" + common
+    if len(rows) > len(shown):
+        sub += "\n(first %d of %d cells; all in the CSV)" % (len(shown),
+                                                             len(rows))
+    ax.set_title(provenance_title(sub, rows), fontsize=10)
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def minibatch_time(rows, title):
+    return stacked_bars(rows, title, [
+        ("stall_ms", "fetch stall", "#d62728"),
+        ("compute_ms", "compute", "#1f77b4"),
+        ("overhead_ms", "overhead", "#aaaaaa"),
+    ], "mean time per minibatch (ms)", "minibatch_time")
+
+
+def energy_split(rows, title):
+    return stacked_bars(rows, title, [
+        ("baseload_j", "baseload (idle power x span)", "#aaaaaa"),
+        ("incremental_j", "incremental (workload)", "#2ca02c"),
+    ], "mean energy per run (J)", "energy_split")
+
+
+def spread(rows, col):
+    """max / min of a positive column (1 when it has no positive value)."""
+    vals = [num(r[col]) for r in rows]
+    vals = [v for v in vals if v > 0]
+    return max(vals) / min(vals) if vals else 1
+
+
+MARK_STYLE = {"MAXN": ("*", "#d62728", 180)}
+DEFAULT_STYLE = ("D", "#2ca02c", 70)
+
+
+def pareto(rows, title):
+    need(rows, "pareto", "panel", "kind", "mode", "mark", "time", "energy",
+         "time_unit", "energy_unit", "on_front")
+    panels = list(dict.fromkeys(r["panel"] for r in rows))
+    shown = panels[:MAX_PANELS]
+    cols = 1 if len(shown) == 1 else 2
+    nrows = math.ceil(len(shown) / cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(6.5 * cols, 4.6 * nrows),
+                             squeeze=False)
+    for ax in axes.flat[len(shown):]:
+        ax.set_visible(False)
+    for ax, panel in zip(axes.flat, shown):
+        pr = [r for r in rows if r["panel"] == panel]
+        meas = [r for r in pr if r["kind"] == "measured"]
+        front = sorted((r for r in meas if r["on_front"] == "1"),
+                       key=lambda r: num(r["time"]))
+        pred = sorted((r for r in pr if r["kind"] == "predicted_front"),
+                      key=lambda r: num(r["time"]))
+        if pred:
+            ax.plot([num(r["time"]) for r in pred],
+                    [num(r["energy"]) for r in pred], "--", color="#ff7f0e",
+                    marker=".", markersize=4, linewidth=1.2,
+                    label="predicted front (%d modes)" % len(pred))
+        ax.scatter([num(r["time"]) for r in meas],
+                   [num(r["energy"]) for r in meas], s=28, color="#7f7f7f",
+                   label="measured modes (%d)" % len(meas), zorder=3)
+        if front:
+            ax.plot([num(r["time"]) for r in front],
+                    [num(r["energy"]) for r in front], "-o", color="#1f77b4",
+                    markersize=6, label="measured front", zorder=4)
+        for r in pr:
+            if not r["mark"]:
+                continue
+            marker, color, size = MARK_STYLE.get(r["mark"], DEFAULT_STYLE)
+            measured = r["kind"] == "measured"
+            # Measured marks filled, predicted ones hollow.
+            ax.scatter([num(r["time"])], [num(r["energy"])], marker=marker,
+                       s=size, facecolor=color if measured else "none",
+                       edgecolor=color if not measured else "black",
+                       linewidth=1.5, zorder=5,
+                       label="%s (%s)" % (r["mark"], "measured" if measured
+                                          else "predicted"))
+        unit_t, unit_e = pr[0]["time_unit"], pr[0]["energy_unit"]
+        # A front spanning decades (slow modes far from the measured ones)
+        # is drawn on log axes so the measured modes stay readable.
+        log_x = spread(pr, "time") > 8
+        log_y = spread(pr, "energy") > 8
+        for on, axis, setter in ((log_x, ax.xaxis, ax.set_xscale),
+                                 (log_y, ax.yaxis, ax.set_yscale)):
+            if on:  # plain numbers at 1, 2, 5 x 10^k
+                setter("log")
+                axis.set_major_locator(ticker.LogLocator(subs=(1, 2, 5)))
+                axis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+                axis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_xlabel("time (%s%s)" % (unit_t, ", log scale" if log_x else ""))
+        ax.set_ylabel("energy (%s%s)" % (unit_e,
+                                          ", log scale" if log_y else ""))
+        ax.set_title(wrap(panel, 70), fontsize=9)
+        ax.legend(fontsize=7, loc="best")
+    head = title
+    if len(panels) > len(shown):
+        head += " (first %d of %d workloads; all in the CSV)" % (len(shown),
+                                                                 len(panels))
+    fig.suptitle(provenance_title(head, rows), fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def distributions(rows, title):
+    need(rows, "distributions", "runtime", "power_w", "cpu_util_pct",
+         "gpu_util_pct")
+    runtimes = [r for r in ("native", "container")
+                if any(x["runtime"] == r for x in rows)]
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4.2))
+    for ax, (col, label) in zip(axes, [("power_w", "power (W)"),
+                                       ("cpu_util_pct", "CPU utilization (%)"),
+                                       ("gpu_util_pct", "GPU utilization (%)")]):
+        data, names = [], []
+        for rt in runtimes:
+            vals = [num(r[col]) for r in rows if r["runtime"] == rt]
+            vals = [v for v in vals if not math.isnan(v)]
+            if vals:
+                data.append(vals)
+                names.append("%s\n(n=%d)" % (rt, len(vals)))
+        if data and all(len(set(v)) > 1 for v in data):
+            ax.violinplot(data, showmedians=True)
+            ax.set_xticks(range(1, len(data) + 1))
+            ax.set_xticklabels(names)
+        elif data:  # a constant series has no density: boxes instead
+            ax.boxplot(data)
+            ax.set_xticks(range(1, len(data) + 1))
+            ax.set_xticklabels(names)
+        else:
+            ax.text(0.5, 0.5, "no readings", ha="center", va="center",
+                    transform=ax.transAxes)
+        ax.set_ylabel(label)
+    fig.suptitle(provenance_title(title, rows), fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def timeline(rows, title):
+    need(rows, "timeline", "run_id", "t_s", "power_w", "cpu_util_pct",
+         "gpu_util_pct")
+    t = [num(r["t_s"]) for r in rows]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 5.5), sharex=True)
+    top.plot(t, [num(r["power_w"]) for r in rows], color="#d62728",
+             linewidth=1)
+    top.set_ylabel("power (W)")
+    bottom.plot(t, [num(r["cpu_util_pct"]) for r in rows], color="#1f77b4",
+                linewidth=1, label="CPU")
+    bottom.plot(t, [num(r["gpu_util_pct"]) for r in rows], color="#2ca02c",
+                linewidth=1, label="GPU")
+    bottom.set_ylabel("utilization (%)")
+    bottom.set_xlabel("time since the run started (s)")
+    bottom.set_ylim(-2, 102)
+    bottom.legend(fontsize=8, loc="lower right")
+    fig.suptitle(provenance_title("%s: run %s" % (title, rows[0]["run_id"]),
+                                  rows), fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def heldout(rows, title):
+    need(rows, "heldout", "panel", "target", "unit", "mode", "measured",
+         "predicted", "ape_pct")
+    targets = [t for t in ("time", "energy")
+               if any(r["target"] == t for r in rows)]
+    panels = list(dict.fromkeys(r["panel"] for r in rows))
+    # Bars: one row per (panel, mode), a bar per target.
+    keys = list(dict.fromkeys((r["panel"], r["mode"]) for r in rows))
+    keys = keys[:MAX_BARS]
+    bar_height = 0.6 + 0.3 * len(keys)
+    fig = plt.figure(figsize=(11, 4.8 + bar_height))
+    grid = fig.add_gridspec(2, len(targets),
+                            height_ratios=[4.8, bar_height])
+    for col, target in enumerate(targets):
+        ax = fig.add_subplot(grid[0, col])
+        tr = [r for r in rows if r["target"] == target]
+        lo = min(min(num(r["measured"]), num(r["predicted"])) for r in tr)
+        hi = max(max(num(r["measured"]), num(r["predicted"])) for r in tr)
+        pad = 0.05 * (hi - lo or hi or 1)
+        ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], color="#999999",
+                linewidth=1, label="predicted = measured")
+        for i, panel in enumerate(panels):
+            pr = [r for r in tr if r["panel"] == panel]
+            if not pr:
+                continue
+            apes = [num(r["ape_pct"]) for r in pr]
+            ax.scatter([num(r["measured"]) for r in pr],
+                       [num(r["predicted"]) for r in pr], s=30,
+                       color="C%d" % i, zorder=3,
+                       label="%s\nmedian error %.1f%%, max %.1f%%"
+                       % (wrap(panel, 45), median(apes), max(apes)))
+        unit = tr[0]["unit"]
+        ax.set_xlabel("measured epoch %s (%s)" % (target, unit))
+        ax.set_ylabel("predicted epoch %s (%s)" % (target, unit))
+        ax.set_title("epoch " + target, fontsize=10)
+        ax.legend(fontsize=7, loc="upper left")
+    bars = fig.add_subplot(grid[1, :])
+    width = 0.8 / len(targets)
+    for j, target in enumerate(targets):
+        by_key = {(r["panel"], r["mode"]): num(r["ape_pct"])
+                  for r in rows if r["target"] == target}
+        bars.barh([i + (j - (len(targets) - 1) / 2) * width
+                   for i in range(len(keys))],
+                  [by_key.get(k, float("nan")) for k in keys], height=width,
+                  color=["#1f77b4", "#ff7f0e"][j % 2],
+                  label="epoch " + target)
+    bars.set_yticks(range(len(keys)))
+    bars.set_yticklabels([("" if len(panels) == 1 else
+                           "%d: " % (panels.index(p) + 1)) + m
+                          for p, m in keys], fontsize=7)
+    bars.invert_yaxis()
+    bars.set_xlabel("error on the held-out mode (%)")
+    bars.legend(fontsize=7, loc="lower right")
+    head = title
+    if len(keys) < len({(r["panel"], r["mode"]) for r in rows}):
+        head += " (first %d modes in the bars; all in the CSV)" % len(keys)
+    fig.suptitle(provenance_title(head, rows), fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def variability(rows, title):
+    need(rows, "variability", "cell", "device_id", "minibatch_ms", "energy_j")
+    cells = list(dict.fromkeys(r["cell"] for r in rows))
+    shown = cells[:MAX_CELLS]
+    metrics = [("minibatch_ms", "minibatch time (ms)"),
+               ("energy_j", "energy per run (J)")]
+    metrics = [m for m in metrics
+               if any(not math.isnan(num(r[m[0]])) for r in rows)]
+    fig, axes = plt.subplots(len(shown), len(metrics),
+                             figsize=(5.5 * len(metrics), 3.2 * len(shown)),
+                             squeeze=False)
+    jitter = random.Random(1)
+    common, short = split_common(shown)
+    for row_axes, cell, label_of_cell in zip(axes, shown, short):
+        cr = [r for r in rows if r["cell"] == cell]
+        devices = list(dict.fromkeys(r["device_id"] for r in cr))
+        for ax, (col, label) in zip(row_axes, metrics):
+            data = [[num(r[col]) for r in cr if r["device_id"] == d
+                     and not math.isnan(num(r[col]))] for d in devices]
+            ax.boxplot(data, widths=0.5)
+            for i, vals in enumerate(data, start=1):
+                ax.scatter([i + jitter.uniform(-0.12, 0.12) for _ in vals],
+                           vals, s=12, color="#1f77b4", alpha=0.7, zorder=3)
+            ax.set_xticks(range(1, len(devices) + 1))
+            ax.set_xticklabels(devices, rotation=20, fontsize=8)
+            ax.set_ylabel(label)
+            ax.set_title(wrap(label_of_cell, 60), fontsize=8)
+    head = title
+    if common:
+        head += "\n" + common
+    if len(cells) > len(shown):
+        head += " (first %d of %d cells; all in the CSV)" % (len(shown),
+                                                             len(cells))
+    fig.suptitle(provenance_title(head, rows), fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+PLOTTERS = {
+    "pareto": pareto,
+    "minibatch_time": minibatch_time,
+    "energy_split": energy_split,
+    "distributions": distributions,
+    "timeline": timeline,
+    "heldout": heldout,
+    "variability": variability,
+}

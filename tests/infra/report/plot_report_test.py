@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""plot_report.py on a report folder holding every figure (the twin
+integration test cannot give the native-vs-container one: twins run
+natively only): each drawn figure becomes a PNG and an SVG, index.html
+holds every SVG inline and the reason of a figure left out, non-measured
+data is labelled in the figure, and bad input names what is wrong.
+
+Run: /usr/bin/python3 tests/infra/report/plot_report_test.py
+"""
+
+import csv
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "..", "infra", "report",
+                      "plot_report.py")
+PANEL = "orin-agx lenet5/fashion-mnist train bs64 w1 native"
+MODES = ["MAXN", "MODE_15W", "MODE_30W"]
+
+
+def write(folder, name, header, rows):
+    with open(os.path.join(folder, name + ".csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def fixture(folder):
+    rnd = random.Random(1)
+    pareto = [[PANEL, "measured", m, "", 1 + i, "s per epoch", 30 - 5 * i,
+               "J per epoch", 1, "simulated"] for i, m in enumerate(MODES)]
+    pareto += [[PANEL, "predicted_front", "m%d" % i, "", 0.8 + i * 0.3,
+                "s per epoch", 35 - 3 * i, "J per epoch", 1, "simulated"]
+               for i in range(6)]
+    pareto.append([PANEL, "predicted", "MAXN", "MAXN", 0.8, "s per epoch", 35,
+                   "J per epoch", 0, "simulated"])
+    write(folder, "pareto", ["panel", "kind", "mode", "mark", "time",
+                             "time_unit", "energy", "energy_unit", "on_front",
+                             "provenance"], pareto)
+    write(folder, "minibatch_time",
+          ["cell", "runs", "stall_ms", "compute_ms", "overhead_ms",
+           "minibatch_ms", "provenance"],
+          [[PANEL + " | " + m, 2, 1, 4, 0.5, 5.5, "measured"] for m in MODES])
+    write(folder, "energy_split",
+          ["cell", "runs", "baseload_j", "incremental_j", "energy_j",
+           "baseload_power_w", "provenance"],
+          [[PANEL + " | " + m, 2, 5, 3, 8, 2, "modeled"] for m in MODES])
+    # GPU utilization constant (a host without a GPU): boxes, not violins.
+    write(folder, "distributions",
+          ["runtime", "run_id", "power_w", "cpu_util_pct", "gpu_util_pct",
+           "provenance"],
+          [[rt, 1, 10 + rnd.random(), 100 * rnd.random(), 0, "measured"]
+           for rt in ("native", "container") for _ in range(50)])
+    write(folder, "timeline", ["run_id", "t_s", "power_w", "cpu_util_pct",
+                               "gpu_util_pct", "provenance"],
+          [[4, i / 10, 9 + rnd.random(), 80, 0, "measured"]
+           for i in range(40)])
+    write(folder, "heldout",
+          ["panel", "model_id", "target", "unit", "mode", "observations",
+           "measured", "predicted", "ape_pct", "provenance"],
+          [[PANEL, 1, t, u, m, 2, 10 + i, 10.5 + i, 5, "simulated"]
+           for t, u in (("time", "s per epoch"), ("energy", "J per epoch"))
+           for i, m in enumerate(MODES)])
+    figures = [["pareto", 1, 10, "a caption"], ["minibatch_time", 1, 3, ""],
+               ["energy_split", 1, 3, ""], ["distributions", 1, 100, ""],
+               ["timeline", 1, 40, "Run 4 on host-0"], ["heldout", 1, 6, ""],
+               ["variability", 0, 0,
+                "Every cell of the sweep ran on a single device."]]
+    write(folder, "figures", ["figure", "drawn", "rows", "note"], figures)
+    write(folder, "meta", ["key", "value"],
+          [["sweep_id", 7], ["sweep_name", "fixture <&>"]])
+    return [f[0] for f in figures if f[1] == 1]
+
+
+def run(folder):
+    return subprocess.run([sys.executable, SCRIPT, folder],
+                          capture_output=True, text=True, timeout=120)
+
+
+class PlotReportTest(unittest.TestCase):
+    def test_every_figure_and_an_offline_index(self):
+        with tempfile.TemporaryDirectory() as folder:
+            drawn = fixture(folder)
+            done = run(folder)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            for name in drawn:
+                with open(os.path.join(folder, name + ".png"), "rb") as f:
+                    png = f.read()
+                self.assertTrue(png.startswith(b"\x89PNG\r\n\x1a\n"), name)
+                self.assertGreater(len(png), 5000, name)
+                with open(os.path.join(folder, name + ".svg")) as f:
+                    self.assertIn("<path", f.read(), name)
+            self.assertFalse(os.path.exists(
+                os.path.join(folder, "variability.png")))
+            with open(os.path.join(folder, "index.html")) as f:
+                page = f.read()
+            for name in drawn:
+                start = page.index('<section class="figure" id="fig-%s">'
+                                   % name)
+                section = page[start:page.index("</section>", start)]
+                self.assertIn("<svg", section, name)
+                self.assertIn('href="%s.csv"' % name, section, name)
+            self.assertIn('<section class="omitted" id="fig-variability">'
+                          "<h2>Per-instance variability</h2><p>Not drawn: "
+                          "Every cell of the sweep ran on a single device.",
+                          page)
+            self.assertIn("fixture &lt;&amp;&gt;", page)   # escaped
+            # Offline: nothing to fetch (the SVG namespaces are names only).
+            for fetch in ('src="http', 'href="http', "<link", "<script",
+                          "@import", "url(http", "<metadata"):
+                self.assertNotIn(fetch, page)
+            # Text stays text in the SVGs: the labels can be checked.
+            with open(os.path.join(folder, "pareto.svg")) as f:
+                self.assertIn("simulated (twin devices)", f.read())
+            with open(os.path.join(folder, "energy_split.svg")) as f:
+                self.assertIn("modeled (power model, not measured)", f.read())
+            with open(os.path.join(folder, "timeline.svg")) as f:
+                self.assertNotIn("not measured", f.read())
+
+    def test_a_missing_column_is_named(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fixture(folder)
+            write(folder, "timeline", ["run_id", "t_s"], [[4, 0]])
+            done = run(folder)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("timeline.csv has no column 'power_w'", done.stderr)
+
+    def test_without_matplotlib_it_names_the_package(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fixture(folder)
+            # -S: no site packages, so no matplotlib (Debian's lives there).
+            done = subprocess.run([sys.executable, "-S", SCRIPT, folder],
+                                  capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 3)
+            self.assertIn("apt-get install python3-matplotlib", done.stderr)
+            self.assertFalse(os.path.exists(
+                os.path.join(folder, "index.html")))
+
+    def test_a_missing_folder_is_named(self):
+        done = run("/nonexistent/report")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("/nonexistent/report/figures.csv is missing",
+                      done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
