@@ -13,10 +13,14 @@
 #       The sysroot is extracted by mmdebstrap into $POWERSWEEP_SYSROOT
 #       (default var/cross-sysroot/bookworm-arm64, about 1 GB).
 #
-# Environment: JOBS (default 2), CMAKE_BUILD_TYPE (default RelWithDebInfo).
-# Run the results with qemu-user-static (infra/cross/README.md).
+# Environment: JOBS (default 2), CMAKE_BUILD_TYPE (default RelWithDebInfo),
+# TARGETS (default: powersweep-agent, and powersweep-workload with
+# --workload).
+# Run the results with qemu-user-static; on a board see docs/deployment.md
+# ("The agent on a Jetson (JetPack)").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+TARGETS_ENV=${TARGETS:-}
 ROOT=$(pwd)
 
 WORKLOAD=0
@@ -81,7 +85,7 @@ fi
 
 CMAKE_ARGS=(-DCMAKE_TOOLCHAIN_FILE="$ROOT/infra/cross/aarch64-linux-gnu.cmake"
   -DCMAKE_BUILD_TYPE="$BUILD_TYPE")
-TARGETS=(powersweep-agent)
+read -r -a TARGETS <<<"${TARGETS:-powersweep-agent}"
 if [ $WORKLOAD -eq 1 ]; then
   # The sysroot: the packages and their dependencies extracted (not
   # installed: no maintainer scripts run, nothing runs under emulation).
@@ -106,12 +110,16 @@ if [ $WORKLOAD -eq 1 ]; then
     echo "${SYSROOT_PKGS[*]}" | $SUDO tee "$stamp" >/dev/null
   fi
   CMAKE_ARGS+=(-DPOWERSWEEP_SYSROOT="$SYSROOT" "-DPOWERSWEEP_PARTS=agent;workload")
-  TARGETS+=(powersweep-workload)
+  [ -n "${TARGETS_ENV:-}" ] || TARGETS+=(powersweep-workload)
 else
   CMAKE_ARGS+=(-DPOWERSWEEP_PARTS=agent)
 fi
 
 cmake -S . -B "$BUILD_DIR" "${CMAKE_ARGS[@]}"
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]}"
-file "$BUILD_DIR/agent/powersweep-agent"
-if [ $WORKLOAD -eq 1 ]; then file "$BUILD_DIR/workloads/powersweep-workload"; fi
+for t in "${TARGETS[@]}"; do
+  case $t in
+    powersweep-agent) file "$BUILD_DIR/agent/powersweep-agent" ;;
+    powersweep-workload) file "$BUILD_DIR/workloads/powersweep-workload" ;;
+  esac
+done

@@ -1,0 +1,35 @@
+# Sourced by build-agent-image.sh and bundle-agent.sh.
+#
+# aarch64_root BUILD_DIR: where the build's arm64 libraries are: its sysroot
+#   (POWERSWEEP_SYSROOT in its CMakeCache), else / (multiarch).
+# aarch64_libs BIN ROOT: prints the absolute path (as seen under ROOT) of every
+#   shared library the aarch64 executable BIN loads, the dynamic loader
+#   included, one per line. It runs the aarch64 loader's `--list` under
+#   qemu-aarch64-static ($QEMU), so no aarch64 machine and no binfmt
+#   registration is needed. Returns 1 with a message on stderr when the
+#   loader fails or a library is not found.
+AARCH64_LOADER=/lib/ld-linux-aarch64.so.1
+
+aarch64_root() {
+  local r
+  r=$(sed -n 's/^POWERSWEEP_SYSROOT:[A-Z]*=//p' "$1/CMakeCache.txt" 2>/dev/null || true)
+  echo "${r:-/}"
+}
+
+aarch64_libs() {
+  local bin=$1 root=$2 list
+  if [ ! -e "$root$AARCH64_LOADER" ]; then
+    echo "no aarch64 loader $root$AARCH64_LOADER (install libc6:arm64)" >&2
+    return 1
+  fi
+  if ! list=$("${QEMU:-qemu-aarch64-static}" -L "$root" "$root$AARCH64_LOADER" --list "$bin" 2>&1); then
+    echo "the aarch64 loader could not list $bin's libraries: $list" >&2
+    return 1
+  fi
+  if grep -q "not found" <<<"$list"; then
+    echo "$bin needs libraries $root does not have: $(grep 'not found' <<<"$list" | tr -s ' \t' ' ')" >&2
+    return 1
+  fi
+  # "libx.so.N => /path (0x...)" and "/lib/ld-linux-aarch64.so.1 (0x...)".
+  awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' <<<"$list" | sort -u
+}
