@@ -33,3 +33,12 @@ aarch64_libs() {
   # "libx.so.N => /path (0x...)" and "/lib/ld-linux-aarch64.so.1 (0x...)".
   awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' <<<"$list" | sort -u
 }
+
+# aarch64_glibc_needed FILE...: the newest GLIBC_x.y symbol version the files
+# import (what the C library they run with must provide).
+aarch64_glibc_needed() {
+  local f
+  for f in "$@"; do
+    aarch64-linux-gnu-objdump -T "$f" 2>/dev/null | awk '/\*UND\*/' | grep -o 'GLIBC_2\.[0-9]*' || true
+  done | sort -uV | tail -1
+}

@@ -119,7 +119,8 @@ chmod 1777 "$rootfs/tmp"
 chmod 0700 "$rootfs/var/lib/powersweep-agent"
 cp "$bin" "$ctx/bin/powersweep-agent"
 libdirs=$(for l in "${libs[@]}"; do dirname "$l"; done | sort -u | paste -sd: -)
-glibc=$(objdump -T "$bin" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+glibc_bin=$(aarch64_glibc_needed "$bin")
+glibc=$(aarch64_glibc_needed "$bin" "${libs[@]/#/$root}")
 cat >"$ctx/Dockerfile" <<EOF
 FROM scratch
 COPY rootfs/ /
@@ -140,19 +141,19 @@ DOCKER_BUILDKIT=0 "$DOCKER" build --platform linux/arm64 --network none \
 # files (exported) as its root.
 arch=$("$DOCKER" image inspect -f '{{.Architecture}}' "$image")
 [ "$arch" = arm64 ] || die 1 "$image was built for '$arch', not arm64"
-cid=$("$DOCKER" create "$image")
+cid=$("$DOCKER" create --platform linux/arm64 "$image")
 mkdir -p "$ctx/export"
 "$DOCKER" export "$cid" | tar -x -C "$ctx/export"
 "$DOCKER" rm "$cid" >/dev/null
 # chroot, not qemu -L: qemu falls back to this machine's files for a path
 # the prefix lacks, which would hide a library missing from the image.
 cp "$(command -v "$QEMU")" "$ctx/export/.qemu"
-probe=$(env -i LD_LIBRARY_PATH="$libdirs" chroot "$ctx/export" /.qemu \
+probe=$(env -i LD_LIBRARY_PATH="$libdirs" "$(command -v chroot)" "$ctx/export" /.qemu \
   "$IN_IMAGE_BIN" probe --platform=twin --device-class=orin-agx 2>&1) ||
   die 1 "the agent in $image does not run from the image's own files: $(tail -3 <<<"$probe")"
 grep -q "(simulated)" <<<"$probe" || die 1 "the agent in $image printed no twin probe: $(head -3 <<<"$probe")"
 size=$("$DOCKER" image inspect -f '{{.Size}}' "$image")
 end_s=$(date +%s.%N)
-echo "build-agent-image: $image (linux/arm64, ${#libs[@]} libraries, $((size / 1000000)) MB, needs $glibc: the image's own) built and checked in $(awk -v a="$start_s" -v b="$end_s" 'BEGIN{printf "%.1f", b - a}') s"
+echo "build-agent-image: $image (linux/arm64, ${#libs[@]} libraries, $((size / 1000000)) MB, the agent needs $glibc_bin, its libraries $glibc: the image brings them) built and checked in $(awk -v a="$start_s" -v b="$end_s" 'BEGIN{printf "%.1f", b - a}') s"
 save_image
 echo "image: $image"

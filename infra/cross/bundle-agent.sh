@@ -64,11 +64,12 @@ trap 'rm -rf "$chk"' EXIT
 mkdir -p "$chk/opt" "$chk/tmp"
 cp -a "$out" "$chk/opt/agent"
 cp "$(command -v "$QEMU")" "$chk/.qemu"
-probe=$(env -i chroot "$chk" /.qemu /opt/agent/lib/ld-linux-aarch64.so.1 \
+probe=$(env -i "$(command -v chroot)" "$chk" /.qemu /opt/agent/lib/ld-linux-aarch64.so.1 \
   --library-path /opt/agent/lib /opt/agent/libexec/powersweep-agent \
   probe --platform=twin --device-class=orin-agx 2>&1) ||
   die 1 "the bundled agent does not run from the bundle alone: $(tail -3 <<<"$probe")"
 grep -q "(simulated)" <<<"$probe" || die 1 "the bundled agent printed no twin probe: $(head -3 <<<"$probe")"
 tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"
-glibc=$(objdump -T "$bin" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
-echo "bundle-agent: $out (${#libs[@]} libraries, $(du -sh "$out" | cut -f1); the agent needs $glibc, the bundle brings it) and $out.tar.gz ($(du -h "$out.tar.gz" | cut -f1)); checked: probe --platform=twin from the bundle alone under qemu"
+glibc_bin=$(aarch64_glibc_needed "$bin")
+glibc=$(aarch64_glibc_needed "$bin" "${libs[@]/#/$root}")
+echo "bundle-agent: $out (${#libs[@]} libraries, $(du -sh "$out" | cut -f1); the agent needs $glibc_bin, its libraries $glibc: the bundle brings them) and $out.tar.gz ($(du -h "$out.tar.gz" | cut -f1)); checked: probe --platform=twin from the bundle alone under qemu"
