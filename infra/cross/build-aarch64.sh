@@ -109,6 +109,13 @@ if [ $WORKLOAD -eq 1 ]; then
     done < <(find "$SYSROOT/usr/lib" "$SYSROOT/lib" -type l -lname '/*')
     echo "${SYSROOT_PKGS[*]}" | $SUDO tee "$stamp" >/dev/null
   fi
+  # gRPC's CMake package checks that its plugins exist under its own
+  # prefix (the sysroot's /usr/bin, where the arm64 plugin package is not
+  # extracted): link the host's (protobuf-compiler-grpc), which the build
+  # runs anyway.
+  for plugin in /usr/bin/grpc_*_plugin; do
+    [ -e "$SYSROOT$plugin" ] || $SUDO ln -sfn "$plugin" "$SYSROOT$plugin"
+  done
   CMAKE_ARGS+=(-DPOWERSWEEP_SYSROOT="$SYSROOT" "-DPOWERSWEEP_PARTS=agent;workload")
   [ -n "${TARGETS_ENV:-}" ] || TARGETS+=(powersweep-workload)
 else
