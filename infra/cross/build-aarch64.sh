@@ -116,6 +116,15 @@ if [ $WORKLOAD -eq 1 ]; then
   for plugin in /usr/bin/grpc_*_plugin; do
     [ -e "$SYSROOT$plugin" ] || $SUDO ln -sfn "$plugin" "$SYSROOT$plugin"
   done
+  # BLAS and LAPACK (LibTorch's) are reached through update-alternatives
+  # links that the packages' maintainer scripts make; nothing ran them, so
+  # make the links they would (the reference implementations).
+  multiarch="$SYSROOT/usr/lib/aarch64-linux-gnu"
+  for alt in blas/libblas.so.3 lapack/liblapack.so.3; do
+    if [ -e "$multiarch/$alt" ] && [ ! -e "$multiarch/$(basename "$alt")" ]; then
+      $SUDO ln -sfn "$alt" "$multiarch/$(basename "$alt")"
+    fi
+  done
   CMAKE_ARGS+=(-DPOWERSWEEP_SYSROOT="$SYSROOT" "-DPOWERSWEEP_PARTS=agent;workload")
   [ -n "${TARGETS_ENV:-}" ] || TARGETS+=(powersweep-workload)
 else
