@@ -118,14 +118,12 @@ printf 'root:x:0:\n' >"$rootfs/etc/group"
 chmod 1777 "$rootfs/tmp"
 chmod 0700 "$rootfs/var/lib/powersweep-agent"
 cp "$bin" "$ctx/bin/powersweep-agent"
-libdirs=$(for l in "${libs[@]}"; do dirname "$l"; done | sort -u | paste -sd: -)
 glibc_bin=$(aarch64_glibc_needed "$bin")
 glibc=$(aarch64_glibc_needed "$bin" "${libs[@]/#/$root}")
 cat >"$ctx/Dockerfile" <<EOF
 FROM scratch
 COPY rootfs/ /
 COPY bin/powersweep-agent $IN_IMAGE_BIN
-ENV LD_LIBRARY_PATH=$libdirs
 LABEL powersweep.binary_fingerprint="${fp/-/:}" \\
       powersweep.agent_path="$IN_IMAGE_BIN" \\
       powersweep.needs_glibc="$glibc" \\
@@ -146,9 +144,12 @@ mkdir -p "$ctx/export"
 "$DOCKER" export "$cid" | tar -x -C "$ctx/export"
 "$DOCKER" rm "$cid" >/dev/null
 # chroot, not qemu -L: qemu falls back to this machine's files for a path
-# the prefix lacks, which would hide a library missing from the image.
+# the prefix lacks, which would hide a library missing from the image. No
+# LD_LIBRARY_PATH, in the image or here: the libraries sit in the loader's
+# own multiarch folders, and the processes the agent starts (the host's
+# docker client) must not inherit a library path.
 cp "$(command -v "$QEMU")" "$ctx/export/.qemu"
-probe=$(env -i LD_LIBRARY_PATH="$libdirs" "$(command -v chroot)" "$ctx/export" /.qemu \
+probe=$(env -i "$(command -v chroot)" "$ctx/export" /.qemu \
   "$IN_IMAGE_BIN" probe --platform=twin --device-class=orin-agx 2>&1) ||
   die 1 "the agent in $image does not run from the image's own files: $(tail -3 <<<"$probe")"
 grep -q "(simulated)" <<<"$probe" || die 1 "the agent in $image printed no twin probe: $(head -3 <<<"$probe")"

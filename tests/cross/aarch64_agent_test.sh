@@ -9,14 +9,17 @@
 #   3. a short twin sweep: a native controller on loopback, the aarch64 agent
 #      with --platform=twin under qemu, `powersweep submit` and `watch`: every
 #      run done, on the aarch64 agent's device;
-#   4. with a workload build dir (build-aarch64.sh --workload): the aarch64
+#   4. bundle-agent.sh and build-agent-image.sh (when a Docker engine runs or
+#      can be started) make a bundle and an image whose agent runs from their
+#      own files alone;
+#   5. with a workload build dir (build-aarch64.sh --workload): the aarch64
 #      powersweep-workload under qemu prints its usage and trains LeNet-5 on
 #      Fashion-MNIST for 2 minibatches.
 #
 #   tests/cross/aarch64_agent_test.sh [NATIVE_BUILD [AARCH64_BUILD [AARCH64_WORKLOAD_BUILD]]]
 #     NATIVE_BUILD: build (needs powersweep-agent, powersweep-controller, powersweep)
 #     AARCH64_BUILD: build-aarch64 (needs agent/powersweep-agent)
-#     AARCH64_WORKLOAD_BUILD: none (part 4 is skipped); its sysroot is read
+#     AARCH64_WORKLOAD_BUILD: none (part 5 is skipped); its sysroot is read
 #       from its CMakeCache (POWERSWEEP_SYSROOT).
 # Ends with the line "aarch64: N passed, N failed"; exit 1 on any failure.
 set -uo pipefail
@@ -156,7 +159,26 @@ $(tail -5 "$TMP/agent.log")"
   fi
 fi
 
-# 4. The workload, when it was cross-built (against the sysroot).
+# 4. What a JetPack board gets (docs/deployment.md): the bundle and the
+# agent image, each checked by its script by running the agent from its own
+# files alone (chroot) under qemu.
+if out=$(infra/cross/bundle-agent.sh "$CROSS" "$TMP/bundle" 2>&1) &&
+   [ -x "$TMP/bundle/bin/powersweep-agent" ] && [ -s "$TMP/bundle.tar.gz" ]; then
+  pass "bundle: $(tail -1 <<<"$out" | sed 's/^bundle-agent: //')"
+else
+  fail "bundle-agent.sh $CROSS" "$(tail -3 <<<"$out")"
+fi
+if infra/scripts/start-dockerd.sh >"$TMP/dockerd.txt" 2>&1; then
+  if out=$(infra/cross/build-agent-image.sh "$CROSS" --force 2>&1); then
+    pass "agent image: $(grep '^build-agent-image: .* built and checked' <<<"$out" | sed 's/^build-agent-image: //')"
+  else
+    fail "build-agent-image.sh $CROSS" "$(tail -3 <<<"$out")"
+  fi
+else
+  echo "SKIP agent image: no Docker engine ($(tail -1 "$TMP/dockerd.txt"))"
+fi
+
+# 5. The workload, when it was cross-built (against the sysroot).
 if [ -n "$CROSS_WL" ]; then
   WL=$CROSS_WL/workloads/powersweep-workload
   SYSROOT=$(sed -n 's/^POWERSWEEP_SYSROOT:[A-Z]*=//p' "$CROSS_WL/CMakeCache.txt" 2>/dev/null)
