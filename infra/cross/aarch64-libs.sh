@@ -31,7 +31,7 @@ aarch64_libs() {
     return 1
   fi
   # "libx.so.N => /path (0x...)" and "/lib/ld-linux-aarch64.so.1 (0x...)".
-  awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' <<<"$list" | sort -u
+  awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' <<<"$list" | sed 's|^//*|/|' | sort -u
 }
 
 # aarch64_glibc_needed FILE...: the newest GLIBC_x.y symbol version the files
