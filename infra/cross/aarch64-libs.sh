@@ -7,7 +7,7 @@
 #   included, one per line. It runs the aarch64 loader's `--list` under
 #   qemu-aarch64-static ($QEMU), so no aarch64 machine and no binfmt
 #   registration is needed. Returns 1 with a message on stderr when the
-#   loader fails or a library is not found.
+#   loader fails or a library is not found (the callers use pipefail).
 AARCH64_LOADER=/lib/ld-linux-aarch64.so.1
 
 aarch64_root() {
@@ -31,7 +31,24 @@ aarch64_libs() {
     return 1
   fi
   # "libx.so.N => /path (0x...)" and "/lib/ld-linux-aarch64.so.1 (0x...)".
-  awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' <<<"$list" | sed 's|^//*|/|' | sort -u
+  # qemu -L falls back to this machine's files for a path the root lacks:
+  # the loader may report /lib/aarch64-linux-gnu/x (found on this merged-/usr
+  # machine) for a sysroot that has it only under /usr/lib. Print the path
+  # the file has under ROOT.
+  local lib
+  awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' <<<"$list" |
+    sed 's|^//*|/|' | sort -u | while read -r lib; do
+      # The loader names itself by the path it was started with, $root$AARCH64_LOADER.
+      if [ "$root" != / ] && [[ "$lib" == "$root"/* ]]; then lib=${lib#"$root"}; fi
+      if [ -e "$root$lib" ]; then
+        echo "$lib"
+      elif [ -e "$root/usr$lib" ]; then
+        echo "/usr$lib"
+      else
+        echo "$lib is not under $root" >&2
+        return 1
+      fi
+    done | sort -u
 }
 
 # aarch64_glibc_needed FILE...: the newest GLIBC_x.y symbol version the files
