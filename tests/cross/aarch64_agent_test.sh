@@ -14,7 +14,9 @@
 #      own files alone;
 #   5. with a workload build dir (build-aarch64.sh --workload): the aarch64
 #      powersweep-workload under qemu prints its usage and trains LeNet-5 on
-#      Fashion-MNIST for 2 minibatches.
+#      Fashion-MNIST for 2 minibatches;
+#   6. and a host sweep: the aarch64 agent under qemu runs that workload
+#      (LeNet-5 train and infer), both runs done.
 #
 #   tests/cross/aarch64_agent_test.sh [NATIVE_BUILD [AARCH64_BUILD [AARCH64_WORKLOAD_BUILD]]]
 #     NATIVE_BUILD: build (needs powersweep-agent, powersweep-controller, powersweep)
@@ -205,6 +207,54 @@ if [ -n "$CROSS_WL" ]; then
       pass "workload: LeNet-5 trained 2 minibatches under qemu, started/2 minibatch/finished records ($((t1 - t0)) s)"
     else
       fail "workload: a 2-minibatch LeNet-5 run under qemu (exit $rc, $n minibatch records)" "$(tail -5 "$TMP/wl-stderr.txt")"
+    fi
+
+    # 6. A host sweep: the aarch64 agent (--platform=host) under qemu starts
+    # the aarch64 workload, through a script that runs it under qemu too
+    # (qemu-user does not follow execve into an aarch64 binary by itself).
+    if [ -n "${ADDR:-}" ]; then
+      printf '#!/bin/sh\nexec %s -L %s %s "$@"\n' "$(command -v "$QEMU")" "$SYSROOT" \
+        "$(readlink -f "$WL")" >"$TMP/workload-under-qemu"
+      chmod +x "$TMP/workload-under-qemu"
+      HOST_DEV=aarch64-host
+      "$QEMU" "$AGENT_ARM" --controller="$ADDR" --device_id=$HOST_DEV \
+        --workload_bin="$TMP/workload-under-qemu" --work_dir="$TMP/host-agent" \
+        >"$TMP/host-agent.log" 2>&1 &
+      pids+=($!)
+      for _ in $(seq 300); do
+        "${CLI[@]}" devices --format=csv 2>/dev/null | grep -q "^$HOST_DEV,host,.*,yes," && break
+        sleep 0.1
+      done
+      cat >"$TMP/host-sweep.yaml" <<'EOF'
+name: aarch64-host
+device_classes: [host]
+models: [lenet5]
+datasets: [fashion-mnist]
+tasks: [train, infer]
+batch_sizes: [32]
+loader_workers: [1]
+power_modes:
+  - {cpu_cores: 1}
+runtimes: [native]
+repetitions: 1
+minibatches: 5
+seed: 1
+telemetry_hz: 10
+timeout_s: 120
+max_retries: 0
+EOF
+      t0=$(date +%s)
+      hsweep=$("${CLI[@]}" submit --quiet "$TMP/host-sweep.yaml" 2>"$TMP/host-submit.err")
+      watched=$(timeout 300 "${CLI[@]}" watch "$hsweep" 2>/dev/null)
+      t1=$(date +%s)
+      ran=$("${CLI[@]}" runs --sweep="$hsweep" --format=csv 2>/dev/null | grep -c ",$HOST_DEV,")
+      if [[ "$watched" == *"finished: 2 done, 0 failed, 0 cancelled"* ]] && [ "$ran" -eq 2 ]; then
+        pass "host sweep $hsweep: the aarch64 agent ran the aarch64 workload (LeNet-5 train and infer, 5 minibatches): $watched ($((t1 - t0)) s)"
+      else
+        fail "host sweep: the aarch64 agent running the aarch64 workload" "submit: $hsweep $(cat "$TMP/host-submit.err")
+watch: $watched
+$(tail -5 "$TMP/host-agent.log")"
+      fi
     fi
   fi
 fi
