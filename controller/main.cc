@@ -109,6 +109,15 @@ namespace powersweep {
 namespace {
 
 int Serve() {
+  // Block the stop signals in every thread; one thread waits for them.
+  // First of all: gRPC starts threads of its own as soon as credentials
+  // are made (MakeServerSecurity), and a thread that does not block
+  // SIGTERM would take it and end the process without shutting down.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   if (absl::GetFlag(FLAGS_verbose)) SetLogLevel(LogLevel::kDebug);
   SetLogTag("controller");
   const double heartbeat_s = absl::GetFlag(FLAGS_heartbeat_s);
@@ -157,13 +166,6 @@ int Serve() {
     PS_LOG(WARNING) << "--insecure: serving plaintext; agents' identities "
                        "are not verified and tokens travel in the clear";
   }
-
-  // Block the stop signals in every thread; one thread waits for them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   const std::string db_path = absl::GetFlag(FLAGS_db);
   auto store = SqliteStore::Open(db_path);
@@ -335,8 +337,12 @@ int main(int argc, char** argv) {
       "  [--max_devices=N] "
       "[--max_sessions=N]\n"
       "  [--tls_cert=FILE --tls_key=FILE --tls_ca=FILE] "
-      "[--control_token_file=FILE] [--insecure]\n\n"
-      "Listening on a non-loopback address needs TLS or --insecure.");
+      "[--control_token_file=FILE] [--insecure]\n"
+      "  [--metrics_listen=HOST:PORT [--metrics_allow_remote] "
+      "[--metrics_port_file=FILE]] [--grpc_reflection=false]\n\n"
+      "Listening on a non-loopback address needs TLS or --insecure. The "
+      "standard gRPC health service and server reflection are served on "
+      "--listen too.");
   absl::ParseCommandLine(argc, argv);
   return powersweep::Serve();
 }
