@@ -58,9 +58,9 @@ def load_stubs(proto_dir, stubs_dir):
             sys.exit("powersweep_client: grpc_tools.protoc failed on %s" %
                      proto_dir)
     sys.path.insert(0, stubs_dir)
-    from powersweep.v1 import control_pb2, control_pb2_grpc, run_pb2
-    from powersweep.v1 import sweep_pb2
-    return control_pb2, control_pb2_grpc, run_pb2, sweep_pb2
+    from powersweep.v1 import control_pb2, control_pb2_grpc, device_pb2
+    from powersweep.v1 import run_pb2, sweep_pb2
+    return control_pb2, control_pb2_grpc, device_pb2, run_pb2, sweep_pb2
 
 
 class Client:
@@ -77,7 +77,7 @@ class Client:
             with open(args.token_file) as f:
                 token = f.read().strip()
         self.metadata = [("authorization", "Bearer " + token)] if token else []
-        (self.control_pb2, grpc_mod, self.run_pb2,
+        (self.control_pb2, grpc_mod, self.device_pb2, self.run_pb2,
          self.sweep_pb2) = load_stubs(args.proto_dir, args.stubs_dir)
         self.stub = grpc_mod.ControlStub(self.channel)
 
@@ -164,9 +164,7 @@ def cmd_runs(c):
         "POWER_FROM"))
     for r in resp.runs:
         s = r.summary
-        provenance = c.run_pb2.DESCRIPTOR.file.pool.FindEnumTypeByName(
-            "powersweep.v1.Provenance").values_by_number[
-                s.energy_provenance].name
+        provenance = c.device_pb2.Provenance.Name(s.energy_provenance)
         print("%-6d %-10s %-20s %-11d %-8.2f %-10.3f %s" % (
             r.spec.run_id,
             run_state.Name(r.state).replace("RUN_STATE_", "").lower(),
