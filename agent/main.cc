@@ -255,22 +255,21 @@ int Main(bool probe) {
   std::unique_ptr<HttpServer> metrics_server;
   if (metrics) {
     const v1::DeviceIdentity identity = platform->Identity();
-    HttpEndpoint page{"/metrics", kExpositionContentType, [&, identity] {
-                        AgentStatus status;
-                        status.connected = session.connected();
-                        status.registrations = session.registrations();
-                        status.run_id = executor.ActiveRunId();
-                        status.spooled =
-                            static_cast<int64_t>(session.spooled());
-                        return RenderAgentMetrics(identity, status,
-                                                  reading.Get(),
-                                                  clock.MonotonicNanos());
-                      }};
+    HttpEndpoint page{
+        "/metrics", kExpositionContentType, [&, identity] {
+          AgentStatus status;
+          status.connected = session.connected();
+          status.registrations = session.registrations();
+          status.run_id = executor.ActiveRunId();
+          status.spooled = static_cast<int64_t>(session.spooled());
+          return RenderAgentMetrics(identity, status, reading.Get(),
+                                    clock.MonotonicNanos());
+        }};
     absl::StatusOr<std::unique_ptr<HttpServer>> started =
         HttpServer::Start(metrics_listen, {page});
     if (!started.ok()) {
-      return Fail(absl::StrCat("--metrics_listen: ",
-                               started.status().message()));
+      return Fail(
+          absl::StrCat("--metrics_listen: ", started.status().message()));
     }
     metrics_server = std::move(*started);
     const std::string port_file = absl::GetFlag(FLAGS_metrics_port_file);
@@ -281,9 +280,9 @@ int Main(bool probe) {
                                  port_file, ": ", std::strerror(errno)));
       }
     }
-    PS_LOG(INFO) << "metrics on http://" << metrics_listen.substr(
-                        0, metrics_listen.rfind(':'))
-                 << ":" << metrics_server->port() << "/metrics";
+    PS_LOG(INFO) << "metrics on http://"
+                 << metrics_listen.substr(0, metrics_listen.rfind(':')) << ":"
+                 << metrics_server->port() << "/metrics";
   }
 
   std::thread signals([&session, sigs] {

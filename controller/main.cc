@@ -15,13 +15,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "common/flags_usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
-#include "common/log.h"
+#include "common/flags_usage.h"
 #include "common/http/http_server.h"
+#include "common/log.h"
 #include "common/metrics/exposition.h"
 #include "common/metrics/metrics_listen.h"
 #include "controller/core/fleet.h"
@@ -243,8 +243,8 @@ int Serve() {
     return 1;
   }
   grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
-  for (const char* service : {"powersweep.v1.Control",
-                              "powersweep.v1.AgentGateway"}) {
+  for (const char* service :
+       {"powersweep.v1.Control", "powersweep.v1.AgentGateway"}) {
     health->SetServingStatus(service, true);
   }
 
@@ -255,9 +255,9 @@ int Serve() {
     sources.fleet = &fleet;
     sources.store_errors = &(*store)->error_counts();
     absl::StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(
-        metrics_listen,
-        {{"/metrics", kExpositionContentType,
-          [sources] { return RenderControllerMetrics(sources); }}});
+        metrics_listen, {{"/metrics", kExpositionContentType, [sources] {
+                            return RenderControllerMetrics(sources);
+                          }}});
     if (!started.ok()) {
       PS_LOG(ERROR) << "--metrics_listen: " << started.status().message();
       server->Shutdown();

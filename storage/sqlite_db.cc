@@ -134,7 +134,8 @@ absl::Status SqliteDb::Error(int rc, absl::string_view what) const {
   std::string msg = absl::StrCat("database ", path_, ": ", sqlite3_errmsg(db_),
                                  " (in: ", what.substr(0, 120), ")");
   const auto count = [this](std::atomic<int64_t> SqliteErrorCounts::*kind) {
-    if (errors_ != nullptr) (errors_->*kind).fetch_add(1, std::memory_order_relaxed);
+    if (errors_ != nullptr)
+      (errors_->*kind).fetch_add(1, std::memory_order_relaxed);
   };
   switch (rc & 0xff) {
     case SQLITE_CONSTRAINT:

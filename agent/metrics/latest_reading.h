@@ -25,10 +25,10 @@
 namespace powersweep {
 
 struct Reading {
-  bool present = false;       // false until the first sample
+  bool present = false;          // false until the first sample
   int64_t observed_mono_ns = 0;  // Clock::MonotonicNanos() when it came
-  int64_t samples = 0;        // run samples observed so far
-  double power_w = 0;         // 0 when the sample had none
+  int64_t samples = 0;           // run samples observed so far
+  double power_w = 0;            // 0 when the sample had none
   v1::Provenance power_provenance = v1::PROVENANCE_UNSPECIFIED;
   struct Rail {
     std::string name;
@@ -37,7 +37,7 @@ struct Reading {
   };
   std::vector<Rail> rails;
   std::vector<std::pair<std::string, double>> temperatures_c;
-  int64_t cpu_freq_hz = 0;    // highest of the sampled cores; 0 unknown
+  int64_t cpu_freq_hz = 0;  // highest of the sampled cores; 0 unknown
   int64_t gpu_freq_hz = 0;
   int64_t mem_freq_hz = 0;
   double gpu_util = 0;

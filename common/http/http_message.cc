@@ -12,7 +12,8 @@ bool IsToken(absl::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
     if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) &&
-        absl::string_view("!#$%&'*+-.^_`|~").find(c) == absl::string_view::npos) {
+        absl::string_view("!#$%&'*+-.^_`|~").find(c) ==
+            absl::string_view::npos) {
       return false;
     }
   }
@@ -42,7 +43,8 @@ absl::StatusOr<HttpRequestHead> ParseRequestHead(absl::string_view head) {
   }
   HttpRequestHead out;
   if (!IsToken(parts[0])) {
-    return absl::InvalidArgumentError("request line: the method is not a token");
+    return absl::InvalidArgumentError(
+        "request line: the method is not a token");
   }
   if (parts[1].empty() || parts[1][0] != '/') {
     return absl::InvalidArgumentError(
@@ -61,15 +63,24 @@ absl::StatusOr<HttpRequestHead> ParseRequestHead(absl::string_view head) {
 
 const char* ReasonPhrase(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Unknown";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Unknown";
   }
 }
 

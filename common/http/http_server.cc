@@ -22,9 +22,9 @@ namespace {
 absl::Status SplitHostPort(const std::string& listen, std::string* host,
                            int* port) {
   const auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", listen, "': ", why, " (expected HOST:PORT, e.g. "
-                     "127.0.0.1:9464)"));
+    return absl::InvalidArgumentError(absl::StrCat("'", listen, "': ", why,
+                                                   " (expected HOST:PORT, e.g. "
+                                                   "127.0.0.1:9464)"));
   };
   absl::string_view rest = listen;
   if (!rest.empty() && rest[0] == '[') {
@@ -62,8 +62,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
   addrinfo* found = nullptr;
-  const int gai = getaddrinfo(host.c_str(), std::to_string(port).c_str(),
-                              &hints, &found);
+  const int gai =
+      getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
   if (gai != 0 || found == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "'", listen, "': cannot resolve '", host, "': ", gai_strerror(gai)));
@@ -82,8 +82,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   freeaddrinfo(found);
   if (err != 0) {
     if (fd >= 0) close(fd);
-    return absl::UnavailableError(absl::StrCat("cannot listen on '", listen,
-                                               "': ", std::strerror(err)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on '", listen, "': ", std::strerror(err)));
   }
   sockaddr_storage bound{};
   socklen_t len = sizeof(bound);
@@ -136,8 +136,9 @@ HttpServer::Wait HttpServer::WaitFor(int fd, short events, Deadline deadline) {
         deadline - std::chrono::steady_clock::now());
     if (left.count() < 0) return Wait::kTimeout;
     pollfd fds[2] = {{fd, events, 0}, {wake_read_, POLLIN, 0}};
-    const int n = poll(fds, 2, static_cast<int>(std::min<int64_t>(
-                                   left.count() + 1, 60 * 1000)));
+    const int n =
+        poll(fds, 2,
+             static_cast<int>(std::min<int64_t>(left.count() + 1, 60 * 1000)));
     if (n < 0) {
       if (errno == EINTR) continue;
       return Wait::kError;
@@ -156,8 +157,8 @@ void HttpServer::Loop() {
     }
     if (fds[1].revents != 0) return;
     if (fds[0].revents == 0) continue;
-    const int fd = accept4(listen_fd_, nullptr, nullptr,
-                           SOCK_CLOEXEC | SOCK_NONBLOCK);
+    const int fd =
+        accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) continue;  // the client gave up meanwhile, or out of fds
     Serve(fd);
     // Read what the client sent beyond the head (bounded) so that closing
@@ -184,9 +185,9 @@ void HttpServer::Serve(int fd) {
       break;
     }
     if (buffer.size() > options_.max_request_bytes) {
-      response = TextResponse(
-          431, absl::StrCat("the request head is larger than ",
-                            options_.max_request_bytes, " bytes"));
+      response =
+          TextResponse(431, absl::StrCat("the request head is larger than ",
+                                         options_.max_request_bytes, " bytes"));
       break;
     }
     const Wait w = WaitFor(fd, POLLIN, read_deadline);
@@ -211,15 +212,14 @@ void HttpServer::Serve(int fd) {
                absl::ToChronoMilliseconds(options_.write_timeout));
 }
 
-HttpResponse HttpServer::Answer(absl::string_view head,
-                                bool* head_only) const {
+HttpResponse HttpServer::Answer(absl::string_view head, bool* head_only) const {
   absl::StatusOr<HttpRequestHead> request = ParseRequestHead(head);
   if (!request.ok()) return TextResponse(400, request.status().message());
   *head_only = request->method == "HEAD";
   if (request->method != "GET" && !*head_only) {
-    HttpResponse r = TextResponse(
-        405, absl::StrCat("method ", request->method,
-                          " not allowed (only GET and HEAD)"));
+    HttpResponse r =
+        TextResponse(405, absl::StrCat("method ", request->method,
+                                       " not allowed (only GET and HEAD)"));
     r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
@@ -238,8 +238,7 @@ HttpResponse HttpServer::Answer(absl::string_view head,
                                         " (this server has ", paths, ")"));
 }
 
-bool HttpServer::WriteAll(int fd, const std::string& bytes,
-                          Deadline deadline) {
+bool HttpServer::WriteAll(int fd, const std::string& bytes, Deadline deadline) {
   size_t sent = 0;
   while (sent < bytes.size()) {
     const ssize_t n =

@@ -90,7 +90,7 @@ class HttpServer {
   Wait WaitFor(int fd, short events, Deadline deadline);
 
   const int listen_fd_;
-  const int wake_read_;   // readable once Stop() was called
+  const int wake_read_;  // readable once Stop() was called
   const int wake_write_;
   const int port_;
   const std::vector<HttpEndpoint> endpoints_;

@@ -20,7 +20,8 @@ bool NameChar(char c, bool first, bool colon_ok) {
 // A label name: like a metric name without ':'.
 std::string SanitizeLabelName(absl::string_view name) {
   std::string out;
-  if (name.empty() || absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) {
+  if (name.empty() ||
+      absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) {
     out.push_back('_');
   }
   for (char c : name) out.push_back(NameChar(c, false, false) ? c : '_');
@@ -47,9 +48,12 @@ std::string Escape(absl::string_view text, bool quote) {
 
 const char* TypeName(MetricType type) {
   switch (type) {
-    case MetricType::kCounter: return "counter";
-    case MetricType::kGauge: return "gauge";
-    case MetricType::kHistogram: return "histogram";
+    case MetricType::kCounter:
+      return "counter";
+    case MetricType::kGauge:
+      return "gauge";
+    case MetricType::kHistogram:
+      return "histogram";
   }
   return "untyped";
 }
@@ -58,7 +62,8 @@ const char* TypeName(MetricType type) {
 
 std::string SanitizeMetricName(absl::string_view name) {
   std::string out;
-  if (name.empty() || absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) {
+  if (name.empty() ||
+      absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) {
     out.push_back('_');
   }
   for (char c : name) out.push_back(NameChar(c, false, true) ? c : '_');

@@ -54,8 +54,7 @@ class ExpositionWriter {
   const std::string& text() const { return text_; }
 
  private:
-  void Line(absl::string_view suffix, const MetricLabels& labels,
-            double value);
+  void Line(absl::string_view suffix, const MetricLabels& labels, double value);
 
   std::string text_;
   std::string family_;  // sanitized name of the open family

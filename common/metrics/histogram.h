@@ -17,9 +17,9 @@
 namespace powersweep {
 
 struct HistogramSnapshot {
-  std::vector<double> bounds;       // upper bounds, ascending (no +Inf)
-  std::vector<uint64_t> cumulative; // observations <= bounds[i]
-  uint64_t count = 0;               // every observation (the +Inf bucket)
+  std::vector<double> bounds;        // upper bounds, ascending (no +Inf)
+  std::vector<uint64_t> cumulative;  // observations <= bounds[i]
+  uint64_t count = 0;                // every observation (the +Inf bucket)
   double sum = 0;
 };
 

@@ -44,8 +44,9 @@ void RenderStore(Store* store, ExpositionWriter* w) {
            "Sweeps in the database: finished (no pending or active runs) or "
            "not.");
   w->Sample({{"state", "finished"}}, static_cast<double>(finished));
-  w->Sample({{"state", "unfinished"}},
-            static_cast<double>(static_cast<int64_t>(sweeps->size()) - finished));
+  w->Sample(
+      {{"state", "unfinished"}},
+      static_cast<double>(static_cast<int64_t>(sweeps->size()) - finished));
 }
 
 void RenderAgents(const Fleet& fleet, ExpositionWriter* w) {

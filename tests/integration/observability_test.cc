@@ -70,11 +70,11 @@ TEST(ObservabilityTest, ControllerAndTwinAgentPagesAfterAShortSweep) {
   const int controller_port = PortFrom(files + "/controller");
   ASSERT_GT(controller_port, 0) << fleet.Logs();
 
-  fleet.StartAgent("orin-agx-twin-0",
-                   {"--platform=twin", "--device_class=orin-agx",
-                    "--instance=0", "--twin_time_scale=0.01",
-                    "--metrics_listen=127.0.0.1:0",
-                    "--metrics_port_file=" + files + "/agent"});
+  fleet.StartAgent(
+      "orin-agx-twin-0",
+      {"--platform=twin", "--device_class=orin-agx", "--instance=0",
+       "--twin_time_scale=0.01", "--metrics_listen=127.0.0.1:0",
+       "--metrics_port_file=" + files + "/agent"});
   const int agent_port = PortFrom(files + "/agent");
   ASSERT_GT(agent_port, 0) << fleet.Logs();
   ASSERT_TRUE(LocalFleet::WaitFor(
@@ -86,10 +86,10 @@ TEST(ObservabilityTest, ControllerAndTwinAgentPagesAfterAShortSweep) {
       << fleet.Logs();
 
   std::string error;
-  const int64_t sweep = fleet.Submit(
-      OrinTwinSweep("it-observability", v1::TASK_TRAIN, kRepetitions,
-                    kMinibatches),
-      &error);
+  const int64_t sweep =
+      fleet.Submit(OrinTwinSweep("it-observability", v1::TASK_TRAIN,
+                                 kRepetitions, kMinibatches),
+                   &error);
   ASSERT_GT(sweep, 0) << error;
   ASSERT_TRUE(LocalFleet::WaitFor(
       [&] { return fleet.GetSweep(sweep).finished(); }, 120))
@@ -117,14 +117,16 @@ TEST(ObservabilityTest, ControllerAndTwinAgentPagesAfterAShortSweep) {
   EXPECT_THAT(
       SeriesValue(page, "powersweep_ingest_rows_total{kind=\"minibatch\"}"),
       Optional(static_cast<double>(kRepetitions * kMinibatches)));
-  EXPECT_GT(SeriesValue(page, "powersweep_ingest_rows_total{kind=\"telemetry\"}")
-                .value_or(0),
-            0);
+  EXPECT_GT(
+      SeriesValue(page, "powersweep_ingest_rows_total{kind=\"telemetry\"}")
+          .value_or(0),
+      0);
   EXPECT_GE(SeriesValue(page, "powersweep_dispatch_duration_seconds_count")
                 .value_or(0),
             1);
-  EXPECT_THAT(SeriesValue(page, "powersweep_store_errors_total{kind=\"other\"}"),
-              Optional(0.0));
+  EXPECT_THAT(
+      SeriesValue(page, "powersweep_store_errors_total{kind=\"other\"}"),
+      Optional(0.0));
   EXPECT_THAT(SeriesValue(page, "powersweep_store_errors_total{kind=\"busy\"}"),
               Optional(0.0));
 
@@ -139,16 +141,17 @@ TEST(ObservabilityTest, ControllerAndTwinAgentPagesAfterAShortSweep) {
   EXPECT_THAT(SeriesValue(agent, "powersweep_agent_run_active"), Optional(0.0));
   EXPECT_THAT(SeriesValue(agent, "powersweep_agent_spooled_messages"),
               Optional(0.0));
-  EXPECT_GT(SeriesValue(agent, "powersweep_agent_run_samples_total").value_or(0),
-            0);
-  EXPECT_GT(SeriesValue(agent,
-                        "powersweep_agent_power_watts{provenance=\"simulated\"}")
+  EXPECT_GT(
+      SeriesValue(agent, "powersweep_agent_run_samples_total").value_or(0), 0);
+  EXPECT_GT(SeriesValue(
+                agent, "powersweep_agent_power_watts{provenance=\"simulated\"}")
                 .value_or(0),
             0)
       << agent;
   EXPECT_THAT(agent, HasSubstr("powersweep_agent_temperature_celsius{sensor="));
-  EXPECT_GT(SeriesValue(agent, "powersweep_agent_cpu_frequency_hertz").value_or(0),
-            0);
+  EXPECT_GT(
+      SeriesValue(agent, "powersweep_agent_cpu_frequency_hertz").value_or(0),
+      0);
   EXPECT_EQ(HttpGet(agent_port, "/").status, 404);
   // Both pages are valid exposition text (when promtool is installed).
   EXPECT_EQ(PromtoolProblems(page, files), "");
@@ -163,10 +166,9 @@ TEST(ObservabilityTest, ANonLoopbackMetricsAddressNeedsAllowRemote) {
        {std::vector<std::string>{POWERSWEEP_CONTROLLER_BIN,
                                  "--listen=127.0.0.1:0", "--db=" + dir + "/db",
                                  "--metrics_listen=0.0.0.0:0"},
-        std::vector<std::string>{POWERSWEEP_AGENT_BIN, "--platform=twin",
-                                 "--device_class=orin-agx",
-                                 "--work_dir=" + dir + "/agent",
-                                 "--metrics_listen=0.0.0.0:0"}}) {
+        std::vector<std::string>{
+            POWERSWEEP_AGENT_BIN, "--platform=twin", "--device_class=orin-agx",
+            "--work_dir=" + dir + "/agent", "--metrics_listen=0.0.0.0:0"}}) {
     const std::string log =
         dir + "/refused-" + argv[0].substr(argv[0].rfind('/') + 1) + ".log";
     Subprocess p(argv, log);

@@ -51,9 +51,8 @@ class PythonClientTest : public ::testing::Test {
 
   // The client against `fleet` with `args` after the common flags.
   Result Client(LocalFleet& fleet, const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {
-        kClient, "--controller=" + fleet.address(),
-        "--stubs_dir=" POWERSWEEP_PY_STUBS_DIR};
+    std::vector<std::string> argv = {kClient, "--controller=" + fleet.address(),
+                                     "--stubs_dir=" POWERSWEEP_PY_STUBS_DIR};
     argv.insert(argv.end(), args.begin(), args.end());
     return Python(argv);
   }
@@ -86,22 +85,21 @@ TEST_F(PythonClientTest, HealthReflectionAndASweepFromPython) {
         "powersweep.v1.AgentGateway", "powersweep.v1.Control"}) {
     EXPECT_THAT(r.output, HasSubstr(std::string("service ") + service + "\n"));
   }
-  EXPECT_THAT(r.output,
-              HasSubstr("reflection: powersweep.v1.Control in "
-                        "powersweep/v1/control.proto has "));
+  EXPECT_THAT(r.output, HasSubstr("reflection: powersweep.v1.Control in "
+                                  "powersweep/v1/control.proto has "));
   EXPECT_THAT(r.output, HasSubstr("SubmitSweep, GetSweep, ListSweeps"));
 
   ASSERT_TRUE(LocalFleet::WaitFor(
       [&] {
-        return ::testing::Matches(MatchesRegex(
-            ".*orin-agx-twin-0 +orin-agx +twin +yes.*"))(
+        return ::testing::Matches(
+            MatchesRegex(".*orin-agx-twin-0 +orin-agx +twin +yes.*"))(
             Client(fleet, {"devices"}).output);
       },
       30))
       << Client(fleet, {"devices"}).output << fleet.Logs();
 
-  r = Client(fleet, {"submit", POWERSWEEP_SOURCE_DIR
-                     "/examples/python/twin-sweep.json"});
+  r = Client(fleet, {"submit",
+                     POWERSWEEP_SOURCE_DIR "/examples/python/twin-sweep.json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("submitted sweep 1: 2 runs"));
   r = Client(fleet, {"wait", "1", "--wait_s=120"});

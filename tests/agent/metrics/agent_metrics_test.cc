@@ -1,7 +1,6 @@
 // The agent's /metrics page, its latest reading and the observing
 // platform: what an operator reads about a device from it.
 #include "agent/metrics/agent_metrics_page.h"
-
 #include "agent/metrics/latest_reading.h"
 #include "agent/metrics/observed_platform.h"
 #include "agent/platform/fake_platform.h"
@@ -76,15 +75,18 @@ TEST(AgentMetricsPageTest, ATwinsReadingIsLabelledSimulated) {
   EXPECT_THAT(SeriesValue(page, "powersweep_agent_reading_age_seconds"),
               Optional(2.0));
   EXPECT_THAT(
-      SeriesValue(page, "powersweep_agent_power_watts{provenance=\"simulated\"}"),
+      SeriesValue(page,
+                  "powersweep_agent_power_watts{provenance=\"simulated\"}"),
       Optional(12.5));
-  EXPECT_THAT(SeriesValue(page,
-                          "powersweep_agent_rail_power_watts{rail=\"VDD_GPU_SOC\","
-                          "provenance=\"simulated\"}"),
-              Optional(4.25));
-  EXPECT_THAT(SeriesValue(
-                  page, "powersweep_agent_temperature_celsius{sensor=\"CPU-therm\"}"),
-              Optional(48.5));
+  EXPECT_THAT(
+      SeriesValue(page,
+                  "powersweep_agent_rail_power_watts{rail=\"VDD_GPU_SOC\","
+                  "provenance=\"simulated\"}"),
+      Optional(4.25));
+  EXPECT_THAT(
+      SeriesValue(page,
+                  "powersweep_agent_temperature_celsius{sensor=\"CPU-therm\"}"),
+      Optional(48.5));
   // The highest of the sampled cores.
   EXPECT_THAT(SeriesValue(page, "powersweep_agent_cpu_frequency_hertz"),
               Optional(1497600000.0));

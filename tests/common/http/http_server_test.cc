@@ -26,13 +26,13 @@ constexpr char kPage[] = "# TYPE up gauge\nup 1\n";
 class HttpServerTest : public ::testing::Test {
  protected:
   void StartServer(HttpServerOptions options = {}) {
-    auto started = HttpServer::Start(
-        "127.0.0.1:0",
-        {{"/metrics", "text/plain; version=0.0.4", [this] {
-            ++scrapes_;
-            return std::string(kPage);
-          }}},
-        options);
+    auto started = HttpServer::Start("127.0.0.1:0",
+                                     {{"/metrics", "text/plain; version=0.0.4",
+                                       [this] {
+                                         ++scrapes_;
+                                         return std::string(kPage);
+                                       }}},
+                                     options);
     ASSERT_TRUE(started.ok()) << started.status();
     server_ = std::move(*started);
     ASSERT_GT(server_->port(), 0);
@@ -58,7 +58,8 @@ TEST_F(HttpServerTest, GetMetricsAnswersThePageWithItsTypeAndLength) {
 
 TEST_F(HttpServerTest, EachRequestReadsThePageAgain) {
   StartServer();
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(HttpGet(port(), "/metrics").status, 200);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(HttpGet(port(), "/metrics").status, 200);
   EXPECT_EQ(scrapes_, 3);
 }
 
@@ -97,8 +98,9 @@ TEST_F(HttpServerTest, HeadAnswersTheHeadersWithoutTheBody) {
 TEST_F(HttpServerTest, MalformedRequestsAreBadRequests) {
   StartServer();
   for (const char* request :
-       {"GARBAGE\r\n\r\n", "GET /metrics\r\n\r\n", "GET metrics HTTP/1.1\r\n\r\n",
-        "GET /metrics HTTP/2.0\r\n\r\n", "G(T /metrics HTTP/1.1\r\n\r\n"}) {
+       {"GARBAGE\r\n\r\n", "GET /metrics\r\n\r\n",
+        "GET metrics HTTP/1.1\r\n\r\n", "GET /metrics HTTP/2.0\r\n\r\n",
+        "G(T /metrics HTTP/1.1\r\n\r\n"}) {
     RawHttpResponse r = RawRequest(port(), request);
     EXPECT_EQ(r.status, 400) << request << " -> " << r.raw;
   }
@@ -113,8 +115,8 @@ TEST_F(HttpServerTest, AnOversizedRequestHeadIsRefusedAndServingGoesOn) {
   HttpServerOptions options;
   options.max_request_bytes = 512;
   StartServer(options);
-  const std::string big = "GET /metrics HTTP/1.1\r\nX-Pad: " +
-                          std::string(4096, 'a') + "\r\n\r\n";
+  const std::string big =
+      "GET /metrics HTTP/1.1\r\nX-Pad: " + std::string(4096, 'a') + "\r\n\r\n";
   RawHttpResponse r = RawRequest(port(), big);
   EXPECT_EQ(r.status, 431) << r.head;
   EXPECT_THAT(r.body, HasSubstr("512 bytes"));
@@ -171,8 +173,8 @@ TEST_F(HttpServerTest, StopReturnsWhileAClientHoldsTheConnection) {
 }
 
 TEST(HttpServerStartTest, BadAddressesAreRefusedQuotingThem) {
-  for (const char* listen : {"nohost", "127.0.0.1:99999", "127.0.0.1:x",
-                             "[::1", ":9464", "127.0.0.1:"}) {
+  for (const char* listen : {"nohost", "127.0.0.1:99999", "127.0.0.1:x", "[::1",
+                             ":9464", "127.0.0.1:"}) {
     auto started = HttpServer::Start(listen, {});
     ASSERT_FALSE(started.ok()) << listen;
     EXPECT_EQ(started.status().code(), absl::StatusCode::kInvalidArgument)

@@ -54,9 +54,9 @@ bool SendAll(int fd, const std::string& bytes) {
 
 RawHttpResponse ReadResponse(int fd, double timeout_s) {
   RawHttpResponse r;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(
-                            static_cast<int64_t>(timeout_s * 1000));
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   while (true) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());

@@ -10,9 +10,9 @@
 namespace powersweep::testing {
 
 struct RawHttpResponse {
-  bool ok = false;          // connected, sent, and the server closed
-  int status = 0;           // from the status line; 0 if none
-  std::string head;         // status line and headers
+  bool ok = false;   // connected, sent, and the server closed
+  int status = 0;    // from the status line; 0 if none
+  std::string head;  // status line and headers
   std::string body;
   std::string raw;
   // The value of header `name` (case-insensitive), "" if absent.

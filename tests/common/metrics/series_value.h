@@ -18,8 +18,7 @@ inline std::optional<double> SeriesValue(const std::string& page,
                                          const std::string& series) {
   for (absl::string_view line : absl::StrSplit(page, '\n')) {
     if (line.size() > series.size() &&
-        line.substr(0, series.size()) == series &&
-        line[series.size()] == ' ') {
+        line.substr(0, series.size()) == series && line[series.size()] == ' ') {
       return std::strtod(std::string(line.substr(series.size() + 1)).c_str(),
                          nullptr);
     }

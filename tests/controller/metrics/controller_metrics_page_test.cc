@@ -37,9 +37,10 @@ TEST_F(ControllerMetricsPageTest, AnEmptyControllerReportsZeros) {
               Optional(0.0));
   EXPECT_THAT(SeriesValue(page, "powersweep_store_errors_total{kind=\"busy\"}"),
               Optional(0.0));
-  EXPECT_THAT(page, HasSubstr("# TYPE powersweep_ingest_batches_total counter"));
   EXPECT_THAT(page,
-              HasSubstr("# TYPE powersweep_dispatch_duration_seconds histogram"));
+              HasSubstr("# TYPE powersweep_ingest_batches_total counter"));
+  EXPECT_THAT(
+      page, HasSubstr("# TYPE powersweep_dispatch_duration_seconds histogram"));
 }
 
 TEST_F(ControllerMetricsPageTest, RunsAgentsAndIngestAfterOneRunFinished) {
@@ -70,9 +71,10 @@ TEST_F(ControllerMetricsPageTest, RunsAgentsAndIngestAfterOneRunFinished) {
   EXPECT_THAT(
       SeriesValue(page, "powersweep_ingest_batches_total{outcome=\"stored\"}"),
       Optional(2.0));
-  EXPECT_THAT(SeriesValue(
-                  page, "powersweep_ingest_batches_total{outcome=\"duplicate\"}"),
-              Optional(1.0));
+  EXPECT_THAT(
+      SeriesValue(page,
+                  "powersweep_ingest_batches_total{outcome=\"duplicate\"}"),
+      Optional(1.0));
   EXPECT_THAT(
       SeriesValue(page, "powersweep_ingest_batches_total{outcome=\"dropped\"}"),
       Optional(1.0));
@@ -84,9 +86,10 @@ TEST_F(ControllerMetricsPageTest, RunsAgentsAndIngestAfterOneRunFinished) {
       SeriesValue(page, "powersweep_dispatch_duration_seconds_count");
   ASSERT_TRUE(passes.has_value()) << page;
   EXPECT_GE(*passes, 2);
-  EXPECT_THAT(SeriesValue(
-                  page, "powersweep_dispatch_duration_seconds_bucket{le=\"+Inf\"}"),
-              Optional(*passes));
+  EXPECT_THAT(
+      SeriesValue(page,
+                  "powersweep_dispatch_duration_seconds_bucket{le=\"+Inf\"}"),
+      Optional(*passes));
 }
 
 TEST_F(ControllerMetricsPageTest, DrainedAgentsAreCounted) {
