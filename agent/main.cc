@@ -2,9 +2,12 @@
 // runs it is assigned. Flags are parsed here and passed down as config.
 #include <signal.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -19,12 +22,18 @@
 #include "absl/synchronization/mutex.h"
 #include "agent/agent_factory.h"
 #include "agent/cli/flag_names.h"
+#include "agent/metrics/agent_metrics_page.h"
+#include "agent/metrics/latest_reading.h"
+#include "agent/metrics/observed_platform.h"
 #include "agent/probe/probe_report.h"
 #include "agent/run/health_check.h"
 #include "agent/run/run_executor.h"
 #include "agent/session/session.h"
 #include "common/clock.h"
+#include "common/http/http_server.h"
 #include "common/log.h"
+#include "common/metrics/exposition.h"
+#include "common/metrics/metrics_listen.h"
 #include "common/tls_credentials.h"
 
 ABSL_FLAG(std::string, controller, "127.0.0.1:7070",
@@ -92,6 +101,16 @@ ABSL_FLAG(double, health_max_temp_c, 95,
           "hottest sensor, PMIC excluded) is at or above this; it is checked "
           "at registration, in every heartbeat while idle and before "
           "accepting a run, and an unhealthy agent rejects runs");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "serve Prometheus metrics (power, temperatures, clocks, run "
+          "state) at http://HOST:PORT/metrics, e.g. 127.0.0.1:9465 (port 0 "
+          "picks a free port); empty: off. A non-loopback address needs "
+          "--metrics_allow_remote");
+ABSL_FLAG(bool, metrics_allow_remote, false,
+          "allow --metrics_listen on an address other machines can reach "
+          "(the page has no authentication)");
+ABSL_FLAG(std::string, metrics_port_file, "",
+          "if set, write the metrics port actually bound to this file");
 ABSL_FLAG(double, twin_time_scale, 0.01,
           "twin: wall seconds per simulated second (0.01: a 100 s run takes "
           "1 s; 0: as fast as possible)");
@@ -128,6 +147,18 @@ int Main(bool probe) {
   SetLogTag("agent");
   const std::string platform_name = absl::GetFlag(FLAGS_platform);
   if (probe) SetLogLevel(LogLevel::kWarning);
+  const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  if (!metrics_listen.empty()) {
+    absl::Status st = CheckMetricsListen(
+        metrics_listen, absl::GetFlag(FLAGS_metrics_allow_remote));
+    if (!st.ok()) return Fail(std::string(st.message()));
+  } else if (absl::GetFlag(FLAGS_metrics_allow_remote) ||
+             !absl::GetFlag(FLAGS_metrics_port_file).empty()) {
+    return Fail(
+        "--metrics_allow_remote and --metrics_port_file: only used with "
+        "--metrics_listen");
+  }
+  const bool metrics = !metrics_listen.empty() && !probe;
 
   AgentOptions aopts;
   aopts.platform = platform_name;
@@ -158,7 +189,11 @@ int Main(bool probe) {
   absl::StatusOr<std::unique_ptr<Agent>> made = MakeAgent(aopts, &clock);
   if (!made.ok()) return Fail(std::string(made.status().message()));
   Agent& agent = **made;
-  Platform* const platform = agent.platform.get();
+  // With metrics on, every sample of the platform (idle health checks,
+  // native runs) and of a run (twins too) also lands in `reading`.
+  LatestReading reading(&clock);
+  ObservedPlatform observed(agent.platform.get(), &reading);
+  Platform* const platform = metrics ? &observed : agent.platform.get();
   if (probe) {
     std::fputs(ProbeReport(platform_name, platform, &clock).c_str(), stdout);
     return 0;
@@ -199,6 +234,11 @@ int Main(bool probe) {
   ecfg.on_mode_mismatch = [&health](const std::string& reason) {
     health.MarkUnhealthy(reason);
   };
+  if (metrics) {
+    ecfg.on_sample = [&reading](const v1::TelemetrySample& s) {
+      reading.Observe(s, /*count=*/true);
+    };
+  }
   RunExecutor executor(ecfg, &agent.catalog, platform, &clock, agent.runtimes);
   scfg.max_backoff_s = absl::GetFlag(FLAGS_max_backoff_s);
   if (scfg.max_backoff_s < scfg.initial_backoff_s) {
@@ -211,6 +251,39 @@ int Main(bool probe) {
     return Fail(absl::StrCat("--work_dir: ", spool.status().message()));
   }
   Session session(scfg, platform, &executor, &clock, std::move(*spool));
+
+  std::unique_ptr<HttpServer> metrics_server;
+  if (metrics) {
+    const v1::DeviceIdentity identity = platform->Identity();
+    HttpEndpoint page{
+        "/metrics", kExpositionContentType, [&, identity] {
+          AgentStatus status;
+          status.connected = session.connected();
+          status.registrations = session.registrations();
+          status.run_id = executor.ActiveRunId();
+          status.spooled = static_cast<int64_t>(session.spooled());
+          return RenderAgentMetrics(identity, status, reading.Get(),
+                                    clock.MonotonicNanos());
+        }};
+    absl::StatusOr<std::unique_ptr<HttpServer>> started =
+        HttpServer::Start(metrics_listen, {page});
+    if (!started.ok()) {
+      return Fail(
+          absl::StrCat("--metrics_listen: ", started.status().message()));
+    }
+    metrics_server = std::move(*started);
+    const std::string port_file = absl::GetFlag(FLAGS_metrics_port_file);
+    if (!port_file.empty()) {
+      std::ofstream(port_file + ".tmp") << metrics_server->port() << "\n";
+      if (std::rename((port_file + ".tmp").c_str(), port_file.c_str()) != 0) {
+        return Fail(absl::StrCat("--metrics_port_file: cannot write ",
+                                 port_file, ": ", std::strerror(errno)));
+      }
+    }
+    PS_LOG(INFO) << "metrics on http://"
+                 << metrics_listen.substr(0, metrics_listen.rfind(':')) << ":"
+                 << metrics_server->port() << "/metrics";
+  }
 
   std::thread signals([&session, sigs] {
     int sig = 0;
@@ -228,6 +301,7 @@ int Main(bool probe) {
                << ", workload "
                << agent.workload_bin << ", work dir " << ecfg.work_dir;
   session.Run();
+  if (metrics_server != nullptr) metrics_server->Stop();
   // Runs restore the board when they end (also when SIGTERM/SIGINT cancels
   // them); this covers a mode left applied by a run that never finished.
   if (platform_name == "jetson") platform->Restore();

@@ -15,19 +15,25 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "common/flags_usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
+#include "common/flags_usage.h"
+#include "common/http/http_server.h"
 #include "common/log.h"
+#include "common/metrics/exposition.h"
+#include "common/metrics/metrics_listen.h"
 #include "controller/core/fleet.h"
+#include "controller/metrics/controller_metrics_page.h"
 #include "controller/service/agent_gateway_service.h"
 #include "controller/service/control_auth.h"
 #include "controller/service/control_service.h"
 #include "controller/service/server_security.h"
 #include "controller/sweep/submitter.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
 #include "storage/sqlite_store.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
@@ -80,6 +86,20 @@ ABSL_FLAG(bool, insecure, false,
 ABSL_FLAG(bool, trust_loopback, true,
           "Allow Control calls from this machine without a token or "
           "certificate when no --control_token_file is set.");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "Serve Prometheus metrics (runs by state, agents, ingest, "
+          "dispatch latency, database errors) at http://HOST:PORT/metrics, "
+          "e.g. 127.0.0.1:9464 (port 0 picks a free port); empty: off. A "
+          "non-loopback address needs --metrics_allow_remote.");
+ABSL_FLAG(bool, metrics_allow_remote, false,
+          "Allow --metrics_listen on an address other machines can reach "
+          "(the page has no authentication).");
+ABSL_FLAG(std::string, metrics_port_file, "",
+          "If set, write the metrics port actually bound to this file.");
+ABSL_FLAG(bool, grpc_reflection, true,
+          "Serve gRPC server reflection (grpc.reflection.v1alpha), so "
+          "grpcurl and grpc_cli can list and call the API without the "
+          ".proto files. Like the health service it needs no token.");
 ABSL_FLAG(int64_t, max_sweep_runs, powersweep::kDefaultMaxSweepRuns,
           "Refuse a submitted sweep that expands to more runs than this.");
 ABSL_FLAG(int64_t, max_import_samples, powersweep::kDefaultMaxImportSamples,
@@ -89,6 +109,15 @@ namespace powersweep {
 namespace {
 
 int Serve() {
+  // Block the stop signals in every thread; one thread waits for them.
+  // First of all: gRPC starts threads of its own as soon as credentials
+  // are made (MakeServerSecurity), and a thread that does not block
+  // SIGTERM would take it and end the process without shutting down.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   if (absl::GetFlag(FLAGS_verbose)) SetLogLevel(LogLevel::kDebug);
   SetLogTag("controller");
   const double heartbeat_s = absl::GetFlag(FLAGS_heartbeat_s);
@@ -105,6 +134,20 @@ int Serve() {
       PS_LOG(ERROR) << flag << ": must be positive, got " << value;
       return 2;
     }
+  }
+  const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  if (!metrics_listen.empty()) {
+    absl::Status st = CheckMetricsListen(
+        metrics_listen, absl::GetFlag(FLAGS_metrics_allow_remote));
+    if (!st.ok()) {
+      PS_LOG(ERROR) << st.message();
+      return 2;
+    }
+  } else if (absl::GetFlag(FLAGS_metrics_allow_remote) ||
+             !absl::GetFlag(FLAGS_metrics_port_file).empty()) {
+    PS_LOG(ERROR) << "--metrics_allow_remote and --metrics_port_file: only "
+                     "used with --metrics_listen";
+    return 2;
   }
   ServerSecurityFlags security_flags;
   security_flags.listen = absl::GetFlag(FLAGS_listen);
@@ -123,13 +166,6 @@ int Serve() {
     PS_LOG(WARNING) << "--insecure: serving plaintext; agents' identities "
                        "are not verified and tokens travel in the clear";
   }
-
-  // Block the stop signals in every thread; one thread waits for them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   const std::string db_path = absl::GetFlag(FLAGS_db);
   auto store = SqliteStore::Open(db_path);
@@ -181,6 +217,14 @@ int Serve() {
                          control_options);
   AgentGatewayService gateway(&fleet, /*require_certificate=*/security->tls);
 
+  // grpc.health.v1.Health and (unless --grpc_reflection=false) server
+  // reflection, for standard clients; gRPC serves both itself, outside
+  // ControlAuthenticator: they tell the serving status and the API's
+  // schema, never data (docs/observability.md).
+  grpc::EnableDefaultHealthCheckService(true);
+  if (absl::GetFlag(FLAGS_grpc_reflection)) {
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  }
   int port = 0;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen), security->credentials,
@@ -197,6 +241,45 @@ int Serve() {
   if (server == nullptr || port == 0) {
     PS_LOG(ERROR) << "cannot listen on --listen=" << absl::GetFlag(FLAGS_listen);
     return 1;
+  }
+  grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
+  for (const char* service :
+       {"powersweep.v1.Control", "powersweep.v1.AgentGateway"}) {
+    health->SetServingStatus(service, true);
+  }
+
+  std::unique_ptr<HttpServer> metrics_server;
+  if (!metrics_listen.empty()) {
+    ControllerMetricsSources sources;
+    sources.store = store->get();
+    sources.fleet = &fleet;
+    sources.store_errors = &(*store)->error_counts();
+    absl::StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(
+        metrics_listen, {{"/metrics", kExpositionContentType, [sources] {
+                            return RenderControllerMetrics(sources);
+                          }}});
+    if (!started.ok()) {
+      PS_LOG(ERROR) << "--metrics_listen: " << started.status().message();
+      server->Shutdown();
+      return 1;
+    }
+    metrics_server = std::move(*started);
+    const std::string metrics_port_file =
+        absl::GetFlag(FLAGS_metrics_port_file);
+    if (!metrics_port_file.empty()) {
+      std::ofstream(metrics_port_file + ".tmp")
+          << metrics_server->port() << "\n";
+      if (std::rename((metrics_port_file + ".tmp").c_str(),
+                      metrics_port_file.c_str()) != 0) {
+        PS_LOG(ERROR) << "--metrics_port_file: cannot write "
+                      << metrics_port_file << ": " << std::strerror(errno);
+        server->Shutdown();
+        return 1;
+      }
+    }
+    PS_LOG(INFO) << "metrics on http://"
+                 << metrics_listen.substr(0, metrics_listen.rfind(':')) << ":"
+                 << metrics_server->port() << "/metrics";
   }
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
   if (!port_file.empty()) {
@@ -224,12 +307,15 @@ int Serve() {
     sigwait(&stop_signals, &sig);
     PS_LOG(INFO) << "signal " << sig << ": shutting down";
     stopping.Notify();
+    // Health checks see NOT_SERVING while the server drains.
+    server->GetHealthCheckService()->SetServingStatus(false);
     server->Shutdown(std::chrono::system_clock::now() +
                      std::chrono::seconds(2));
   });
   server->Wait();
   if (!stopping.HasBeenNotified()) stopping.Notify();
   liveness.join();
+  if (metrics_server != nullptr) metrics_server->Stop();
   signals.detach();
   PS_LOG(INFO) << "stopped";
   return 0;
@@ -251,8 +337,12 @@ int main(int argc, char** argv) {
       "  [--max_devices=N] "
       "[--max_sessions=N]\n"
       "  [--tls_cert=FILE --tls_key=FILE --tls_ca=FILE] "
-      "[--control_token_file=FILE] [--insecure]\n\n"
-      "Listening on a non-loopback address needs TLS or --insecure.");
+      "[--control_token_file=FILE] [--insecure]\n"
+      "  [--metrics_listen=HOST:PORT [--metrics_allow_remote] "
+      "[--metrics_port_file=FILE]] [--grpc_reflection=false]\n\n"
+      "Listening on a non-loopback address needs TLS or --insecure. The "
+      "standard gRPC health service and server reflection are served on "
+      "--listen too.");
   absl::ParseCommandLine(argc, argv);
   return powersweep::Serve();
 }

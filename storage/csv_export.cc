@@ -104,6 +104,7 @@ absl::Status SqliteStore::ExportCsv(
   }
   PS_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db,
                       SqliteDb::Open(path_, /*read_only=*/true));
+  db->CountErrorsIn(&error_counts_);
   PS_RETURN_IF_ERROR(db->Exec("PRAGMA busy_timeout=5000"));
   return db->Transaction(SqliteDb::TxnKind::kRead, [&]() -> absl::Status {
     {

@@ -133,17 +133,24 @@ SqliteDb::~SqliteDb() {
 absl::Status SqliteDb::Error(int rc, absl::string_view what) const {
   std::string msg = absl::StrCat("database ", path_, ": ", sqlite3_errmsg(db_),
                                  " (in: ", what.substr(0, 120), ")");
+  const auto count = [this](std::atomic<int64_t> SqliteErrorCounts::*kind) {
+    if (errors_ != nullptr)
+      (errors_->*kind).fetch_add(1, std::memory_order_relaxed);
+  };
   switch (rc & 0xff) {
     case SQLITE_CONSTRAINT:
     case SQLITE_MISMATCH:
     case SQLITE_TOOBIG:
+      count(&SqliteErrorCounts::constraint);
       return absl::InvalidArgumentError(msg);
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
     case SQLITE_FULL:
     case SQLITE_CANTOPEN:
+      count(&SqliteErrorCounts::busy);
       return absl::UnavailableError(msg);
     default:
+      count(&SqliteErrorCounts::other);
       return absl::InternalError(msg);
   }
 }

@@ -12,10 +12,14 @@
 // - Errors become absl::Status: constraint violations InvalidArgument,
 //   busy/locked Unavailable, anything else Internal; the message names the
 //   database file and sqlite's reason.
+// - Error() also counts each error by kind in the SqliteErrorCounts given
+//   to CountErrorsIn (if any), for the controller's /metrics page.
 // - Not thread-safe: the owner serializes all use (SqliteStore holds a mutex).
+//   SqliteErrorCounts is atomic and may be read from any thread.
 #ifndef POWERSWEEP_STORAGE_SQLITE_DB_H_
 #define POWERSWEEP_STORAGE_SQLITE_DB_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,6 +36,16 @@ struct sqlite3_stmt;
 namespace powersweep {
 
 class SqliteDb;
+
+// Errors sqlite returned, by kind: busy (the database was locked or busy
+// past the busy timeout, full, or could not be opened), constraint (a
+// constraint or type check refused a write: usually bad input) and other
+// (I/O errors, corruption, misuse).
+struct SqliteErrorCounts {
+  std::atomic<int64_t> busy{0};
+  std::atomic<int64_t> constraint{0};
+  std::atomic<int64_t> other{0};
+};
 
 // A prepared statement borrowed from SqliteDb's cache. Columns and bind
 // indexes follow sqlite: binds are 1-based, columns 0-based.
@@ -107,6 +121,9 @@ class SqliteDb {
 
   // Status for sqlite result code `rc` on this connection, naming `what`.
   absl::Status Error(int rc, absl::string_view what) const;
+  // Error() counts into `counts` from now on (null: stops counting);
+  // `counts` must outlive this connection.
+  void CountErrorsIn(SqliteErrorCounts* counts) { errors_ = counts; }
 
  private:
   SqliteDb(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
@@ -114,6 +131,7 @@ class SqliteDb {
   sqlite3* db_;
   std::string path_;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
+  SqliteErrorCounts* errors_ = nullptr;
 };
 
 }  // namespace powersweep

@@ -117,6 +117,11 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<v1::DeviceOffset>> ListDeviceOffsets(
       const std::string& device_id) override;
 
+  // The errors sqlite returned to this store (its connection and the
+  // export's), by kind (sqlite_db.h), for the controller's /metrics page.
+  // Any thread.
+  const SqliteErrorCounts& error_counts() const { return error_counts_; }
+
  private:
   // One batch waiting for a group commit (IngestBatch).
   struct PendingIngest {
@@ -132,7 +137,10 @@ class SqliteStore : public Store {
                                IngestOutcome* outcome)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   explicit SqliteStore(std::unique_ptr<SqliteDb> db)
-      : path_(db->path()), db_(std::move(db)) {}
+      : path_(db->path()), db_(std::move(db)) {
+    absl::MutexLock lock(&mu_);
+    db_->CountErrorsIn(&error_counts_);
+  }
 
   // Runs "UPDATE devices SET `set_sql` WHERE device_id = ?1" in one
   // transaction, `bind` binding ?2...; NotFound when no row matched.
@@ -170,6 +178,8 @@ class SqliteStore : public Store {
   absl::Status BackfillAggregates() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;
+  // Declared before db_, which points to it.
+  SqliteErrorCounts error_counts_;
   absl::Mutex mu_;
   std::unique_ptr<SqliteDb> db_ ABSL_GUARDED_BY(mu_);
   // Group commit of concurrent IngestBatch calls; taken before mu_.

@@ -64,7 +64,8 @@ struct RunExecutor::Run {
         clock(clock),
         batcher(spec.run_id(), spec.attempt(), clock, config.batch_interval_s,
                 config.max_records_per_batch,
-                [sink](const v1::DataBatch& b) { sink->OnBatch(b); }) {}
+                [sink](const v1::DataBatch& b) { sink->OnBatch(b); }),
+        on_sample(config.on_sample) {}
 
   // A workload record of tenant `tenant` (the runtimes' reader threads).
   void OnEvent(int tenant, const v1::WorkloadEvent& e);
@@ -72,6 +73,7 @@ struct RunExecutor::Run {
   void OnSample(const v1::TelemetrySample& s) {
     energy.AddSample(s);
     batcher.AddSample(s);
+    if (on_sample) on_sample(s);
   }
 
   const v1::RunSpec& spec;
@@ -80,6 +82,7 @@ struct RunExecutor::Run {
   // Declared before the runtimes: their threads feed these until the
   // runtimes are destroyed.
   Batcher batcher;
+  const std::function<void(const v1::TelemetrySample&)> on_sample;
   EnergyAccumulator energy;
   absl::Mutex events_mu;
   std::vector<v1::BuildProvenance> provenance ABSL_GUARDED_BY(events_mu);

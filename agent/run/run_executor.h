@@ -69,6 +69,10 @@ struct RunExecutorConfig {
   // (mode_readback.h) with the problem; the run fails with it. The agent
   // marks itself unhealthy (HealthChecker::MarkUnhealthy). May be empty.
   std::function<void(const std::string&)> on_mode_mismatch;
+  // Called with every telemetry sample of a run, as it is taken (on the
+  // sampler's or the simulated run's thread), e.g. to keep the latest for
+  // the agent's /metrics page. Must be cheap and not block. May be empty.
+  std::function<void(const v1::TelemetrySample&)> on_sample;
 };
 
 // The workload command line for `spec` (see docs/ARCHITECTURE.md), or

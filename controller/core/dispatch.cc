@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "controller/core/fleet_impl.h"
@@ -30,6 +31,11 @@ bool PlacedOn(const v1::RunSpec& spec, const std::string& device_id) {
 void Fleet::Impl::DispatchLocked(Outbox* out, const std::string& device_id) {
   std::vector<IdleAgent> idle = registry.IdleAgents(device_id);
   if (idle.empty()) return;
+  const int64_t started_ns = clock->MonotonicNanos();
+  absl::Cleanup observe = [&] {
+    counters.dispatch_seconds.Observe(
+        static_cast<double>(clock->MonotonicNanos() - started_ns) * 1e-9);
+  };
   // Agents that serve the same, in device_id order within a group.
   std::map<std::string, std::vector<const IdleAgent*>> groups;
   for (const IdleAgent& agent : idle) {
@@ -104,6 +110,7 @@ bool Fleet::Impl::LeaseLocked(const IdleAgent& agent, const v1::RunSpec& spec,
   Outgoing assign{agent.device_id, agent.conn, {}};
   *assign.msg.mutable_assign()->mutable_spec() = spec;
   out->push_back(std::move(assign));
+  counters.runs_leased.fetch_add(1, std::memory_order_relaxed);
   PS_LOG(INFO) << "assigned run " << spec.run_id() << " (sweep "
                << spec.sweep_id() << ", attempt " << spec.attempt()
                << ") to " << agent.device_id;

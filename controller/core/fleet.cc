@@ -284,4 +284,8 @@ std::vector<v1::DeviceStatus> Fleet::ConnectedDevices() {
   return out;
 }
 
+const FleetCounters& Fleet::counters() const { return impl_->counters; }
+
+AgentCounts Fleet::CountAgents() const { return impl_->registry.Counts(); }
+
 }  // namespace powersweep

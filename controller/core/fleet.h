@@ -36,6 +36,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "controller/core/agent_connection.h"
+#include "controller/core/fleet_counters.h"
 #include "powersweep/v1/agent_gateway.pb.h"
 #include "powersweep/v1/control.pb.h"
 #include "storage/store.h"
@@ -156,6 +157,11 @@ class Fleet {
 
   // Identities and capabilities of the connected agents.
   std::vector<v1::DeviceStatus> ConnectedDevices();
+
+  // For the /metrics page: what the session paths counted so far, and the
+  // connected agents by state (counted now). Neither touches the store.
+  const FleetCounters& counters() const;
+  AgentCounts CountAgents() const;
 
  private:
   struct Impl;

@@ -47,6 +47,7 @@ struct Fleet::Impl {
   Clock* const clock;
   const FleetOptions options;
   AgentRegistry registry;
+  FleetCounters counters;
   absl::Mutex run_mu;
 
   // Devices the store knows (loaded at the first registration or device

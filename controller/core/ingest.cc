@@ -85,6 +85,7 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
       PS_LOG(INFO) << "dropping batch " << batch.seq() << " of run "
                    << batch.run_id() << " from " << device_id << ": "
                    << drop_reason;
+      counters.batches_dropped.fetch_add(1, std::memory_order_relaxed);
     } else {
       absl::StatusOr<IngestOutcome> outcome = store->IngestBatch(batch);
       if (!outcome.ok()) {
@@ -93,11 +94,19 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
                       << batch.run_id() << " from " << device_id << ": "
                       << outcome.status()
                       << " (not acknowledged; the agent sends it again)";
+        counters.batches_failed.fetch_add(1, std::memory_order_relaxed);
         return;
       }
       if (*outcome == IngestOutcome::kDuplicate) {
         PS_LOG(DEBUG) << "batch " << batch.seq() << " of run " << batch.run_id()
                       << " already stored; acknowledging again";
+        counters.batches_duplicate.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        counters.batches_stored.fetch_add(1, std::memory_order_relaxed);
+        counters.minibatch_rows.fetch_add(batch.minibatches_size(),
+                                          std::memory_order_relaxed);
+        counters.telemetry_rows.fetch_add(batch.telemetry_size(),
+                                          std::memory_order_relaxed);
       }
     }
     QueueAck(device_id, view->conn, batch.run_id(), batch.attempt(),
@@ -161,6 +170,7 @@ void Fleet::Impl::OnRunFinished(const std::string& device_id,
       if (!run.ok()) {
         PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status()
                       << " (not acknowledged; the agent sends it again)";
+        counters.batches_failed.fetch_add(1, std::memory_order_relaxed);
         return;
       }
       absl::StatusOr<std::vector<int64_t>> have = store->ListBatchSeqs(run_id);
@@ -168,6 +178,7 @@ void Fleet::Impl::OnRunFinished(const std::string& device_id,
         PS_LOG(ERROR) << "cannot list the batches of run " << run_id << ": "
                       << have.status()
                       << " (not acknowledged; the agent sends it again)";
+        counters.batches_failed.fetch_add(1, std::memory_order_relaxed);
         return;
       }
       if (static_cast<int64_t>(have->size()) < msg.batches()) {

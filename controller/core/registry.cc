@@ -125,6 +125,18 @@ size_t AgentRegistry::size() const {
   return agents_.size();
 }
 
+AgentCounts AgentRegistry::Counts() const {
+  absl::MutexLock lock(&mu_);
+  AgentCounts counts;
+  for (const auto& [id, e] : agents_) {
+    ++counts.connected;
+    counts.healthy += Passes(e.health) ? 1 : 0;
+    counts.drained += e.drained ? 1 : 0;
+    counts.busy += e.current_run_id != 0 ? 1 : 0;
+  }
+  return counts;
+}
+
 bool AgentRegistry::SetDrained(const std::string& device_id, bool drained) {
   absl::MutexLock lock(&mu_);
   auto it = agents_.find(device_id);

@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "controller/core/agent_connection.h"
+#include "controller/core/fleet_counters.h"
 #include "powersweep/v1/device.pb.h"
 #include "powersweep/v1/telemetry.pb.h"
 #include "storage/store.h"
@@ -136,6 +137,8 @@ class AgentRegistry {
   std::vector<AgentEntry> ExpiredLeases(absl::Time now) const;
   // Number of connected sessions.
   size_t size() const;
+  // The connected sessions by state (fleet_counters.h); copies nothing.
+  AgentCounts Counts() const;
 
   // Marks the connected device drained or not; false if not connected.
   bool SetDrained(const std::string& device_id, bool drained);

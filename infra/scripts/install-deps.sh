@@ -5,6 +5,7 @@ set -euo pipefail
 PKGS=(
   cmake g++ make pkg-config clang
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  python3-grpcio python3-grpc-tools
   libabsl-dev libsqlite3-dev sqlite3 libtorch-dev libgtest-dev libgmock-dev
   libyaml-cpp-dev zlib1g-dev libeigen3-dev dataset-fashion-mnist
   docker.io libturbojpeg0-dev python3-torch python3-torchvision tmux

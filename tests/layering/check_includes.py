@@ -20,6 +20,7 @@ ALLOWED = {
     "controller/modeling": ["common", "storage", "controller/sweep",
                             "controller/analysis"],
     "controller/core": ["common", "storage", "controller/analysis"],
+    "controller/metrics": ["common", "storage", "controller/core"],
     "controller/cli": ["common", "controller/sweep", "controller/importer"],
     "controller/service": ["common", "storage", "controller/sweep",
                            "controller/analysis", "controller/importer",
