@@ -207,6 +207,9 @@ if [ ${#TWINS[@]} -gt 0 ]; then
   "${CLI[@]}" best --workload=lenet5 --device-class=orin-agx --batch-size=64 \
     --max-epoch-time=1s || status=$?
   echo
+  echo "demo: figures of the profiling sweep (Pareto front measured and predicted, minibatch time, energy, held-out errors):"
+  "${CLI[@]}" report --sweep="$PLAN_SWEEP" --out="$OUT/report" || status=$?
+  echo
 
   # Device-instance variability: the same workload and mode on each of the
   # four Xavier AGX twins, repeated over time.
@@ -220,4 +223,5 @@ if [ ${#TWINS[@]} -gt 0 ]; then
 fi
 echo "demo: database $OUT/powersweep.db (open it with: sqlite3 $OUT/powersweep.db)"
 echo "demo: logs in $OUT/logs/, CSV exports in $OUT/export/"
+[ -f "$OUT/report/index.html" ] && echo "demo: figures in $OUT/report/index.html (open it in a browser; PNG, SVG and CSV per figure beside it)"
 exit $status
