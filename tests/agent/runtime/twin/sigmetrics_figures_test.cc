@@ -78,9 +78,8 @@ EpochFigures Train(const std::string& device_class, const std::string& model,
     f.compute_s += r.compute_s();
     f.stall_s += r.stall_s();
     f.time_s += r.e2e_s();
-    f.energy_j +=
-        ModelPower(cls, perf.variation(), cfg.op, e.load).total_mw / 1e3 *
-        r.e2e_s();
+    f.energy_j += ModelPower(cls, perf.variation(), cfg.op, e.load).total_mw /
+                  1e3 * r.e2e_s();
   }
   f.compute_s /= n;
   f.stall_s /= n;
@@ -106,7 +105,8 @@ void ExpectDrop(const char* figure, const std::string& model,
   EXPECT_NEAR(twin, published, kDropTolerancePoints) << figure;
 }
 
-TEST(SigmetricsFiguresTest, LeNetComputeFallsAboutAThirdWhenTheCpuClockRisesFromModeDToE) {
+TEST(SigmetricsFiguresTest,
+     LeNetComputeFallsAboutAThirdWhenTheCpuClockRisesFromModeDToE) {
   ExpectDrop("LeNet compute d->e", "lenet5", "mnist", "sigmetrics-d",
              "sigmetrics-e", &EpochFigures::compute_s, 37);
 }
@@ -116,12 +116,14 @@ TEST(SigmetricsFiguresTest, LeNetComputeFallsAThirdWhenTheMemoryClockDoubles) {
              "sigmetrics-g", &EpochFigures::compute_s, 33);
 }
 
-TEST(SigmetricsFiguresTest, ResNet18ComputeFallsAQuarterWhenTheMemoryClockDoubles) {
+TEST(SigmetricsFiguresTest,
+     ResNet18ComputeFallsAQuarterWhenTheMemoryClockDoubles) {
   ExpectDrop("ResNet-18 compute h->g", "resnet18", "cifar10", "sigmetrics-h",
              "sigmetrics-g", &EpochFigures::compute_s, 26);
 }
 
-TEST(SigmetricsFiguresTest, MobileNetV3ComputeFallsAQuarterWhenTheMemoryClockDoubles) {
+TEST(SigmetricsFiguresTest,
+     MobileNetV3ComputeFallsAQuarterWhenTheMemoryClockDoubles) {
   ExpectDrop("MobileNetV3 compute h->g", "mobilenetv3", "gld23k",
              "sigmetrics-h", "sigmetrics-g", &EpochFigures::compute_s, 28);
 }
@@ -131,14 +133,16 @@ TEST(SigmetricsFiguresTest, LeNetStallFallsAThirdWhenTheMemoryClockDoubles) {
              "sigmetrics-g", &EpochFigures::stall_s, 34);
 }
 
-TEST(SigmetricsFiguresTest, ResNet18StallFallsAQuarterWhenTheMemoryClockDoubles) {
+TEST(SigmetricsFiguresTest,
+     ResNet18StallFallsAQuarterWhenTheMemoryClockDoubles) {
   ExpectDrop("ResNet-18 stall h->g", "resnet18", "cifar10", "sigmetrics-h",
              "sigmetrics-g", &EpochFigures::stall_s, 28);
 }
 
-TEST(SigmetricsFiguresTest, MobileNetV3StallFallsAQuarterWhenTheMemoryClockDoubles) {
-  ExpectDrop("MobileNetV3 stall h->g", "mobilenetv3", "gld23k",
-             "sigmetrics-h", "sigmetrics-g", &EpochFigures::stall_s, 28);
+TEST(SigmetricsFiguresTest,
+     MobileNetV3StallFallsAQuarterWhenTheMemoryClockDoubles) {
+  ExpectDrop("MobileNetV3 stall h->g", "mobilenetv3", "gld23k", "sigmetrics-h",
+             "sigmetrics-g", &EpochFigures::stall_s, 28);
 }
 
 // The modes of Table 3 (a..n) that no other mode beats on both the epoch's
@@ -148,8 +152,8 @@ std::vector<std::string> ParetoFront(const std::string& model,
   const std::string labels = "abcdefghijklmn";
   std::vector<EpochFigures> runs;
   for (char l : labels) {
-    runs.push_back(Train("xavier-agx", model, dataset,
-                         std::string("sigmetrics-") + l));
+    runs.push_back(
+        Train("xavier-agx", model, dataset, std::string("sigmetrics-") + l));
   }
   std::vector<std::string> front;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -181,7 +185,8 @@ TEST(SigmetricsFiguresTest, DefaultModeAIsOffTheTimeEnergyParetoFrontForLeNet) {
   EXPECT_FALSE(front.empty());
 }
 
-TEST(SigmetricsFiguresTest, DefaultModeAIsOffTheTimeEnergyParetoFrontForResNet18) {
+TEST(SigmetricsFiguresTest,
+     DefaultModeAIsOffTheTimeEnergyParetoFrontForResNet18) {
   const std::vector<std::string> front = ParetoFront("resnet18", "cifar10");
   EXPECT_FALSE(Contains(front, "a"));
   EXPECT_FALSE(front.empty());
@@ -201,24 +206,28 @@ void ExpectStallPerEpoch(const char* figure, const std::string& device_class,
   EXPECT_NEAR(twin, published, kStallTolerance * published) << figure;
 }
 
-TEST(SigmetricsFiguresTest, XavierAgxMobileNetV3StallsAbout46SecondsInEpochZero) {
-  ExpectStallPerEpoch("AGX MobileNetV3 stall epoch 0", "xavier-agx", "sigmetrics-g", 0,
-                      46.4);
+TEST(SigmetricsFiguresTest,
+     XavierAgxMobileNetV3StallsAbout46SecondsInEpochZero) {
+  ExpectStallPerEpoch("AGX MobileNetV3 stall epoch 0", "xavier-agx",
+                      "sigmetrics-g", 0, 46.4);
 }
 
-TEST(SigmetricsFiguresTest, XavierAgxMobileNetV3StallsAbout13SecondsInLaterEpochs) {
-  ExpectStallPerEpoch("AGX MobileNetV3 stall epoch 1+", "xavier-agx", "sigmetrics-g", 1,
-                      12.9);
+TEST(SigmetricsFiguresTest,
+     XavierAgxMobileNetV3StallsAbout13SecondsInLaterEpochs) {
+  ExpectStallPerEpoch("AGX MobileNetV3 stall epoch 1+", "xavier-agx",
+                      "sigmetrics-g", 1, 12.9);
 }
 
-TEST(SigmetricsFiguresTest, XavierNxMobileNetV3StallsAbout19SecondsInEpochZero) {
-  ExpectStallPerEpoch("NX MobileNetV3 stall epoch 0", "xavier-nx", "sigmetrics-nx-15W", 0,
-                      18.9);
+TEST(SigmetricsFiguresTest,
+     XavierNxMobileNetV3StallsAbout19SecondsInEpochZero) {
+  ExpectStallPerEpoch("NX MobileNetV3 stall epoch 0", "xavier-nx",
+                      "sigmetrics-nx-15W", 0, 18.9);
 }
 
-TEST(SigmetricsFiguresTest, XavierNxMobileNetV3StallsAbout21SecondsInLaterEpochs) {
-  ExpectStallPerEpoch("NX MobileNetV3 stall epoch 1+", "xavier-nx", "sigmetrics-nx-15W", 1,
-                      20.9);
+TEST(SigmetricsFiguresTest,
+     XavierNxMobileNetV3StallsAbout21SecondsInLaterEpochs) {
+  ExpectStallPerEpoch("NX MobileNetV3 stall epoch 1+", "xavier-nx",
+                      "sigmetrics-nx-15W", 1, 20.9);
 }
 
 }  // namespace
