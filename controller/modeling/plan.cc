@@ -2,7 +2,9 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -101,6 +103,38 @@ std::vector<std::vector<double>> DesignRows(
   return rows;
 }
 
+// The value of each knob of a mode (cores, CPU, GPU, memory clock).
+std::array<int64_t, 4> KnobValues(const CustomMode& m) {
+  return {m.cpu_cores, m.cpu_freq_khz, m.gpu_freq_hz, m.mem_freq_hz};
+}
+
+// How many of the chosen modes sit at each value of each knob that varies
+// in the space, and whether one more mode fits under the cap (plan.h).
+class KnobBalance {
+ public:
+  KnobBalance(const ActiveKnobs& knobs, int cap)
+      : active_{knobs.cores, knobs.cpu_freq, knobs.gpu_freq, knobs.mem_freq},
+        cap_(cap) {}
+  void Add(const CustomMode& m) {
+    const std::array<int64_t, 4> v = KnobValues(m);
+    for (int k = 0; k < 4; ++k) ++counts_[k][v[k]];
+  }
+  bool Fits(const CustomMode& m) const {
+    const std::array<int64_t, 4> v = KnobValues(m);
+    for (int k = 0; k < 4; ++k) {
+      if (!active_[k]) continue;
+      auto it = counts_[k].find(v[k]);
+      if (it != counts_[k].end() && it->second + 1 > cap_) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::array<bool, 4> active_;
+  int cap_;
+  std::array<std::map<int64_t, int>, 4> counts_;
+};
+
 struct Block {
   std::vector<Eigen::VectorXd> x;  // design rows of the candidates
   Eigen::MatrixXd m;               // ridge * I + sum of chosen x x'
@@ -188,11 +222,14 @@ absl::StatusOr<ProfilingPlan> Plan(const ModeSpace& space,
     blocks.push_back(MakeBlock(DesignRows(modes, knobs, nullptr, ef)));
   }
   std::vector<char> taken(idx.size(), 0);
+  const int total = static_cast<int>(profiled_idx.size()) + k;
+  KnobBalance balance(knobs, (total + 1) / 2);
   auto position = [&](int64_t index) {
     return std::lower_bound(idx.begin(), idx.end(), index) - idx.begin();
   };
   auto add = [&](size_t j) {
     taken[j] = 1;
+    balance.Add(modes[j]);
     for (Block& b : blocks) b.m += b.x[j] * b.x[j].transpose();
   };
   for (int64_t pi : profiled_idx) add(position(pi));
@@ -218,10 +255,15 @@ absl::StatusOr<ProfilingPlan> Plan(const ModeSpace& space,
       inv.push_back(
           b.m.ldlt().solve(Eigen::MatrixXd::Identity(b.m.rows(), b.m.cols())));
     }
+    bool any_fits = false;
+    for (size_t j = 0; j < idx.size() && !any_fits; ++j) {
+      any_fits = !taken[j] && balance.Fits(modes[j]);
+    }
     double best = -1;
     size_t best_j = 0;
     for (size_t j = 0; j < idx.size(); ++j) {
       if (taken[j]) continue;
+      if (any_fits && !balance.Fits(modes[j])) continue;
       double gain = 0;
       for (size_t b = 0; b < blocks.size(); ++b) {
         gain += std::log1p(blocks[b].x[j].dot(inv[b] * blocks[b].x[j]));

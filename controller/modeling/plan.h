@@ -26,6 +26,16 @@
 // blocks' log det M) is added, repeatedly, ties to the lower index.
 // Deterministic.
 //
+// Balance: no value of a knob that varies in the space may hold more than
+// half (rounded up) of the plan's modes, the profiled ones included (8
+// modes: at most 4 at one memory clock, one CPU clock, ...). The greedy
+// step takes the best candidate that keeps this; only when none does is
+// the cap ignored. Without it the D-optimal picks pile onto the extremes
+// of the knobs that matter most (Xavier AGX, overlap + power_util_x_time:
+// 5 of 8 modes at the 204 MHz memory clock, 5 at the top CPU clock), and
+// the energy forms, fitted on 8 modes with 6 coefficients, then
+// extrapolate over the rest of the space (controller/modeling/README.md).
+//
 // Candidates: every mode of the space when it has at most 50,000 (all
 // 29,232 Xavier AGX modes); otherwise every ceil(size / 50,000)-th index,
 // plus the two corners.
