@@ -41,6 +41,29 @@ CustomMode Corner(const ModeSpace& space, bool max) {
   return m;
 }
 
+constexpr int kCenterFrom = 4;
+
+// Every knob at the table value nearest the middle of its range, half the
+// cores (rounded up).
+CustomMode Center(const ModeSpace& space) {
+  const DeviceClassSpec& s = space.spec();
+  auto pick = [](const std::vector<int64_t>& t) -> int64_t {
+    if (t.empty()) return 0;
+    const double mid = (static_cast<double>(t.front()) + t.back()) / 2;
+    int64_t best = t.front();
+    for (int64_t v : t) {
+      if (std::abs(v - mid) < std::abs(best - mid)) best = v;
+    }
+    return best;
+  };
+  CustomMode m;
+  m.cpu_cores = (space.cores() + 1) / 2;
+  m.cpu_freq_khz = pick(s.cpu_freqs_khz);
+  m.gpu_freq_hz = pick(s.gpu_freqs_hz);
+  m.mem_freq_hz = pick(s.mem_freqs_hz);
+  return m;
+}
+
 // Design feature rows of the candidates (plan.h).
 std::vector<std::vector<double>> DesignRows(
     const std::vector<CustomMode>& modes, const ActiveKnobs& knobs,
@@ -197,7 +220,8 @@ absl::StatusOr<ProfilingPlan> Plan(const ModeSpace& space,
   for (int64_t i = 0; i < size; i += stride) idx.push_back(i);
   const int64_t max_corner = *space.IndexOf(Corner(space, true));
   const int64_t min_corner = *space.IndexOf(Corner(space, false));
-  for (int64_t c : {max_corner, min_corner}) {
+  const int64_t center = *space.IndexOf(Center(space));
+  for (int64_t c : {max_corner, min_corner, center}) {
     if (c % stride != 0) idx.push_back(c);
   }
   for (int64_t p : profiled_idx) {
@@ -249,20 +273,27 @@ absl::StatusOr<ProfilingPlan> Plan(const ModeSpace& space,
       if (static_cast<int>(plan.modes.size()) < k && !taken[j]) take(j);
     }
   }
-  while (static_cast<int>(plan.modes.size()) < k) {
+  // A first plan of 4 or more modes ends with the center (plan.h).
+  const size_t center_j = position(center);
+  const bool center_last =
+      seed_corners && k >= kCenterFrom && !taken[center_j];
+  while (static_cast<int>(plan.modes.size()) < k - (center_last ? 1 : 0)) {
     std::vector<Eigen::MatrixXd> inv;
     for (const Block& b : blocks) {
       inv.push_back(
           b.m.ldlt().solve(Eigen::MatrixXd::Identity(b.m.rows(), b.m.cols())));
     }
     bool any_fits = false;
+    auto open = [&](size_t j) {
+      return !taken[j] && !(center_last && j == center_j);
+    };
     for (size_t j = 0; j < idx.size() && !any_fits; ++j) {
-      any_fits = !taken[j] && balance.Fits(modes[j]);
+      any_fits = open(j) && balance.Fits(modes[j]);
     }
     double best = -1;
     size_t best_j = 0;
     for (size_t j = 0; j < idx.size(); ++j) {
-      if (taken[j]) continue;
+      if (!open(j)) continue;
       if (any_fits && !balance.Fits(modes[j])) continue;
       double gain = 0;
       for (size_t b = 0; b < blocks.size(); ++b) {
@@ -275,6 +306,7 @@ absl::StatusOr<ProfilingPlan> Plan(const ModeSpace& space,
     }
     take(best_j);
   }
+  if (center_last) take(center_j);
   for (const Block& b : blocks) {
     plan.log_det += b.m.ldlt().vectorD().array().log().sum();
   }

@@ -36,9 +36,17 @@
 // the energy forms, fitted on 8 modes with 6 coefficients, then
 // extrapolate over the rest of the space (controller/modeling/README.md).
 //
+// Center: a first plan of 4 or more modes ends with the center of the space
+// (every clock at the table value nearest the middle of its range, half the
+// cores rounded up; the greedy steps skip it), unless the corners already
+// are it. D-optimal picks for these forms sit at the ends of every knob,
+// and the energy forms' curvature between the ends is then unchecked: on
+// the calibrated twin, LeNet-5's power was over-predicted by 10-15% inside
+// the space (controller/modeling/README.md). PlanNextModes adds no center.
+//
 // Candidates: every mode of the space when it has at most 50,000 (all
 // 29,232 Xavier AGX modes); otherwise every ceil(size / 50,000)-th index,
-// plus the two corners.
+// plus the two corners and the center.
 //
 // Errors (InvalidArgument): unknown form; k < 1; k more than the modes left
 // to choose; an empty space; a profiled mode that is not a mode of the
