@@ -41,9 +41,7 @@ absl::StatusOr<TimeEstimate> EstimateTime(const FittedModel& time_model,
   TimeEstimate te;
   te.time_s = form.Evaluate(time_model.knobs, x, TimeEstimate{},
                             time_model.coefficients.data());
-  te.gpu_busy_share = form.GpuBusyShare(time_model.knobs, x,
-                                        time_model.coefficients.data(),
-                                        te.time_s);
+  form.BusyShares(time_model.knobs, x, time_model.coefficients.data(), &te);
   return te;
 }
 

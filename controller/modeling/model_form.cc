@@ -96,9 +96,10 @@ double ModelForm::Evaluate(const ActiveKnobs&, const ScaledMode&,
   return 0;
 }
 
-double ModelForm::GpuBusyShare(const ActiveKnobs&, const ScaledMode&,
-                               const double*, double) const {
-  return 1.0;
+void ModelForm::BusyShares(const ActiveKnobs&, const ScaledMode&,
+                           const double*, TimeEstimate* te) const {
+  te->gpu_busy_share = 1.0;
+  te->mem_busy_share = 1.0;
 }
 
 void ModelForm::ToInternal(const double* natural, double* internal,
@@ -127,7 +128,8 @@ std::vector<std::string> TimeFormNames() {
 }
 
 std::vector<std::string> EnergyFormNames() {
-  return {"paper", "power_x_time", "power_util_x_time"};
+  return {"paper", "power_x_time", "power_util_x_time",
+          "power_util_mem_x_time"};
 }
 
 absl::Status CheckForm(const std::string& name, Target target) {

@@ -42,6 +42,14 @@
 //                       share the time model predicts (dynamic power ~ f V^2
 //                       with V rising with f, times activity);
 //                       E = P_pred * t_pred
+//   "power_util_mem_x_time"
+//                       P = 1, n, c^2, g^2*u, m, m*u_mem, with u_mem the
+//                       DRAM busy share the time model predicts: the memory
+//                       controller's power follows its traffic, which a
+//                       network whose CPU side waits on DRAM (LeNet-5 on
+//                       the calibrated twin) makes large where the GPU is
+//                       idle; E = P_pred * t_pred. Six coefficients, like
+//                       power_util_x_time (g*u gives way to m*u_mem).
 //
 // Forms are immutable singletons; everything here is thread-safe.
 #ifndef POWERSWEEP_CONTROLLER_MODELING_MODEL_FORM_H_
@@ -107,6 +115,10 @@ struct TimeEstimate {
   // positive contributions of 1/g and 1/m over t; forms without such terms
   // ("linear"): 1.
   double gpu_busy_share = 1;
+  // Predicted fraction of the epoch DRAM is busy, in [0, 1]. "overlap": the
+  // memory unit (M/m) over t; reciprocal forms: the positive 1/m
+  // contribution over t; forms without such a term: 1.
+  double mem_busy_share = 1;
 };
 
 enum class Target { kTime, kEnergy };
@@ -136,9 +148,10 @@ class ModelForm {
   // The form's value (time s, energy J, or power W if models_power()).
   virtual double Evaluate(const ActiveKnobs& knobs, const ScaledMode& x,
                           const TimeEstimate& t, const double* params) const;
-  // Time forms: the predicted GPU busy share at x (see TimeEstimate).
-  virtual double GpuBusyShare(const ActiveKnobs& knobs, const ScaledMode& x,
-                              const double* params, double time_s) const;
+  // Time forms: the predicted GPU and DRAM busy shares at x, given
+  // te->time_s (see TimeEstimate).
+  virtual void BusyShares(const ActiveKnobs& knobs, const ScaledMode& x,
+                          const double* params, TimeEstimate* te) const;
 
   // Nonlinear forms: an unconstrained internal parametrization for the
   // solver, and starting points (in natural parameters) for data (xs, ys).

@@ -54,18 +54,24 @@ class OverlapForm : public ModelForm {
     return serial + Norm(units, n, p);
   }
 
-  double GpuBusyShare(const ActiveKnobs& k, const ScaledMode& x,
-                      const double* params, double time_s) const override {
-    if (!k.gpu_freq && !k.mem_freq) return 1.0;
+  void BusyShares(const ActiveKnobs& k, const ScaledMode& x,
+                  const double* params, TimeEstimate* te) const override {
+    te->gpu_busy_share = 1.0;
+    te->mem_busy_share = 1.0;
+    if (te->time_s <= 0) return;
     double units[3];
     int n = 0;
     double p = 0;
     Split(k, x, params, units, &n, &p);
     // The GPU and memory units are the last ones.
     const int first_gpu = k.cpu_freq ? 1 : 0;
-    const double gpu = Norm(units + first_gpu, n - first_gpu, p);
-    if (time_s <= 0) return 1.0;
-    return std::clamp(gpu / time_s, 0.0, 1.0);
+    if (k.gpu_freq || k.mem_freq) {
+      const double gpu = Norm(units + first_gpu, n - first_gpu, p);
+      te->gpu_busy_share = std::clamp(gpu / te->time_s, 0.0, 1.0);
+    }
+    if (k.mem_freq) {
+      te->mem_busy_share = std::clamp(units[n - 1] / te->time_s, 0.0, 1.0);
+    }
   }
 
   void ToInternal(const double* natural, double* internal,

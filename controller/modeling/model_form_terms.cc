@@ -26,13 +26,17 @@ struct Term {
   std::string name;
   int needs = 0;  // KnobBits
   std::function<double(const ScaledMode&, const TimeEstimate&)> value;
-  bool gpu_side = false;  // counts towards the predicted GPU busy share
+  // What the term's share of a time form counts towards: the GPU busy
+  // share (kGpu), both it and the DRAM busy share (kMem), or neither.
+  enum class Side { kNone, kGpu, kMem };
+  Side side = Side::kNone;
 };
+using Side = Term::Side;
 
 Term T(std::string name, int needs,
        std::function<double(const ScaledMode&, const TimeEstimate&)> f,
-       bool gpu_side = false) {
-  return Term{std::move(name), needs, std::move(f), gpu_side};
+       Side side = Side::kNone) {
+  return Term{std::move(name), needs, std::move(f), side};
 }
 
 // The terms of the paper's linear form (without the constant).
@@ -48,10 +52,10 @@ std::vector<Term> ReciprocalTerms() {
           T("1/cores", kCoresBit, [](auto& x, auto&) { return 1 / x.cores; }),
           T(
               "1/gpu_ghz", kGpuBit,
-              [](auto& x, auto&) { return 1 / x.gpu_ghz; }, true),
+              [](auto& x, auto&) { return 1 / x.gpu_ghz; }, Side::kGpu),
           T(
               "1/mem_ghz", kMemBit,
-              [](auto& x, auto&) { return 1 / x.mem_ghz; }, true)};
+              [](auto& x, auto&) { return 1 / x.mem_ghz; }, Side::kMem)};
 }
 
 Term Constant() {
@@ -111,20 +115,27 @@ class TermForm : public ModelForm {
     return sum;
   }
 
-  double GpuBusyShare(const ActiveKnobs& knobs, const ScaledMode& x,
-                      const double* params, double time_s) const override {
-    double gpu = 0;
-    bool any = false;
+  void BusyShares(const ActiveKnobs& knobs, const ScaledMode& x,
+                  const double* params, TimeEstimate* te) const override {
+    double gpu = 0, mem = 0;
+    bool any_gpu = false, any_mem = false;
     int i = 0;
     for (const Term* t : Used(knobs)) {
-      if (t->gpu_side) {
-        any = true;
-        gpu += std::max(0.0, params[i] * t->value(x, TimeEstimate{}));
+      const double v = std::max(0.0, params[i++] * t->value(x, TimeEstimate{}));
+      if (t->side == Side::kGpu || t->side == Side::kMem) {
+        any_gpu = true;
+        gpu += v;
       }
-      ++i;
+      if (t->side == Side::kMem) {
+        any_mem = true;
+        mem += v;
+      }
     }
-    if (!any || time_s <= 0) return 1.0;
-    return std::clamp(gpu / time_s, 0.0, 1.0);
+    const double time_s = te->time_s;
+    te->gpu_busy_share =
+        !any_gpu || time_s <= 0 ? 1.0 : std::clamp(gpu / time_s, 0.0, 1.0);
+    te->mem_busy_share =
+        !any_mem || time_s <= 0 ? 1.0 : std::clamp(mem / time_s, 0.0, 1.0);
   }
 
  private:
@@ -184,6 +195,20 @@ std::vector<std::unique_ptr<ModelForm>> MakeTermForms() {
            return x.gpu_ghz * x.gpu_ghz * t.gpu_busy_share;
          }),
        T("mem_ghz", kMemBit, [](auto& x, auto&) { return x.mem_ghz; })},
+      /*models_power=*/true));
+  add(new TermForm(
+      "power_util_mem_x_time", Target::kEnergy,
+      {Constant(),
+       T("cores", kCoresBit, [](auto& x, auto&) { return x.cores; }),
+       T("cpu_ghz^2", kCpuBit,
+         [](auto& x, auto&) { return x.cpu_ghz * x.cpu_ghz; }),
+       T("gpu_ghz^2*u", kGpuBit,
+         [](auto& x, auto& t) {
+           return x.gpu_ghz * x.gpu_ghz * t.gpu_busy_share;
+         }),
+       T("mem_ghz", kMemBit, [](auto& x, auto&) { return x.mem_ghz; }),
+       T("mem_ghz*u_mem", kMemBit,
+         [](auto& x, auto& t) { return x.mem_ghz * t.mem_busy_share; })},
       /*models_power=*/true));
   return forms;
 }

@@ -2,7 +2,9 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +35,29 @@ CustomMode Corner(const ModeSpace& space, bool max) {
   };
   CustomMode m;
   m.cpu_cores = max ? space.cores() : 1;
+  m.cpu_freq_khz = pick(s.cpu_freqs_khz);
+  m.gpu_freq_hz = pick(s.gpu_freqs_hz);
+  m.mem_freq_hz = pick(s.mem_freqs_hz);
+  return m;
+}
+
+constexpr int kCenterFrom = 4;
+
+// Every knob at the table value nearest the middle of its range, half the
+// cores (rounded up).
+CustomMode Center(const ModeSpace& space) {
+  const DeviceClassSpec& s = space.spec();
+  auto pick = [](const std::vector<int64_t>& t) -> int64_t {
+    if (t.empty()) return 0;
+    const double mid = (static_cast<double>(t.front()) + t.back()) / 2;
+    int64_t best = t.front();
+    for (int64_t v : t) {
+      if (std::abs(v - mid) < std::abs(best - mid)) best = v;
+    }
+    return best;
+  };
+  CustomMode m;
+  m.cpu_cores = (space.cores() + 1) / 2;
   m.cpu_freq_khz = pick(s.cpu_freqs_khz);
   m.gpu_freq_hz = pick(s.gpu_freqs_hz);
   m.mem_freq_hz = pick(s.mem_freqs_hz);
@@ -101,6 +126,38 @@ std::vector<std::vector<double>> DesignRows(
   return rows;
 }
 
+// The value of each knob of a mode (cores, CPU, GPU, memory clock).
+std::array<int64_t, 4> KnobValues(const CustomMode& m) {
+  return {m.cpu_cores, m.cpu_freq_khz, m.gpu_freq_hz, m.mem_freq_hz};
+}
+
+// How many of the chosen modes sit at each value of each knob that varies
+// in the space, and whether one more mode fits under the cap (plan.h).
+class KnobBalance {
+ public:
+  KnobBalance(const ActiveKnobs& knobs, int cap)
+      : active_{knobs.cores, knobs.cpu_freq, knobs.gpu_freq, knobs.mem_freq},
+        cap_(cap) {}
+  void Add(const CustomMode& m) {
+    const std::array<int64_t, 4> v = KnobValues(m);
+    for (int k = 0; k < 4; ++k) ++counts_[k][v[k]];
+  }
+  bool Fits(const CustomMode& m) const {
+    const std::array<int64_t, 4> v = KnobValues(m);
+    for (int k = 0; k < 4; ++k) {
+      if (!active_[k]) continue;
+      auto it = counts_[k].find(v[k]);
+      if (it != counts_[k].end() && it->second + 1 > cap_) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::array<bool, 4> active_;
+  int cap_;
+  std::array<std::map<int64_t, int>, 4> counts_;
+};
+
 struct Block {
   std::vector<Eigen::VectorXd> x;  // design rows of the candidates
   Eigen::MatrixXd m;               // ridge * I + sum of chosen x x'
@@ -163,7 +220,8 @@ absl::StatusOr<ProfilingPlan> Plan(const ModeSpace& space,
   for (int64_t i = 0; i < size; i += stride) idx.push_back(i);
   const int64_t max_corner = *space.IndexOf(Corner(space, true));
   const int64_t min_corner = *space.IndexOf(Corner(space, false));
-  for (int64_t c : {max_corner, min_corner}) {
+  const int64_t center = *space.IndexOf(Center(space));
+  for (int64_t c : {max_corner, min_corner, center}) {
     if (c % stride != 0) idx.push_back(c);
   }
   for (int64_t p : profiled_idx) {
@@ -188,11 +246,14 @@ absl::StatusOr<ProfilingPlan> Plan(const ModeSpace& space,
     blocks.push_back(MakeBlock(DesignRows(modes, knobs, nullptr, ef)));
   }
   std::vector<char> taken(idx.size(), 0);
+  const int total = static_cast<int>(profiled_idx.size()) + k;
+  KnobBalance balance(knobs, (total + 1) / 2);
   auto position = [&](int64_t index) {
     return std::lower_bound(idx.begin(), idx.end(), index) - idx.begin();
   };
   auto add = [&](size_t j) {
     taken[j] = 1;
+    balance.Add(modes[j]);
     for (Block& b : blocks) b.m += b.x[j] * b.x[j].transpose();
   };
   for (int64_t pi : profiled_idx) add(position(pi));
@@ -212,16 +273,28 @@ absl::StatusOr<ProfilingPlan> Plan(const ModeSpace& space,
       if (static_cast<int>(plan.modes.size()) < k && !taken[j]) take(j);
     }
   }
-  while (static_cast<int>(plan.modes.size()) < k) {
+  // A first plan of 4 or more modes ends with the center (plan.h).
+  const size_t center_j = position(center);
+  const bool center_last =
+      seed_corners && k >= kCenterFrom && !taken[center_j];
+  while (static_cast<int>(plan.modes.size()) < k - (center_last ? 1 : 0)) {
     std::vector<Eigen::MatrixXd> inv;
     for (const Block& b : blocks) {
       inv.push_back(
           b.m.ldlt().solve(Eigen::MatrixXd::Identity(b.m.rows(), b.m.cols())));
     }
+    bool any_fits = false;
+    auto open = [&](size_t j) {
+      return !taken[j] && !(center_last && j == center_j);
+    };
+    for (size_t j = 0; j < idx.size() && !any_fits; ++j) {
+      any_fits = open(j) && balance.Fits(modes[j]);
+    }
     double best = -1;
     size_t best_j = 0;
     for (size_t j = 0; j < idx.size(); ++j) {
-      if (taken[j]) continue;
+      if (!open(j)) continue;
+      if (any_fits && !balance.Fits(modes[j])) continue;
       double gain = 0;
       for (size_t b = 0; b < blocks.size(); ++b) {
         gain += std::log1p(blocks[b].x[j].dot(inv[b] * blocks[b].x[j]));
@@ -233,6 +306,7 @@ absl::StatusOr<ProfilingPlan> Plan(const ModeSpace& space,
     }
     take(best_j);
   }
+  if (center_last) take(center_j);
   for (const Block& b : blocks) {
     plan.log_det += b.m.ldlt().vectorD().array().log().sum();
   }

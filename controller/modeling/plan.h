@@ -26,9 +26,27 @@
 // blocks' log det M) is added, repeatedly, ties to the lower index.
 // Deterministic.
 //
+// Balance: no value of a knob that varies in the space may hold more than
+// half (rounded up) of the plan's modes, the profiled ones included (8
+// modes: at most 4 at one memory clock, one CPU clock, ...). The greedy
+// step takes the best candidate that keeps this; only when none does is
+// the cap ignored. Without it the D-optimal picks pile onto the extremes
+// of the knobs that matter most (Xavier AGX, overlap + power_util_x_time:
+// 5 of 8 modes at the 204 MHz memory clock, 5 at the top CPU clock), and
+// the energy forms, fitted on 8 modes with 6 coefficients, then
+// extrapolate over the rest of the space (controller/modeling/README.md).
+//
+// Center: a first plan of 4 or more modes ends with the center of the space
+// (every clock at the table value nearest the middle of its range, half the
+// cores rounded up; the greedy steps skip it), unless the corners already
+// are it. D-optimal picks for these forms sit at the ends of every knob,
+// and the energy forms' curvature between the ends is then unchecked: on
+// the calibrated twin, LeNet-5's power was over-predicted by 10-15% inside
+// the space (controller/modeling/README.md). PlanNextModes adds no center.
+//
 // Candidates: every mode of the space when it has at most 50,000 (all
 // 29,232 Xavier AGX modes); otherwise every ceil(size / 50,000)-th index,
-// plus the two corners.
+// plus the two corners and the center.
 //
 // Errors (InvalidArgument): unknown form; k < 1; k more than the modes left
 // to choose; an empty space; a profiled mode that is not a mode of the

@@ -114,8 +114,7 @@ ModePrediction Predictor::PredictUnchecked(const CustomMode& mode) const {
   TimeEstimate te;
   te.time_s = tf.Evaluate(time_.knobs, x, TimeEstimate{},
                           time_.coefficients.data());
-  te.gpu_busy_share =
-      tf.GpuBusyShare(time_.knobs, x, time_.coefficients.data(), te.time_s);
+  tf.BusyShares(time_.knobs, x, time_.coefficients.data(), &te);
   p.time_s = te.time_s;
   const double time_half = RelativeHalfWidth(tf, time_, x, TimeEstimate{},
                                              te.time_s, time_quantile_);

@@ -50,6 +50,9 @@ struct ModelCost {
   std::string name;
   ModelInput input;
   double forward_macs = 0;        // per sample (conv + linear)
+  // The part of forward_macs in depthwise convolutions (groups equal to
+  // the input channels, > 1): MobileNetV3's 3x3 and 5x5 spatial filters.
+  double depthwise_macs = 0;
   double params = 0;              // trainable parameters
   double activations = 0;         // output values of every layer, per sample
   double input_values = 0;        // per sample (channels x size x size)

@@ -18,12 +18,16 @@ void ModelWalker::Wrote(double values) {
 
 void ModelWalker::Conv(int out_channels, int kernel, int stride, int padding,
                        int groups, bool bias) {
-  const double in_per_group = static_cast<double>(shape_.channels) / groups;
+  const int in_channels = shape_.channels;
+  const double in_per_group = static_cast<double>(in_channels) / groups;
   shape_.channels = out_channels;
   shape_.height = (shape_.height + 2 * padding - kernel) / stride + 1;
   shape_.width = (shape_.width + 2 * padding - kernel) / stride + 1;
   const double taps = in_per_group * kernel * kernel;
   cost_.forward_macs += shape_.Values() * taps;
+  if (groups > 1 && groups == in_channels) {
+    cost_.depthwise_macs += shape_.Values() * taps;
+  }
   cost_.params += out_channels * taps + (bias ? out_channels : 0);
   cost_.param_tensors += bias ? 2 : 1;
   Wrote(shape_.Values());

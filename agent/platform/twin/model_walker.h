@@ -1,7 +1,8 @@
 // ModelWalker: walks a convolutional network layer by layer, tracking the
 // shape of the tensor between layers (channels x height x width of one
 // sample) and adding up what each layer costs: multiply-accumulates (conv
-// and linear layers only), trainable parameters and their tensors,
+// and linear layers only; those of depthwise convolutions also apart),
+// trainable parameters and their tensors,
 // activation values written (every layer's output, including in-place
 // activations and residual adds, since each is read and written once) and
 // forward GPU kernels (one per layer; flatten is a view and costs none).

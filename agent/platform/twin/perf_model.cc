@@ -14,6 +14,15 @@ double SoftMax(double a, double b) {
 PerfModel::PerfModel(const TwinClass* cls, InstanceVariation variation)
     : cls_(cls), variation_(variation) {}
 
+double PerfModel::HostSeconds(double cycles,
+                              const OperatingPoint& op) const {
+  const double core_s = cycles / (op.cpu_khz * 1e3 * cls_->perf.cpu_ipc);
+  if (op.mem_hz <= 0) return core_s;
+  const double dram_s =
+      kHostEmcCyclesPerCycle * cycles / static_cast<double>(op.mem_hz);
+  return SoftMax(core_s, dram_s);
+}
+
 MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
                                    const TwinWorkloadShape& w, double cold,
                                    double compute_noise, double fetch_noise,
@@ -23,13 +32,15 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
   const DatasetCost& d = w.dataset;
   const double b = std::max(1, w.batch_size);
   const double pass = w.train ? 3 : 1;  // backward ~ 2x forward
-  const double cpu_hz = op.cpu_khz * 1e3 * k.cpu_ipc;
   const double gpu_hz = static_cast<double>(op.gpu_hz);
   const double mem_hz = static_cast<double>(op.mem_hz);
   const double speed = variation_.speed;
   const double kernels = w.train ? c.train_kernels : c.infer_kernels;
 
-  const double flops = b * c.ForwardFlops() * pass;
+  // Depthwise MACs count as 1 / kDepthwiseEfficiency dense ones.
+  const double dense_macs = c.forward_macs - c.depthwise_macs;
+  const double flops =
+      b * 2 * (dense_macs + c.depthwise_macs / kDepthwiseEfficiency) * pass;
   // Occupancy: the batch that half-fills the GPU shrinks with the work per
   // kernel (LeNet-5: 64 samples). A cost without kernel counts keeps 64.
   double half_batch = kGpuHalfBatch;
@@ -38,25 +49,25 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
   }
   const double eff = k.gpu_efficiency * b / (b + half_batch);
   const double t_flops = flops / (gpu_hz * k.gpu_flops_per_cycle * eff);
-  // Activations written once and read once (x2), in float32; training
-  // touches them three times and the weights five times (forward,
-  // backward, gradient write, optimizer read and write).
+  // Activations written once and read once (x2), in float32, three times in
+  // training; each parameter kParamAccessesTrain times in training (the
+  // optimizer's passes included), once in inference.
   const double bytes = b * (c.input_values + c.activations) * 4 * 2 * pass +
-                       c.params * 4 * (w.train ? 5 : 1);
+                       c.params * 4 * (w.train ? kParamAccessesTrain : 1);
   const double t_mem = bytes / (mem_hz * k.mem_bytes_per_cycle * k.mem_efficiency);
   const double t_kern = kernels * k.gpu_kernel_cycles / gpu_hz;
 
   MinibatchTiming t;
   t.gpu_s = (SoftMax(t_flops, t_mem) + t_kern) / speed * compute_noise;
   t.mem_s = t_mem / speed * compute_noise;
-  t.launch_s =
-      (kernels * kLaunchCycles + kSyncCycles) / cpu_hz / speed * compute_noise;
+  t.launch_s = HostSeconds(kernels * kLaunchCycles + kSyncCycles, op) / speed *
+               compute_noise;
   t.compute_s = SoftMax(t.launch_s, t.gpu_s);
   const double sample_cycles = kFetchCyclesPerSample +
                                d.transform_cycles_per_value * c.input_values +
                                d.decode_cycles_per_sample;
-  t.fetch_s = (b * sample_cycles + kFetchCyclesPerBatch) / cpu_hz / speed *
-              fetch_noise;
+  t.fetch_s = HostSeconds(b * sample_cycles + kFetchCyclesPerBatch, op) /
+              speed * fetch_noise;
   if (!d.LoadedAtStart()) {
     const double file = d.FileBytesPerSample(w.train);
     // Files in the page cache are copied by the loader; the others wait for
@@ -65,25 +76,38 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
     t.io_s = b * cold * (file / k.storage_bytes_per_s + k.storage_file_latency_s) *
              fetch_noise;
   }
-  t.record_s = kRecordCycles / cpu_hz / speed;
+  t.record_s = HostSeconds(kRecordCycles, op) / speed;
 
   const int free_cores = op.cores - 1;
   const int workers = std::max(0, w.loader_workers);
+  if (workers > 0 && !w.preload) {
+    // The training thread takes each batch over from a worker process into
+    // the buffer the GPU reads (float32 input tensor); nothing overlaps it.
+    t.handover_s = HostSeconds(kHandoverBatchCycles +
+                                   kHandoverCyclesPerByte * b *
+                                       c.input_values * 4,
+                               op) /
+                   speed * fetch_noise;
+  }
   if (w.preload) {
     // Built before timing: the loop only takes the next one.
     t.fetch_s = 0;
     t.io_s = 0;
-    t.stall_s = kHandoverCycles / cpu_hz / speed * fetch_noise;
+    t.stall_s = HostSeconds(kHandoverCycles, op) / speed * fetch_noise;
   } else if (workers == 0 || free_cores <= 0) {
     // Fetched on the compute thread (or workers share its only core).
-    t.stall_s = (t.fetch_s + t.io_s) * (1 + kOversubscription * workers);
+    t.stall_s =
+        (t.fetch_s + t.io_s) * (1 + kOversubscription * workers) + t.handover_s;
   } else {
     const int parallel = std::min(workers, free_cores);
     const int extra = std::max(0, workers - free_cores);
     const double per_batch = std::max(
         t.fetch_s / parallel * (1 + kOversubscription * extra), t.io_s);
-    t.stall_s = first ? t.fetch_s + t.io_s
-                      : std::max(0.0, per_batch - t.compute_s);
+    // The workers fetch the next batch while the training thread takes this
+    // one over and computes.
+    t.stall_s = first ? t.fetch_s + t.io_s + t.handover_s
+                      : t.handover_s + std::max(0.0, per_batch - t.compute_s -
+                                                         t.handover_s);
   }
   t.e2e_s = t.stall_s + t.compute_s + t.record_s;
   return t;
@@ -139,10 +163,9 @@ double PerfModel::StartupSeconds(const OperatingPoint& op,
     const double cached = std::min(1.0, std::max(0.0, cached_at_start));
     read = split.storage_bytes * (1 - cached) / k.storage_bytes_per_s +
            split.storage_bytes * cached / kPageCacheBytesPerS;
-    decode = samples * d.record_bytes * d.load_cycles_per_byte /
-             (op.cpu_khz * 1e3 * k.cpu_ipc);
+    decode = HostSeconds(samples * d.record_bytes * d.load_cycles_per_byte, op);
   } else {
-    decode = samples * kListCyclesPerFile / (op.cpu_khz * 1e3 * k.cpu_ipc);
+    decode = HostSeconds(samples * kListCyclesPerFile, op);
   }
   return (read + decode + preload + k.cuda_init_s) / variation_.speed;
 }
@@ -187,12 +210,13 @@ PhaseLoad PerfModel::LoadOf(const MinibatchTiming& t, const OperatingPoint& op,
   const int free_cores = op.cores - 1;
   const int workers = std::max(0, w.loader_workers);
   const bool serial = workers == 0 || free_cores <= 0;
-  // The compute thread spins in cudaDeviceSynchronize: busy while computing;
-  // while it fetches itself, busy except when waiting for storage.
-  const double cpu_share =
-      t.io_s > 0 ? t.fetch_s / (t.fetch_s + t.io_s) : 1.0;
-  const double main_busy =
-      t.compute_s + t.record_s + (serial ? t.stall_s * cpu_share : 0);
+  // The compute thread spins in cudaDeviceSynchronize: busy while computing
+  // and taking batches over; while it fetches itself, busy except when
+  // waiting for storage.
+  const double own = t.fetch_s + t.handover_s;
+  const double cpu_share = t.io_s > 0 ? own / (own + t.io_s) : 1.0;
+  const double main_busy = t.compute_s + t.record_s +
+                           (serial ? t.stall_s * cpu_share : t.handover_s);
   load.core_util[0] = std::min(1.0, main_busy / e2e);
   if (!serial) {
     const int parallel = std::min(workers, free_cores);

@@ -4,17 +4,23 @@
 // data set (DatasetCost). docs/twin-model.md gives the equations and the
 // source of every constant; in short:
 //
+//   host(c)   = softmax(c / (f_cpu * ipc), kHostEmcCyclesPerCycle * c / f_mem)
+//               (c CPU cycles of work also wait on DRAM: whichever is slower)
 //   eff       = gpu_efficiency * B / (B + 64 * ref / (macs / fwd_kernels))
-//   gpu_s     = softmax(flops / (f_gpu * flops_per_cycle * eff),
-//                       bytes / (f_mem * bytes_per_cycle * mem_eff))
+//   t_flops   = B * 2 * pass * (dense_macs + depthwise_macs / kDepthwiseEff)
+//               / (f_gpu * flops_per_cycle * eff)
+//   gpu_s     = softmax(t_flops, bytes / (f_mem * bytes_per_cycle * mem_eff))
 //               + kernels * gpu_kernel_cycles / f_gpu
-//   launch_s  = (kernels * kLaunchCycles + kSyncCycles) / (f_cpu * ipc)
+//   launch_s  = host(kernels * kLaunchCycles + kSyncCycles)
 //   compute_s = softmax(launch_s, gpu_s) / speed
-//   fetch_s   = (B * (1432 + per_value * values + decode) + 25000)
-//               / (f_cpu * ipc) / speed  (+ page-cache copies)  (one worker)
+//   fetch_s   = host(B * (1432 + per_value * values + decode) + 25000)
+//               / speed  (+ page-cache copies)  (one worker)
 //   io_s      = B * cold * (file / storage_bw + file_latency)  (image folders)
-//   stall_s   = fetch_s + io_s                      (no workers or 1 core)
-//             = max(0, max(fetch_s / min(W, cores-1), io_s) - compute_s)
+//   handover  = host(kHandoverBatchCycles + per_byte * B * values * 4)
+//               (W > 0: the training thread takes a worker's batch over)
+//   stall_s   = fetch_s + io_s (+ handover)     (no workers or 1 core)
+//             = handover + max(0, max(fetch_s / min(W, cores-1), io_s)
+//                                 - compute_s - handover)
 //   e2e_s     = stall_s + compute_s + record_s
 // with softmax(a, b) = max(a, b) + kOverlap * min(a, b) (imperfect overlap)
 // and `cold` the fraction of the minibatch's files read from storage:
@@ -66,6 +72,35 @@ inline constexpr double kPageCacheShare = 0.25;
 inline constexpr double kListCyclesPerFile = 20000;
 // Handing a preloaded minibatch to the compute thread (assumed).
 inline constexpr double kHandoverCycles = 2000;
+// CPU work and DRAM (calibrated on the SIGMETRICS memory-frequency figures,
+// docs/twin-model.md "Calibration"): every cycle of host work (kernel
+// launches, the loader, the hand-over) also needs this many EMC cycles of
+// DRAM time (cache misses of the dispatcher, queues and copies in the
+// memory the CPU shares with the GPU); the work takes the slower of the
+// two, softmax-combined. At MAXN on Xavier AGX the DRAM side is 0.73 of the
+// core side; at half the memory clock it becomes the bottleneck.
+inline constexpr double kHostEmcCyclesPerCycle = 0.86;
+// Depthwise convolutions reach this fraction of the FLOP rate of the dense
+// layers (no GEMM path: per-channel filters of 9 or 25 taps, bound by
+// instruction issue and on-chip loads, not by DRAM). Calibrated on the
+// SIGMETRICS MobileNetV3 memory-frequency figure.
+inline constexpr double kDepthwiseEfficiency = 0.1;
+// DRAM accesses of every parameter in a training minibatch, counted from
+// the workload's step (SGD, momentum 0.9): forward read, backward read (for
+// the input gradient), gradient write, zero_grad write, buf.mul_ (read,
+// write), buf.add_(grad) (2 reads, write), param.add_(buf) (2 reads,
+// write). Inference reads each parameter once.
+inline constexpr double kParamAccessesTrain = 12;
+// The training thread taking a collated minibatch over from a loader
+// worker (the study's PyTorch loader runs workers as processes): per batch
+// (queue wake-up, tensor rebuild from shared memory, assumed) and per byte
+// of the batch's float32 input tensor (copied into the buffer the GPU
+// reads; calibrated on the SIGMETRICS Xavier AGX epoch 1+ stall of
+// MobileNetV3 on GLD23k). Part of the stall, never overlapped with compute.
+// Without workers the training thread collates the batch itself (the
+// fetch); preloaded minibatches cost kHandoverCycles.
+inline constexpr double kHandoverBatchCycles = 20000;
+inline constexpr double kHandoverCyclesPerByte = 1.57;
 inline constexpr double kBackgroundUtil = 0.01;
 
 struct TwinWorkloadShape {
@@ -91,6 +126,7 @@ struct MinibatchTiming {
   double compute_s = 0;
   double fetch_s = 0;    // one minibatch on one worker (CPU)
   double io_s = 0;       // storage reads of the minibatch (the device)
+  double handover_s = 0; // training thread taking the batch over (stall)
   double stall_s = 0;
   double record_s = 0;
   double e2e_s = 0;
@@ -146,6 +182,12 @@ class PerfModel {
   // its preloaded minibatches' files before timing.
   double ResidentFraction(const TwinWorkloadShape& w, int64_t epoch,
                           double cached_at_start) const;
+
+  // Seconds of `cycles` of CPU work (Cortex-A78-equivalent cycles) on one
+  // core at `op`: softmax(cycles / (f_cpu * ipc), kHostEmcCyclesPerCycle *
+  // cycles / f_mem); the DRAM side is left out when op.mem_hz is 0. Not
+  // divided by the instance speed.
+  double HostSeconds(double cycles, const OperatingPoint& op) const;
 
   PhaseLoad LoadOf(const MinibatchTiming& t, const OperatingPoint& op,
                    const TwinWorkloadShape& w) const;

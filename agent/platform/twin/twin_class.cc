@@ -30,7 +30,7 @@ TwinClass OrinAgx() {
   c.name = "orin-agx";
   c.model = "Jetson AGX Orin Developer Kit (twin)";
   c.memory_bytes = int64_t{32} << 30;
-  c.perf = {4096, 0.3, 5000, 64, 0.6, 1.0, 400e6, 1.5, 5.9e-3};
+  c.perf = {4096, 0.3, 5000, 64, 0.6, 1.0, 400e6, 1.5, 8.5e-3};
   c.power.static_mw = {0, 300, 150, 1200, 200, 2500};
   c.power.cpu_static_mw_per_core = 50;
   c.power.cpu_dyn_mw_per_ghz = 520;
@@ -51,7 +51,7 @@ TwinClass XavierAgx() {
   c.name = "xavier-agx";
   c.model = "Jetson-AGX (twin)";
   c.memory_bytes = int64_t{32} << 30;
-  c.perf = {1024, 0.3, 5000, 64, 0.6, 0.8, 300e6, 2.0, 5.9e-3};
+  c.perf = {1024, 0.3, 5000, 64, 0.6, 0.8, 300e6, 2.0, 8.5e-3};
   c.power.static_mw = {0, 300, 150, 1500, 150, 2300};
   c.power.cpu_static_mw_per_core = 60;
   c.power.cpu_dyn_mw_per_ghz = 700;

@@ -207,7 +207,8 @@ TEST(FitEnergyTest, RecoversEachEnergyForm) {
   const std::vector<std::pair<std::string, std::vector<double>>> cases = {
       {"paper", {0.5, 0.2, 3, 0.4, 10, 4.5}},
       {"power_x_time", {4.5, 0.1, 0.8, 6, 0.3}},
-      {"power_util_x_time", {4.5, 0.1, 0.4, 2.5, 8, 0.3}}};
+      {"power_util_x_time", {4.5, 0.1, 0.4, 2.5, 8, 0.3}},
+      {"power_util_mem_x_time", {4.5, 0.1, 0.4, 8, 0.3, 3}}};
   for (const auto& [form, beta] : cases) {
     const ModelForm& f = *FindForm(form);
     std::vector<EnergyObservation> obs;
@@ -228,6 +229,56 @@ TEST(FitEnergyTest, RecoversEachEnergyForm) {
     ASSERT_TRUE(e.ok());
     EXPECT_NEAR(*e, obs[3].energy_j, 1e-7 * obs[3].energy_j);
   }
+}
+
+// The busy shares the energy forms take from the time model: "overlap"
+// reports the memory unit M/m over t, and the GPU share as the norm of the
+// GPU and memory units over t; the reciprocal form its 1/m and 1/g + 1/m
+// terms over t.
+TEST(FitEnergyTest, TimeModelsReportTheGpuAndMemoryBusyShares) {
+  const CustomMode mode{4, 1000000, 500000000, 2000000000};
+  // c = 1 GHz, g = 0.5 GHz, m = 2 GHz.
+  FittedModel overlap;
+  overlap.form = "overlap";
+  overlap.knobs = ActiveKnobs{true, true, true, true};
+  // S, C, G, M, p: serial 0.1 s, units 1 s (CPU), 1 s (GPU), 1 s (memory).
+  overlap.coefficients = {0.1, 1, 0.5, 2, 1};
+  overlap.parameter_names = FindForm("overlap")->ParameterNames(overlap.knobs);
+  overlap.covariance.assign(
+      overlap.coefficients.size() * overlap.coefficients.size(), 0);
+  absl::StatusOr<TimeEstimate> te = EstimateTime(overlap, mode);
+  ASSERT_TRUE(te.ok()) << te.status();
+  EXPECT_NEAR(te->time_s, 3.1, 1e-12);  // p = 1: the sum
+  EXPECT_NEAR(te->gpu_busy_share, 2 / 3.1, 1e-12);
+  EXPECT_NEAR(te->mem_busy_share, 1 / 3.1, 1e-12);
+
+  FittedModel recip;
+  recip.form = "reciprocal";
+  recip.knobs = overlap.knobs;
+  // 1/c, 1/n, 1/g, 1/m, const.
+  recip.coefficients = {1, 4, 0.5, 2, 0.5};
+  recip.parameter_names = FindForm("reciprocal")->ParameterNames(recip.knobs);
+  recip.covariance.assign(
+      recip.coefficients.size() * recip.coefficients.size(), 0);
+  te = EstimateTime(recip, mode);
+  ASSERT_TRUE(te.ok()) << te.status();
+  EXPECT_NEAR(te->time_s, 1 + 1 + 1 + 1 + 0.5, 1e-12);
+  EXPECT_NEAR(te->gpu_busy_share, 2 / 4.5, 1e-12);
+  EXPECT_NEAR(te->mem_busy_share, 1 / 4.5, 1e-12);
+
+  // Without a memory term the share is 1 (as the GPU share without a GPU
+  // term): a form that cannot tell says the unit is busy all the time.
+  FittedModel linear;
+  linear.form = "linear";
+  linear.knobs = overlap.knobs;
+  linear.coefficients = {1, 0.1, 1, 0.1, 1};
+  linear.parameter_names = FindForm("linear")->ParameterNames(linear.knobs);
+  linear.covariance.assign(
+      linear.coefficients.size() * linear.coefficients.size(), 0);
+  te = EstimateTime(linear, mode);
+  ASSERT_TRUE(te.ok()) << te.status();
+  EXPECT_EQ(te->gpu_busy_share, 1);
+  EXPECT_EQ(te->mem_busy_share, 1);
 }
 
 TEST(FitEnergyTest, PaperFormIsSingularWithTheLinearTimeModel) {
@@ -257,7 +308,8 @@ TEST(FitEnergyTest, PowerFormsNeedTheRunsTime) {
   EXPECT_TRUE(FitEnergyModel("paper", obs, time).ok());
   EXPECT_THAT(FitEnergyModel("reciprocal", obs, time).status().message(),
               HasSubstr("unknown energy model form \"reciprocal\" (known: "
-                        "paper, power_x_time, power_util_x_time)"));
+                        "paper, power_x_time, power_util_x_time, "
+                        "power_util_mem_x_time)"));
 }
 
 }  // namespace

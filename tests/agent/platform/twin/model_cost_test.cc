@@ -98,6 +98,15 @@ TEST(ModelCostTest, KernelCountsFollowTheLayers) {
             ModelCostFor("lenet5")->activations);
 }
 
+TEST(ModelCostTest, OnlyMobileNetHasDepthwiseConvolutions) {
+  // The 15 blocks' depthwise convs at 3x224x224: expanded channels x taps x
+  // output map, e.g. block 1 16 x 9 x 112 x 112 = 1,806,336.
+  EXPECT_DOUBLE_EQ(ModelCostFor("mobilenetv3")->depthwise_macs, 18392640);
+  for (const char* m : {"lenet5", "resnet18", "resnet50", "vgg11"}) {
+    EXPECT_EQ(ModelCostFor(m)->depthwise_macs, 0) << m;
+  }
+}
+
 TEST(ModelCostTest, UnknownModelsAndImpossibleInputsAreNamed) {
   absl::StatusOr<ModelCost> c = ModelCostFor("alexnet");
   ASSERT_FALSE(c.ok());

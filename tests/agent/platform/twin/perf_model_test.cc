@@ -72,7 +72,8 @@ TEST(PerfModelTest, MoreLoaderWorkersNeverRaiseTheStallAndLowerItWhenFetchBound)
       OperatingPoint op = Orin().Max();
       op.cpu_khz = cpu;
       double previous = INFINITY;
-      for (int workers = 0; workers <= 11; ++workers) {
+      // From one worker up (0 -> 1 adds the hand-over, see below).
+      for (int workers = 1; workers <= 11; ++workers) {
         const double stall = model.Expected(op, Shape(false, batch, workers)).stall_s;
         EXPECT_LE(stall, previous + 1e-15)
             << "cpu " << cpu << " batch " << batch << " workers " << workers;
@@ -80,13 +81,34 @@ TEST(PerfModelTest, MoreLoaderWorkersNeverRaiseTheStallAndLowerItWhenFetchBound)
       }
     }
   }
-  // Fetch-bound: big batches, slow CPU, fast GPU.
+  // Fetch-bound: JPEG decoding on a slow CPU, fast GPU. (LeNet-5's
+  // 784-byte samples are not: their hand-over outweighs their fetch.)
   OperatingPoint op = Orin().Max();
   op.cpu_khz = Orin().cpu_freqs_khz.front();
-  const double one = model.Expected(op, Shape(false, 1024, 1)).stall_s;
-  const double two = model.Expected(op, Shape(false, 1024, 2)).stall_s;
+  TwinWorkloadShape gld = Shape(true, 16, 1);
+  gld.cost = *ModelCostFor("mobilenetv3");
+  gld.dataset = *DatasetCostFor("gld23k");
+  const double one = model.Expected(op, gld).stall_s;
+  gld.loader_workers = 2;
+  const double two = model.Expected(op, gld).stall_s;
   EXPECT_GT(one, 0);
   EXPECT_LT(two, one);
+}
+
+TEST(PerfModelTest, AWorkerCostsSmallSamplesMoreThanItSavesAndHelpsLargeOnes) {
+  PerfModel model(&Orin(), {});
+  const OperatingPoint op = Orin().Max();
+  // LeNet-5 on 784-byte images: taking a batch over from a worker process
+  // costs more than fetching it on the training thread.
+  EXPECT_GT(model.Expected(op, Shape(true, 64, 1)).stall_s,
+            model.Expected(op, Shape(true, 64, 0)).stall_s);
+  // JPEG decoding (GLD23k): the worker hides far more than the hand-over.
+  TwinWorkloadShape gld = Shape(true, 16, 0);
+  gld.cost = *ModelCostFor("mobilenetv3");
+  gld.dataset = *DatasetCostFor("gld23k");
+  const double serial = model.Expected(op, gld).stall_s;
+  gld.loader_workers = 1;
+  EXPECT_LT(model.Expected(op, gld).stall_s, 0.5 * serial);
 }
 
 TEST(PerfModelTest, WorkersCannotHelpOnASingleCore) {
@@ -96,6 +118,7 @@ TEST(PerfModelTest, WorkersCannotHelpOnASingleCore) {
   const MinibatchTiming serial = model.Expected(op, Shape(true, 64, 0));
   const MinibatchTiming shared = model.Expected(op, Shape(true, 64, 4));
   EXPECT_NEAR(serial.stall_s, serial.fetch_s, 1e-15);
+  EXPECT_EQ(serial.handover_s, 0);  // no worker to take a batch from
   EXPECT_GE(shared.stall_s, serial.stall_s);
 }
 
@@ -151,6 +174,32 @@ TEST(PerfModelTest, InstanceVariationStaysWithinItsBoundsAndIsDeterministic) {
     hi = std::max(hi, t);
   }
   EXPECT_GT(hi - lo, 0.03 * base);  // instances really differ
+}
+
+TEST(PerfModelTest, CpuWorkSlowsWithTheMemoryClockOnlyOnceDramBindsIt) {
+  const TwinClass& agx = *FindTwinClass("xavier-agx");
+  PerfModel model(&agx, {});
+  OperatingPoint op = agx.Max();
+  const double cycles = 1e6;
+  const double maxn = model.HostSeconds(cycles, op);
+  // Core-bound at MAXN: the clock sets the time, DRAM adds its overlap.
+  EXPECT_GT(maxn, cycles / (op.cpu_khz * 1e3 * agx.perf.cpu_ipc));
+  EXPECT_LT(maxn, 1.1 * cycles / (op.cpu_khz * 1e3 * agx.perf.cpu_ipc));
+  // A lower CPU clock with the memory at its maximum: still core-bound.
+  op.cpu_khz = agx.cpu_freqs_khz[agx.cpu_freqs_khz.size() / 2];
+  EXPECT_GT(model.HostSeconds(cycles, op), 1.5 * maxn);
+  // Half the memory clock at the top CPU clock: DRAM-bound, much slower.
+  op = agx.Max();
+  op.mem_hz = 1065600000;
+  EXPECT_GT(model.HostSeconds(cycles, op), 1.3 * maxn);
+}
+
+TEST(PerfModelTest, TheTrainingThreadStallsForTheHandOverEvenWhenWorkersKeepUp) {
+  PerfModel model(&Orin(), {});
+  const MinibatchTiming t = model.Expected(Orin().Max(), Shape(true, 64, 4));
+  EXPECT_LT(t.fetch_s / 4, t.compute_s);  // the workers keep up
+  EXPECT_GT(t.handover_s, 0);
+  EXPECT_NEAR(t.stall_s, t.handover_s, 1e-15);
 }
 
 TEST(PerfModelTest, ColdPageCacheMakesStartupSlower) {
