@@ -23,8 +23,8 @@
 #include "agent/agent_factory.h"
 #include "agent/cli/flag_names.h"
 #include "agent/metrics/agent_metrics_page.h"
-#include "agent/metrics/latest_reading.h"
-#include "agent/metrics/observed_platform.h"
+#include "agent/run/latest_reading.h"
+#include "agent/run/observed_platform.h"
 #include "agent/probe/probe_report.h"
 #include "agent/run/health_check.h"
 #include "agent/run/run_executor.h"
@@ -189,11 +189,12 @@ int Main(bool probe) {
   absl::StatusOr<std::unique_ptr<Agent>> made = MakeAgent(aopts, &clock);
   if (!made.ok()) return Fail(std::string(made.status().message()));
   Agent& agent = **made;
-  // With metrics on, every sample of the platform (idle health checks,
-  // native runs) and of a run (twins too) also lands in `reading`.
+  // Every sample of the platform (idle health checks, native runs) and of a
+  // run (twins too) lands in `reading`: the heartbeat's newest sample and
+  // the /metrics page read it there.
   LatestReading reading(&clock);
   ObservedPlatform observed(agent.platform.get(), &reading);
-  Platform* const platform = metrics ? &observed : agent.platform.get();
+  Platform* const platform = &observed;
   if (probe) {
     std::fputs(ProbeReport(platform_name, platform, &clock).c_str(), stdout);
     return 0;
@@ -231,14 +232,13 @@ int Main(bool probe) {
 
   HealthChecker health(platform, &clock, health_options);
   scfg.health = &health;
+  scfg.latest = &reading;
   ecfg.on_mode_mismatch = [&health](const std::string& reason) {
     health.MarkUnhealthy(reason);
   };
-  if (metrics) {
-    ecfg.on_sample = [&reading](const v1::TelemetrySample& s) {
-      reading.Observe(s, /*count=*/true);
-    };
-  }
+  ecfg.on_sample = [&reading](const v1::TelemetrySample& s) {
+    reading.Observe(s, /*count=*/true);
+  };
   RunExecutor executor(ecfg, &agent.catalog, platform, &clock, agent.runtimes);
   scfg.max_backoff_s = absl::GetFlag(FLAGS_max_backoff_s);
   if (scfg.max_backoff_s < scfg.initial_backoff_s) {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "agent/metrics/latest_reading.h"
+#include "agent/run/latest_reading.h"
 #include "powersweep/v1/device.pb.h"
 
 namespace powersweep {

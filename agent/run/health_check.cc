@@ -37,7 +37,6 @@ v1::TelemetrySample HealthChecker::Read() {
   // Advancing times: a platform integrating energy counters needs them.
   sample.set_t_s((clock_->MonotonicNanos() - start_ns_) * 1e-9);
   platform_->Sample({}, &sample);
-  last_ = sample;
   return sample;
 }
 
@@ -75,11 +74,6 @@ v1::DeviceHealth HealthChecker::Check(bool idle) {
   health.set_reason(problem);
   health.set_checked_unix_ms(absl::ToUnixMillis(clock_->Now()));
   return health;
-}
-
-std::optional<v1::TelemetrySample> HealthChecker::LastSample() {
-  absl::MutexLock lock(&mu_);
-  return last_;
 }
 
 }  // namespace powersweep

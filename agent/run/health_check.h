@@ -8,7 +8,7 @@
 //   platform describes a rail that is not modeled: jetson's INA3221
 //   channels, a twin's simulated rails, a host's RAPL domains; a host
 //   without RAPL has only modeled power and is not held to this);
-// - the board temperature (BoardTemperature, agent/run/settle.h: the
+// - the board temperature (BoardTemperature, common/sample_readings.h: the
 //   hottest sensor, PMIC excluded) is below max_temp_c. A board without
 //   temperature sensors passes this part.
 // A sample without power is read once more after `reread_after`: energy
@@ -54,8 +54,6 @@ class HealthChecker {
   v1::DeviceHealth Check(bool idle);
   // Fails checks with `reason` until the next passing idle check.
   void MarkUnhealthy(const std::string& reason);
-  // The sample the latest check read; none before the first check.
-  std::optional<v1::TelemetrySample> LastSample();
 
  private:
   // The sensor part of a check: "" when it passes, else why not.
@@ -69,7 +67,6 @@ class HealthChecker {
   const int64_t start_ns_;
   absl::Mutex mu_;
   std::string mark_ ABSL_GUARDED_BY(mu_);
-  std::optional<v1::TelemetrySample> last_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace powersweep

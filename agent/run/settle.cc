@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
@@ -39,15 +37,6 @@ void Read(Platform* platform, double t_s, IdleReference* reference,
 }
 
 }  // namespace
-
-std::optional<double> BoardTemperature(const v1::TelemetrySample& sample) {
-  std::optional<double> hottest;
-  for (const v1::Temperature& t : sample.temperatures()) {
-    if (absl::StrContains(absl::AsciiStrToLower(t.name()), "pmic")) continue;
-    if (!hottest || t.celsius() > *hottest) hottest = t.celsius();
-  }
-  return hottest;
-}
 
 void IdleReference::Observe(double celsius) {
   if (!celsius_ || celsius < *celsius_) celsius_ = celsius;

@@ -21,13 +21,11 @@
 
 #include "agent/platform/platform.h"
 #include "common/clock.h"
+#include "common/sample_readings.h"
 #include "powersweep/v1/run.pb.h"
 #include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
-
-// The hottest temperature of `sample` (PMIC excluded); nullopt without one.
-std::optional<double> BoardTemperature(const v1::TelemetrySample& sample);
 
 class IdleReference {
  public:

@@ -9,9 +9,10 @@
 //   rejected assignment never goes unanswered.
 // - CancelRun cancels the run; Ack{run, attempt, seq} removes a spooled
 //   message; ResendRequest sends the named batches again.
-// A timer thread sends Heartbeat (current run and attempt; while idle, a
-// health check) at the interval the controller gave, and sends again every spooled message whose
-// acknowledgement is overdue (ack timeout, doubling per unanswered resend
+// A timer thread (session_send.cc) sends Heartbeat (current run and
+// attempt; while idle, a health check; the device's newest sample when a
+// newer one came) at the interval the controller gave, and sends again
+// every spooled message whose acknowledgement is overdue (ack timeout, doubling per unanswered resend
 // up to 8x), so data is never stuck waiting for a reconnect.
 // When the stream breaks, Run() reconnects with exponential backoff
 // (initial backoff doubling up to max, each sleep jittered to 50..100%)
@@ -39,6 +40,7 @@
 #include "absl/synchronization/mutex.h"
 #include "agent/platform/platform.h"
 #include "agent/run/health_check.h"
+#include "agent/run/latest_reading.h"
 #include "agent/run/run_executor.h"
 #include "agent/session/spool.h"
 #include "common/clock.h"
@@ -65,6 +67,11 @@ struct SessionConfig {
   // none (nothing reported, every assignment judged on busy/stopping only).
   // Must outlive the session.
   HealthChecker* health = nullptr;
+  // The device's newest sample (agent/run/latest_reading.h): each heartbeat
+  // carries it (Heartbeat.latest) when it is newer than the one the
+  // previous heartbeat carried. Null: heartbeats carry none. Must outlive
+  // the session.
+  const LatestReading* latest = nullptr;
 };
 
 class Session : public RunSink {
@@ -144,8 +151,8 @@ class Session : public RunSink {
   // What heartbeats report: the busy run until its RunFinished is queued.
   int64_t reported_run_id_ ABSL_GUARDED_BY(mu_) = 0;
   int32_t reported_attempt_ ABSL_GUARDED_BY(mu_) = 0;
-  // The last telemetry sample of the running run's batches (Heartbeat.latest).
-  std::optional<v1::TelemetrySample> run_sample_ ABSL_GUARDED_BY(mu_);
+  // When the sample the last heartbeat carried was observed (monotonic ns).
+  int64_t latest_sent_mono_ns_ ABSL_GUARDED_BY(mu_) = 0;
   bool connected_ ABSL_GUARDED_BY(mu_) = false;
   int64_t registrations_ ABSL_GUARDED_BY(mu_) = 0;
   double heartbeat_s_ ABSL_GUARDED_BY(mu_) = 5;

@@ -4,26 +4,14 @@
 #include <optional>
 #include <vector>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
+#include "common/sample_readings.h"
 
 namespace powersweep {
 namespace {
-
-// The hottest sensor, PMIC excluded (its die runs hotter than the board),
-// as the agent's health check and settle judge the board.
-std::optional<double> HottestCelsius(const v1::TelemetrySample& s) {
-  std::optional<double> hottest;
-  for (const v1::Temperature& t : s.temperatures()) {
-    if (absl::StrContains(absl::AsciiStrToLower(t.name()), "pmic")) continue;
-    if (!hottest || t.celsius() > *hottest) hottest = t.celsius();
-  }
-  return hottest;
-}
 
 std::string Fixed(double v, int digits) {
   return absl::StrFormat("%.*f", digits, v);
@@ -63,13 +51,10 @@ Table TopTable(const v1::ListDevicesResponse& devices, absl::Time now) {
     const bool power = s.power_mw() > 0;
     row.push_back(power ? Fixed(s.power_mw() / 1000, 2) : "-");
     row.push_back(power ? ProvenanceText(s.power_provenance()) : "-");
-    const std::optional<double> celsius = HottestCelsius(s);
+    const std::optional<double> celsius = BoardTemperature(s);
     row.push_back(celsius ? Fixed(*celsius, 1) : "-");
     row.push_back(Fixed(100 * s.cpu_util(), 0));
-    int64_t cpu_khz = 0;
-    for (const v1::CoreSample& c : s.cores()) {
-      cpu_khz = std::max(cpu_khz, c.freq_khz());
-    }
+    const int64_t cpu_khz = HighestCoreKhz(s);
     row.push_back(cpu_khz > 0 ? Fixed(cpu_khz / 1000.0, 0) : "-");
     const bool gpu = s.gpu_freq_hz() > 0;
     row.push_back(gpu ? Fixed(100 * s.gpu_util(), 0) : "-");

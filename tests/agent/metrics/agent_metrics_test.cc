@@ -1,8 +1,8 @@
 // The agent's /metrics page, its latest reading and the observing
 // platform: what an operator reads about a device from it.
 #include "agent/metrics/agent_metrics_page.h"
-#include "agent/metrics/latest_reading.h"
-#include "agent/metrics/observed_platform.h"
+#include "agent/run/latest_reading.h"
+#include "agent/run/observed_platform.h"
 #include "agent/platform/fake_platform.h"
 #include "common/fake_clock.h"
 #include "gmock/gmock.h"

@@ -66,9 +66,11 @@ class SessionTest : public testing::Test {
     gateway_.Stop();
     unsetenv("FAKE_WORKLOAD_FLAGS");
   }
-  void StartSession(HealthChecker* health = nullptr) {
+  void StartSession(HealthChecker* health = nullptr,
+                    const LatestReading* latest = nullptr) {
     SessionConfig cfg;
     cfg.health = health;
+    cfg.latest = latest;
     cfg.controller = gateway_.Start();
     cfg.initial_backoff_s = 0.05;
     cfg.max_backoff_s = 0.2;
@@ -257,6 +259,49 @@ TEST_F(SessionTest, AnUnhealthyAgentReportsItAndRejectsTheAssignment) {
   for (const Received& r : gateway_.Snapshot()) {
     EXPECT_FALSE(r.msg.has_run_started()) << "an unhealthy agent ran the run";
   }
+}
+
+// `powersweep top` shows the sample the heartbeats carry: the device's
+// newest, sent once (a heartbeat without a newer sample carries none, so
+// the controller's "age" of the sample keeps growing).
+TEST_F(SessionTest, HeartbeatsCarryTheNewestSampleOnce) {
+  LatestReading latest(&clock_);
+  v1::TelemetrySample first;
+  first.set_power_mw(7100);
+  latest.Observe(first, /*count=*/false);
+  StartSession(/*health=*/nullptr, &latest);
+  auto heartbeats_with = [this](double power_mw) {
+    int n = 0;
+    for (const Received& r : gateway_.Snapshot()) {
+      n += r.msg.has_heartbeat() && r.msg.heartbeat().has_latest() &&
+           r.msg.heartbeat().latest().power_mw() == power_mw;
+    }
+    return n;
+  };
+  auto heartbeats = [this] {
+    int n = 0;
+    for (const Received& r : gateway_.Snapshot()) n += r.msg.has_heartbeat();
+    return n;
+  };
+  for (int i = 0; i < 300 && heartbeats_with(7100) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(heartbeats_with(7100), 1);
+  // Several more heartbeats (every 0.1 s): none repeats the sample.
+  const int seen = heartbeats();
+  for (int i = 0; i < 300 && heartbeats() < seen + 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GE(heartbeats(), seen + 3);
+  EXPECT_EQ(heartbeats_with(7100), 1);
+
+  v1::TelemetrySample second;
+  second.set_power_mw(9300);
+  latest.Observe(second, /*count=*/true);
+  for (int i = 0; i < 300 && heartbeats_with(9300) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(heartbeats_with(9300), 1);
 }
 
 }  // namespace

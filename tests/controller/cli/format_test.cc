@@ -11,6 +11,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "tests/controller/cli/done_run.h"
 
 namespace powersweep {
 namespace {
@@ -38,29 +39,19 @@ const Value& Field(const Struct& s, const std::string& name) {
   return it == s.fields().end() ? *kMissing : it->second;
 }
 
-v1::RunStatus DoneRun(int64_t id, double mean_minibatch_s, double energy_j) {
-  v1::RunStatus r;
-  r.mutable_spec()->set_run_id(id);
-  r.mutable_spec()->set_device_class("orin-agx");
-  r.mutable_spec()->mutable_workload()->set_model("lenet5");
-  r.mutable_spec()->mutable_workload()->set_task(v1::TASK_TRAIN);
-  r.set_state(v1::RUN_STATE_DONE);
-  v1::RunSummary* s = r.mutable_summary();
-  s->set_minibatches(10);
-  s->set_mean_minibatch_s(mean_minibatch_s);
-  s->set_mean_stall_s(mean_minibatch_s / 4);
-  s->set_duration_s(10);
-  s->set_energy_j(energy_j);
-  s->set_energy_provenance(v1::PROVENANCE_SIMULATED);
+// A done run whose stall is a quarter of its minibatch time.
+v1::RunStatus TimedRun(int64_t id, double mean_minibatch_s, double energy_j) {
+  v1::RunStatus r = DoneRun(id, mean_minibatch_s, 10, energy_j);
+  r.mutable_summary()->set_mean_stall_s(mean_minibatch_s / 4);
   return r;
 }
 
 TEST(JsonFormatTest, SummaryHasNumbersSdFieldsAndCounts) {
-  v1::RunStatus pending = DoneRun(3, 0, 0);
+  v1::RunStatus pending = TimedRun(3, 0, 0);
   pending.set_state(v1::RUN_STATE_PENDING);
   pending.mutable_summary()->Clear();
   const std::string json = RenderTable(
-      SummaryTable({DoneRun(1, 0.010, 40), DoneRun(2, 0.012, 60), pending}),
+      SummaryTable({TimedRun(1, 0.010, 40), TimedRun(2, 0.012, 60), pending}),
       OutputFormat::kJson);
   EXPECT_THAT(json, ::testing::Not(::testing::HasSubstr("±")));
   const std::vector<Struct> rows = ParseRows(json);
@@ -79,10 +70,10 @@ TEST(JsonFormatTest, SummaryHasNumbersSdFieldsAndCounts) {
 }
 
 TEST(JsonFormatTest, ASingleRunHasANullSdAndTheSameKeys) {
-  v1::RunStatus other = DoneRun(4, 0.02, 30);
+  v1::RunStatus other = TimedRun(4, 0.02, 30);
   other.mutable_spec()->mutable_workload()->set_model("resnet18");
   const std::vector<Struct> mixed = ParseRows(RenderTable(
-      SummaryTable({DoneRun(1, 0.010, 40), DoneRun(2, 0.012, 60), other}),
+      SummaryTable({TimedRun(1, 0.010, 40), TimedRun(2, 0.012, 60), other}),
       OutputFormat::kJson));
   ASSERT_EQ(mixed.size(), 2u);
   EXPECT_EQ(mixed[1].fields().size(), mixed[0].fields().size());

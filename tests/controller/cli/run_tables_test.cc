@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/controller/cli/done_run.h"
 
 namespace powersweep {
 namespace {
@@ -19,28 +20,17 @@ std::string Cell(const Table& t, size_t row, const std::string& column) {
   return t.rows.at(row).at(it - t.header.begin());
 }
 
-v1::RunStatus DoneRun(int64_t id, double energy_j, double duration_s,
-                      int64_t baseload_run_id, double incremental_j) {
-  v1::RunStatus r;
-  r.mutable_spec()->set_run_id(id);
-  r.mutable_spec()->set_device_class("orin-agx");
-  r.mutable_spec()->mutable_workload()->set_model("lenet5");
-  r.mutable_spec()->mutable_workload()->set_task(v1::TASK_TRAIN);
-  r.set_state(v1::RUN_STATE_DONE);
-  v1::RunSummary* s = r.mutable_summary();
-  s->set_minibatches(10);
-  s->set_mean_minibatch_s(0.1);
-  s->set_duration_s(duration_s);
-  s->set_energy_j(energy_j);
-  s->set_energy_provenance(v1::PROVENANCE_SIMULATED);
-  s->set_baseload_run_id(baseload_run_id);
-  s->set_incremental_energy_j(incremental_j);
+v1::RunStatus BaseloadRun(int64_t id, double energy_j, double duration_s,
+                          int64_t baseload_run_id, double incremental_j) {
+  v1::RunStatus r = DoneRun(id, 0.1, duration_s, energy_j);
+  r.mutable_summary()->set_baseload_run_id(baseload_run_id);
+  r.mutable_summary()->set_incremental_energy_j(incremental_j);
   return r;
 }
 
 TEST(RunTablesTest, RunsTableShowsEnergyPowerIncrementalAndSource) {
-  v1::RunStatus with = DoneRun(1, 50, 10, 7, 20);
-  v1::RunStatus without = DoneRun(2, 0, 10, 0, 0);
+  v1::RunStatus with = BaseloadRun(1, 50, 10, 7, 20);
+  v1::RunStatus without = BaseloadRun(2, 0, 10, 0, 0);
   const Table t = RunsTable({with, without});
   EXPECT_EQ(t.header.size(), t.numeric.size());
   EXPECT_EQ(Cell(t, 0, "energy_j"), "50.0");
@@ -54,7 +44,8 @@ TEST(RunTablesTest, RunsTableShowsEnergyPowerIncrementalAndSource) {
 
 TEST(RunTablesTest, SummaryTableAveragesEnergyOverTheCell) {
   const Table t =
-      SummaryTable({DoneRun(1, 40, 10, 7, 10), DoneRun(2, 60, 10, 7, 30)});
+      SummaryTable({BaseloadRun(1, 40, 10, 7, 10),
+                    BaseloadRun(2, 60, 10, 7, 30)});
   ASSERT_EQ(t.rows.size(), 1u);
   EXPECT_EQ(t.header.size(), t.numeric.size());
   EXPECT_EQ(Cell(t, 0, "energy_j"), "50.0 ± 14.1");
@@ -64,7 +55,7 @@ TEST(RunTablesTest, SummaryTableAveragesEnergyOverTheCell) {
 }
 
 TEST(RunTablesTest, WorkloadAndLoaderKnobsSeparateCells) {
-  v1::RunStatus keep = DoneRun(1, 40, 10, 7, 10);
+  v1::RunStatus keep = BaseloadRun(1, 40, 10, 7, 10);
   keep.mutable_spec()->mutable_workload()->set_dataset("gld23k");
   keep.mutable_spec()->mutable_workload()->set_loader_workers(4);
   v1::RunStatus drop = keep;

@@ -120,7 +120,9 @@ TEST(SelectionTest, EnergyFormChosenWithTheTimeModelRefittedPerFold) {
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->model.form, "power_x_time");
   EXPECT_LT(s->cv.mape_pct, 1e-8);
-  EXPECT_EQ(s->candidates.size(), 3u);
+  // Every energy form is reported, chosen or not.
+  EXPECT_EQ(s->candidates.size(), EnergyFormNames().size());
+  EXPECT_EQ(s->candidates.size(), 4u);
 }
 
 }  // namespace

@@ -1,17 +1,17 @@
 // ObservedPlatform: a Platform that forwards every call to another one and
 // hands each sample the inner platform fills (Sample) to a LatestReading.
-// powersweep-agent puts it in front of its platform when --metrics_listen
-// is set, so the /metrics page sees the samples of the idle health checks
-// and of native runs without ever sampling the device itself (a platform
-// is not sampled from two threads at once; see platform.h).
+// powersweep-agent puts it in front of its platform, so the heartbeat's
+// newest sample and the /metrics page see the samples of the idle health
+// checks and of native runs without ever sampling the device themselves (a
+// platform is not sampled from two threads at once; see platform.h).
 //
 // Thread safety: that of the inner platform; LatestReading is thread-safe.
-#ifndef POWERSWEEP_AGENT_METRICS_OBSERVED_PLATFORM_H_
-#define POWERSWEEP_AGENT_METRICS_OBSERVED_PLATFORM_H_
+#ifndef POWERSWEEP_AGENT_RUN_OBSERVED_PLATFORM_H_
+#define POWERSWEEP_AGENT_RUN_OBSERVED_PLATFORM_H_
 
 #include <vector>
 
-#include "agent/metrics/latest_reading.h"
+#include "agent/run/latest_reading.h"
 #include "agent/platform/platform.h"
 
 namespace powersweep {
@@ -52,4 +52,4 @@ class ObservedPlatform : public Platform {
 
 }  // namespace powersweep
 
-#endif  // POWERSWEEP_AGENT_METRICS_OBSERVED_PLATFORM_H_
+#endif  // POWERSWEEP_AGENT_RUN_OBSERVED_PLATFORM_H_

@@ -1,4 +1,4 @@
-#include "agent/metrics/observed_platform.h"
+#include "agent/run/observed_platform.h"
 
 namespace powersweep {
 
