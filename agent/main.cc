@@ -262,6 +262,9 @@ int Main(bool probe) {
           status.registrations = session.registrations();
           status.run_id = executor.ActiveRunId();
           status.spooled = static_cast<int64_t>(session.spooled());
+          if (std::optional<v1::DeviceHealth> h = health.LastVerdict()) {
+            status.healthy = h->healthy();
+          }
           return RenderAgentMetrics(identity, status, reading.Get(),
                                     clock.MonotonicNanos());
         }};

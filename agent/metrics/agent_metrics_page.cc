@@ -33,6 +33,13 @@ std::string RenderAgentMetrics(const v1::DeviceIdentity& identity,
           "Data batches and run results not yet acknowledged by the "
           "controller.");
   w.Sample(static_cast<double>(status.spooled));
+  if (status.healthy.has_value()) {
+    w.Begin("powersweep_agent_healthy", MetricType::kGauge,
+            "1 when the agent's latest health check passed (sensors answer, "
+            "power rails read, board below --health_max_temp_c), 0 when it "
+            "failed; the controller dispatches no runs to a failing agent.");
+    w.Sample(*status.healthy ? 1 : 0);
+  }
   w.Begin("powersweep_agent_run_samples_total", MetricType::kCounter,
           "Telemetry samples of the runs the agent executed.");
   w.Sample(static_cast<double>(reading.samples));

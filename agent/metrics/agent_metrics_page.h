@@ -7,6 +7,7 @@
 #define POWERSWEEP_AGENT_METRICS_AGENT_METRICS_PAGE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "agent/run/latest_reading.h"
@@ -20,6 +21,9 @@ struct AgentStatus {
   int64_t registrations = 0;  // successful registrations since start
   int64_t run_id = 0;         // the run it executes; 0 idle
   int64_t spooled = 0;        // messages not yet acknowledged
+  // The latest health check (agent/run/health_check.h): nullopt before the
+  // first (or without a checker).
+  std::optional<bool> healthy;
 };
 
 // The page. `now_mono_ns` is Clock::MonotonicNanos() now (for the age of

@@ -73,7 +73,13 @@ v1::DeviceHealth HealthChecker::Check(bool idle) {
   health.set_healthy(problem.empty());
   health.set_reason(problem);
   health.set_checked_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  last_ = health;
   return health;
+}
+
+std::optional<v1::DeviceHealth> HealthChecker::LastVerdict() {
+  absl::MutexLock lock(&mu_);
+  return last_;
 }
 
 }  // namespace powersweep

@@ -54,6 +54,8 @@ class HealthChecker {
   v1::DeviceHealth Check(bool idle);
   // Fails checks with `reason` until the next passing idle check.
   void MarkUnhealthy(const std::string& reason);
+  // The verdict of the latest check; nullopt before the first.
+  std::optional<v1::DeviceHealth> LastVerdict();
 
  private:
   // The sensor part of a check: "" when it passes, else why not.
@@ -67,6 +69,7 @@ class HealthChecker {
   const int64_t start_ns_;
   absl::Mutex mu_;
   std::string mark_ ABSL_GUARDED_BY(mu_);
+  std::optional<v1::DeviceHealth> last_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace powersweep

@@ -111,6 +111,20 @@ def health_check(channel, service="", timeout=5.0):
         "ServingStatus"].values_by_number[response.status].name
 
 
+def health_watch(channel, service=""):
+    """Yields the serving status of `service` as its name, first the current
+    one, then each change, until the server ends the stream (e.g. when it
+    stops: NOT_SERVING comes first)."""
+    watch = channel.unary_stream(
+        "/grpc.health.v1.Health/Watch",
+        request_serializer=HealthCheckRequest.SerializeToString,
+        response_deserializer=HealthCheckResponse.FromString)
+    names = HealthCheckResponse.DESCRIPTOR.enum_types_by_name[
+        "ServingStatus"].values_by_number
+    for response in watch(HealthCheckRequest(service=service)):
+        yield names[response.status].name
+
+
 def _reflect(channel, request, timeout):
     call = channel.stream_stream(
         "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",

@@ -7,6 +7,7 @@ It compiles proto/powersweep/v1/*.proto with grpc_tools at start-up (into
 so no generated code is kept in the repository.
 
   /usr/bin/python3 examples/python/powersweep_client.py health
+  /usr/bin/python3 examples/python/powersweep_client.py health --watch
   /usr/bin/python3 examples/python/powersweep_client.py services
   /usr/bin/python3 examples/python/powersweep_client.py devices
   /usr/bin/python3 examples/python/powersweep_client.py submit examples/python/twin-sweep.json
@@ -88,6 +89,18 @@ class Client:
 
 def cmd_health(c):
     service = c.args.service
+    if c.args.watch:
+        # One line per status, as it changes, until the server ends the
+        # stream; exit 0 if the server said NOT_SERVING before it ended.
+        last = None
+        try:
+            for status in grpc_std.health_watch(c.channel, service):
+                print("health %s: %s" % (service or "server", status),
+                      flush=True)
+                last = status
+        except grpc.RpcError as e:
+            print("health watch ended: %s" % e.code().name, flush=True)
+        return 0 if last == "NOT_SERVING" else 1
     status = grpc_std.health_check(c.channel, service, c.args.timeout_s)
     print("health %s: %s" % (service or "server", status))
     return 0 if status == "SERVING" else 1
@@ -199,6 +212,9 @@ def parse(argv):
     h = sub.add_parser("health", help="grpc.health.v1 check")
     h.add_argument("--service", default="",
                    help="e.g. powersweep.v1.Control (default: the server)")
+    h.add_argument("--watch", action="store_true",
+                   help="follow the status until the server ends the stream "
+                        "(exit 0 if it said NOT_SERVING first)")
     sub.add_parser("services", help="services, by server reflection")
     sub.add_parser("devices", help="registered devices")
     s = sub.add_parser("submit", help="submit a SweepSpec in protobuf JSON")

@@ -198,7 +198,14 @@ def distributions(rows, title):
             if vals:
                 data.append(vals)
                 names.append("%s\n(n=%d)" % (rt, len(vals)))
-        if data and all(len(set(v)) > 1 for v in data):
+        if data and col == "gpu_util_pct" and all(
+                x == 0 for v in data for x in v):
+            # A host without a GPU reads 0 throughout: say so, not a flat box.
+            ax.text(0.5, 0.5, "0 in every sample\n(no GPU in use,\nor none "
+                    "on the device)", ha="center", va="center",
+                    transform=ax.transAxes)
+            ax.set_xticks([])
+        elif data and all(len(set(v)) > 1 for v in data):
             ax.violinplot(data, showmedians=True)
             ax.set_xticks(range(1, len(data) + 1))
             ax.set_xticklabels(names)

@@ -4,13 +4,16 @@
 // built from this very build.
 // - The same LeNet cell natively and in a container: every run done with
 //   records and telemetry, the same provenance fingerprints on both sides,
-//   and `compare` reports the cell with confidence intervals.
+//   and `compare` reports the cell with confidence intervals; `powersweep
+//   report` draws its native-vs-container figure from the runs' telemetry.
 // - Cancelling a container run mid-way: the run ends cancelled and no
 //   container of the agent is left.
 #include <stdio.h>
+#include <sys/wait.h>
 
 #include <array>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -164,6 +167,34 @@ TEST_F(ContainerSweepTest, NativeAndContainerRunsOfOneCellAreCompared) {
   for (const std::string& w : resp.warnings()) {
     EXPECT_THAT(w, ::testing::Not(HasSubstr("fingerprint"))) << w;
   }
+
+  // The report's native-vs-container figure, on these real runs: drawn,
+  // with telemetry rows of both runtimes and of all four runs.
+  const std::string out = fleet_.dir() + "/report";
+  Subprocess report({POWERSWEEP_CLI_BIN, "--controller=" + fleet_.address(),
+                     "report", absl::StrCat("--sweep=", sweep),
+                     "--out=" + out},
+                    fleet_.dir() + "/report.log");
+  const int status = report.Wait();
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << ReadFile(fleet_.dir() + "/report.log");
+  EXPECT_THAT(ReadFile(out + "/figures.csv"),
+              ::testing::ContainsRegex("\ndistributions,1,[1-9][0-9]*,"));
+  std::set<std::string> runtimes, run_ids, with_power;
+  for (absl::string_view line :
+       absl::StrSplit(ReadFile(out + "/distributions.csv"), '\n')) {
+    const std::vector<std::string> cells = absl::StrSplit(line, ',');
+    if (cells.size() < 3 || cells[0] == "runtime") continue;
+    runtimes.insert(cells[0]);
+    run_ids.insert(cells[1]);
+    if (!cells[2].empty()) with_power.insert(cells[0]);
+  }
+  EXPECT_EQ(runtimes, (std::set<std::string>{"container", "native"}));
+  EXPECT_EQ(with_power, runtimes) << "a runtime without any power reading";
+  EXPECT_EQ(run_ids.size(), 4u);
+  EXPECT_GT(ReadFile(out + "/distributions.png").size(), 1000u);
+  EXPECT_THAT(ReadFile(out + "/index.html"),
+              HasSubstr("Power and utilization: native vs container"));
 }
 
 TEST_F(ContainerSweepTest, CancelledContainerRunEndsCancelledWithNoContainerLeft) {

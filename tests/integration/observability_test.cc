@@ -138,6 +138,7 @@ TEST(ObservabilityTest, ControllerAndTwinAgentPagesAfterAShortSweep) {
                                "platform=\"twin\""))
       << agent;
   EXPECT_THAT(SeriesValue(agent, "powersweep_agent_connected"), Optional(1.0));
+  EXPECT_THAT(SeriesValue(agent, "powersweep_agent_healthy"), Optional(1.0));
   EXPECT_THAT(SeriesValue(agent, "powersweep_agent_run_active"), Optional(0.0));
   EXPECT_THAT(SeriesValue(agent, "powersweep_agent_spooled_messages"),
               Optional(0.0));

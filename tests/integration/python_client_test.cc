@@ -1,8 +1,9 @@
 // examples/python/powersweep_client.py, run with Debian's /usr/bin/python3
 // (python3-grpcio, python3-grpc-tools) against a real controller and a
 // twin agent: the standard health and reflection services, then devices,
-// submit, wait, sweeps and runs; and, on a controller with a token, which
-// calls need it.
+// submit, wait, sweeps and runs; on a controller with a token, which
+// calls need it; and a health watch across the controller's stop.
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <fstream>
@@ -136,6 +137,36 @@ TEST_F(PythonClientTest, WithATokenHealthAndReflectionStillNeedNone) {
   r = Client(fleet, {"--token_file=" + token_file, "sweeps"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("ID    NAME"));
+}
+
+// A client that watches the standard health service hears NOT_SERVING
+// when the controller stops (SIGTERM), before the stream ends: a load
+// balancer or a supervisor can drain it.
+TEST_F(PythonClientTest, AHealthWatchHearsNotServingWhenTheControllerStops) {
+  LocalFleet fleet;
+  ASSERT_TRUE(fleet.ok()) << fleet.Logs();
+  const std::string log = dir_ + "/watch.log";
+  Subprocess watch({kPython, kClient, "--controller=" + fleet.address(),
+                    "--stubs_dir=" POWERSWEEP_PY_STUBS_DIR, "health",
+                    "--watch"},
+                   log);
+  ASSERT_TRUE(LocalFleet::WaitFor(
+      [&] {
+        return ReadFile(log).find("health server: SERVING\n") !=
+               std::string::npos;
+      },
+      60))
+      << ReadFile(log);
+  fleet.StopController(SIGTERM);
+  const bool ended = LocalFleet::WaitFor([&] { return !watch.running(); }, 30);
+  if (!ended) watch.Kill(SIGKILL);
+  ASSERT_TRUE(ended) << "the watch did not end with the controller\n"
+                     << ReadFile(log);
+  const int status = watch.Wait();
+  const std::string out = ReadFile(log);
+  EXPECT_THAT(out, HasSubstr("health server: SERVING\nhealth server: "
+                             "NOT_SERVING\n"));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
 }
 
 }  // namespace

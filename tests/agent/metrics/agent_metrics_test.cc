@@ -107,6 +107,19 @@ TEST(AgentMetricsPageTest, BeforeAnySampleOnlyTheAgentsStateIsShown) {
   EXPECT_THAT(SeriesValue(page, "powersweep_agent_run_active"), Optional(0.0));
   EXPECT_THAT(page, Not(HasSubstr("powersweep_agent_power_watts")));
   EXPECT_THAT(page, Not(HasSubstr("powersweep_agent_reading_age_seconds")));
+  EXPECT_THAT(page, Not(HasSubstr("powersweep_agent_healthy")));
+}
+
+TEST(AgentMetricsPageTest, TheLatestHealthCheckIsAGauge) {
+  FakeClock clock;
+  LatestReading reading(&clock);
+  AgentStatus status;
+  status.healthy = false;
+  std::string page = RenderAgentMetrics(TwinIdentity(), status, reading.Get(), 0);
+  EXPECT_THAT(SeriesValue(page, "powersweep_agent_healthy"), Optional(0.0));
+  status.healthy = true;
+  page = RenderAgentMetrics(TwinIdentity(), status, reading.Get(), 0);
+  EXPECT_THAT(SeriesValue(page, "powersweep_agent_healthy"), Optional(1.0));
 }
 
 TEST(LatestReadingTest, ASampleWithoutReadingsKeepsThePreviousOne) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controller/modeling/model_form.h"
@@ -231,6 +232,18 @@ TEST(FitEnergyTest, RecoversEachEnergyForm) {
   }
 }
 
+// A time model of `form` with these coefficients, every knob varying.
+FittedModel TimeModelOfAllKnobs(const std::string& form,
+                                std::vector<double> coefficients) {
+  FittedModel m;
+  m.form = form;
+  m.knobs = ActiveKnobs{true, true, true, true};
+  m.parameter_names = FindForm(form)->ParameterNames(m.knobs);
+  m.covariance.assign(coefficients.size() * coefficients.size(), 0);
+  m.coefficients = std::move(coefficients);
+  return m;
+}
+
 // The busy shares the energy forms take from the time model: "overlap"
 // reports the memory unit M/m over t, and the GPU share as the norm of the
 // GPU and memory units over t; the reciprocal form its 1/m and 1/g + 1/m
@@ -238,29 +251,18 @@ TEST(FitEnergyTest, RecoversEachEnergyForm) {
 TEST(FitEnergyTest, TimeModelsReportTheGpuAndMemoryBusyShares) {
   const CustomMode mode{4, 1000000, 500000000, 2000000000};
   // c = 1 GHz, g = 0.5 GHz, m = 2 GHz.
-  FittedModel overlap;
-  overlap.form = "overlap";
-  overlap.knobs = ActiveKnobs{true, true, true, true};
-  // S, C, G, M, p: serial 0.1 s, units 1 s (CPU), 1 s (GPU), 1 s (memory).
-  overlap.coefficients = {0.1, 1, 0.5, 2, 1};
-  overlap.parameter_names = FindForm("overlap")->ParameterNames(overlap.knobs);
-  overlap.covariance.assign(
-      overlap.coefficients.size() * overlap.coefficients.size(), 0);
-  absl::StatusOr<TimeEstimate> te = EstimateTime(overlap, mode);
+  // overlap: S, C, G, M, p: serial 0.1 s, units 1 s (CPU), 1 s (GPU), 1 s
+  // (memory), p = 1: the sum.
+  absl::StatusOr<TimeEstimate> te =
+      EstimateTime(TimeModelOfAllKnobs("overlap", {0.1, 1, 0.5, 2, 1}), mode);
   ASSERT_TRUE(te.ok()) << te.status();
-  EXPECT_NEAR(te->time_s, 3.1, 1e-12);  // p = 1: the sum
+  EXPECT_NEAR(te->time_s, 3.1, 1e-12);
   EXPECT_NEAR(te->gpu_busy_share, 2 / 3.1, 1e-12);
   EXPECT_NEAR(te->mem_busy_share, 1 / 3.1, 1e-12);
 
-  FittedModel recip;
-  recip.form = "reciprocal";
-  recip.knobs = overlap.knobs;
-  // 1/c, 1/n, 1/g, 1/m, const.
-  recip.coefficients = {1, 4, 0.5, 2, 0.5};
-  recip.parameter_names = FindForm("reciprocal")->ParameterNames(recip.knobs);
-  recip.covariance.assign(
-      recip.coefficients.size() * recip.coefficients.size(), 0);
-  te = EstimateTime(recip, mode);
+  // reciprocal: 1/c, 1/n, 1/g, 1/m, const.
+  te = EstimateTime(TimeModelOfAllKnobs("reciprocal", {1, 4, 0.5, 2, 0.5}),
+                    mode);
   ASSERT_TRUE(te.ok()) << te.status();
   EXPECT_NEAR(te->time_s, 1 + 1 + 1 + 1 + 0.5, 1e-12);
   EXPECT_NEAR(te->gpu_busy_share, 2 / 4.5, 1e-12);
@@ -268,14 +270,7 @@ TEST(FitEnergyTest, TimeModelsReportTheGpuAndMemoryBusyShares) {
 
   // Without a memory term the share is 1 (as the GPU share without a GPU
   // term): a form that cannot tell says the unit is busy all the time.
-  FittedModel linear;
-  linear.form = "linear";
-  linear.knobs = overlap.knobs;
-  linear.coefficients = {1, 0.1, 1, 0.1, 1};
-  linear.parameter_names = FindForm("linear")->ParameterNames(linear.knobs);
-  linear.covariance.assign(
-      linear.coefficients.size() * linear.coefficients.size(), 0);
-  te = EstimateTime(linear, mode);
+  te = EstimateTime(TimeModelOfAllKnobs("linear", {1, 0.1, 1, 0.1, 1}), mode);
   ASSERT_TRUE(te.ok()) << te.status();
   EXPECT_EQ(te->gpu_busy_share, 1);
   EXPECT_EQ(te->mem_busy_share, 1);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""plot_report.py on a report folder holding every figure (the twin
-integration test cannot give the native-vs-container one: twins run
-natively only): each drawn figure becomes a PNG and an SVG, index.html
+"""plot_report.py on a report folder holding every figure at once (the
+twin integration test cannot give the native-vs-container one, twins run
+natively only; tests/integration/container_sweep_test.cc draws that one
+from real native and container runs): each drawn figure becomes a PNG and an SVG, index.html
 holds every SVG inline and the reason of a figure left out, non-measured
 data is labelled in the figure, and bad input names what is wrong.
 
@@ -50,7 +51,7 @@ def fixture(folder):
           ["cell", "runs", "baseload_j", "incremental_j", "energy_j",
            "baseload_power_w", "provenance"],
           [[PANEL + " | " + m, 2, 5, 3, 8, 2, "modeled"] for m in MODES])
-    # GPU utilization constant (a host without a GPU): boxes, not violins.
+    # GPU utilization 0 throughout (a host without a GPU): said in words.
     write(folder, "distributions",
           ["runtime", "run_id", "power_w", "cpu_util_pct", "gpu_util_pct",
            "provenance"],
@@ -121,6 +122,8 @@ class PlotReportTest(unittest.TestCase):
                 self.assertIn("modeled (power model, not measured)", f.read())
             with open(os.path.join(folder, "timeline.svg")) as f:
                 self.assertNotIn("not measured", f.read())
+            with open(os.path.join(folder, "distributions.svg")) as f:
+                self.assertIn("0 in every sample", f.read())
 
     def test_a_missing_column_is_named(self):
         with tempfile.TemporaryDirectory() as folder:
