@@ -13,6 +13,8 @@ namespace powersweep {
 
 namespace {
 constexpr absl::Duration kStep = absl::Milliseconds(20);
+// How long one connection attempt may take (gRPC's own default).
+constexpr int kConnectTimeoutMs = 20000;
 }  // namespace
 
 Session::Session(SessionConfig config, Platform* platform,
@@ -27,10 +29,14 @@ Session::Session(SessionConfig config, Platform* platform,
   // Keep gRPC's own reconnect backoff within ours.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
               std::max(1, static_cast<int>(config_.initial_backoff_s * 1000)));
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
-              std::max(1, static_cast<int>(config_.initial_backoff_s * 1000)));
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               std::max(1, static_cast<int>(config_.max_backoff_s * 1000)));
+  // But give each connection attempt its time: this argument is gRPC's
+  // minimum connect timeout (MIN_CONNECT_TIMEOUT of its connection-backoff
+  // protocol), not a backoff. Set to the initial backoff, a controller slow
+  // to answer the handshake (restarting, the fleet reconnecting at once)
+  // saw every attempt cut short and retried, and never got the agent.
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, kConnectTimeoutMs);
   // Notice a dead controller (or path) even while only receiving.
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);

@@ -8,6 +8,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -137,7 +138,12 @@ void Fleet::HandleMessage(const std::string& device_id,
                     << " that is not its current one";
     return;
   }
-  im.registry.Touch(device_id, im.clock->Now());
+  // Heard from now; and not silent while the message is handled (a store
+  // write may wait seconds for the database), heard again when done.
+  im.registry.Touch(device_id, conn, im.clock->Now(), +1);
+  absl::Cleanup handled = [&im, &device_id, conn] {
+    im.registry.Touch(device_id, conn, im.clock->Now(), -1);
+  };
   int64_t run_id = 0;
   if (msg.has_run_started()) run_id = msg.run_started().run_id();
   if (msg.has_batch()) run_id = msg.batch().run_id();

@@ -38,6 +38,16 @@ bool AgentRegistry::Touch(const std::string& device_id, absl::Time now) {
   return true;
 }
 
+void AgentRegistry::Touch(const std::string& device_id,
+                          const AgentConnection* conn, absl::Time now,
+                          int handling) {
+  absl::MutexLock lock(&mu_);
+  auto it = agents_.find(device_id);
+  if (it == agents_.end() || it->second.conn.get() != conn) return;
+  if (now > it->second.last_message) it->second.last_message = now;
+  it->second.handling += handling;
+}
+
 std::optional<AgentEntry> AgentRegistry::Get(
     const std::string& device_id) const {
   absl::MutexLock lock(&mu_);
@@ -219,7 +229,9 @@ std::vector<AgentEntry> AgentRegistry::SilentSince(absl::Time cutoff) const {
   absl::MutexLock lock(&mu_);
   std::vector<AgentEntry> out;
   for (const auto& [id, entry] : agents_) {
-    if (entry.last_message < cutoff) out.push_back(entry);
+    if (entry.last_message < cutoff && entry.handling <= 0) {
+      out.push_back(entry);
+    }
   }
   return out;
 }

@@ -57,6 +57,11 @@ struct AgentEntry {
   // run is handed to the agent until it reports it finished or idle.
   int64_t foreign_run_id = 0;
   absl::Time last_message;
+  // Messages of this session the controller is handling now (Touch with
+  // `handling`): while one is, the agent is not silent, whatever the time
+  // since last_message (the controller, not the agent, is slow: e.g. a
+  // batch waiting for a locked database holds up the stream).
+  int handling = 0;
   // Given to the agent in Registered; a reconnecting agent that presents
   // it may replace this session while it still looks live.
   std::string resume_token;
@@ -107,6 +112,11 @@ class AgentRegistry {
 
   // Records a message from `device_id` at `now`. False if unknown.
   bool Touch(const std::string& device_id, absl::Time now);
+  // Touch, for the handling of one message of `conn`'s session: +1 when
+  // it starts, -1 when it ends (AgentEntry::handling). Nothing if `conn`
+  // is not the device's current session.
+  void Touch(const std::string& device_id, const AgentConnection* conn,
+             absl::Time now, int handling);
 
   // The run the device's session holds (0: none), or nullopt if it is
   // not connected. Copies nothing else.
@@ -164,7 +174,8 @@ class AgentRegistry {
   // `device_id`'s when not empty).
   std::vector<IdleAgent> IdleAgents(const std::string& device_id = "") const;
 
-  // Entries whose last message is older than `cutoff`.
+  // Entries whose last message is older than `cutoff` and that have no
+  // message in handling.
   std::vector<AgentEntry> SilentSince(absl::Time cutoff) const;
   // Entries whose connection has had a write waiting longer than `limit`.
   std::vector<AgentEntry> StalledWriters(absl::Duration limit) const;

@@ -7,6 +7,8 @@
 // on dying or stopping; every run's current attempt has its batches
 // numbered 1..N without gaps or duplicates and all its minibatches; and
 // nothing is left leased or running. The recovery times are printed.
+// And, alone: a database locked for seconds fails no run (the agents whose
+// batches wait for it are not judged silent).
 #include <signal.h>
 #include <sqlite3.h>
 
@@ -113,11 +115,16 @@ std::string FailureReasons(const std::string& db) {
 TEST(ChaosTest, NothingCompletedIsLostAndNothingStaysStuck) {
   LocalFleetOptions options;
   // Heartbeats every 1 s (silent after 3 s, still shorter than the 4 s
-  // SIGSTOP) and 10 s for agents to come back after a controller restart:
-  // under ctest, agents sometimes took 6.1-6.2 s to reconnect (gRPC
-  // reported "tcp handshaker shutdown" for ~5 s) and undisturbed agents
-  // were judged silent for 1.5 s during the 7 s write lock; the cause is
-  // not found yet (see the notes of issue 13's stop).
+  // SIGSTOP) and 10 s for agents to come back after a controller restart.
+  // Under ctest, with 0.5 s and 6 s, agents sometimes took 6.1-6.2 s to
+  // reconnect (gRPC reported "tcp handshaker shutdown" for ~5 s) and
+  // undisturbed agents were judged silent during the 7 s write lock. Both
+  // have a cause found and mended since: the agent cut every connection
+  // attempt short at its initial backoff (session_test
+  // RegistersWithAControllerSlowToAnswerTheHandshake), and agents whose
+  // batches waited for the locked database were judged silent
+  // (ADatabaseLockedForSecondsFailsNoRun below). The looser timing stays
+  // until the first is shown to be the whole story under ctest.
   options.controller_args = {
       "--heartbeat_s=1", "--lease_timeout_s=3", "--ack_timeout_s=2",
       "--reconnect_grace_s=" + std::to_string(10 * TimeScale())};
@@ -252,6 +259,48 @@ TEST(ChaosTest, NothingCompletedIsLostAndNothingStaysStuck) {
       "runs with missing or duplicate batches; %d stuck\n",
       done, total, wall_s, kAgents, recovery.c_str(), failed_attempts,
       wrongly_lost, bad_seqs, stuck);
+}
+
+// Another connection holds the database's write lock for 7 s (a backup, a
+// slow disk), past the store's 5 s busy timeout: the agents' batches wait
+// for it (then fail and are sent again), and so does the reading of their
+// streams, heartbeats included. That is the controller's delay, not
+// the agents' silence: with heartbeats every 0.5 s (silent after 1.5 s)
+// no session is closed and no run fails. (Before, the agents were judged
+// silent after 1.5 s and their runs failed and were retried.)
+TEST(ChaosTest, ADatabaseLockedForSecondsFailsNoRun) {
+  LocalFleet fleet;
+  ASSERT_TRUE(fleet.ok()) << fleet.Logs();
+  constexpr int kLockAgents = 3;
+  for (int i = 0; i < kLockAgents; ++i) {
+    fleet.StartAgent(AgentId(i), AgentArgs(i));
+  }
+  ASSERT_TRUE(LocalFleet::WaitFor(
+      [&] { return Connected(fleet) == kLockAgents; }, 60))
+      << fleet.Logs();
+  v1::SweepSpec spec = HundredRuns();
+  spec.set_repetitions(2);  // 2 tasks x 5 modes x 2 = 20 runs
+  spec.set_max_retries(0);
+  std::string error;
+  const int64_t sweep = fleet.Submit(spec, &error);
+  ASSERT_GT(sweep, 0) << error;
+  const int total = static_cast<int>(fleet.ListRuns(sweep).size());
+  ASSERT_TRUE(LocalFleet::WaitFor([&] { return Ended(fleet, sweep) >= 3; },
+                                  60))
+      << fleet.Logs();
+  HoldWriteLock(fleet.db_path(), 7);
+  ASSERT_TRUE(LocalFleet::WaitFor(
+      [&] { return Ended(fleet, sweep) == total; }, 120))
+      << Ended(fleet, sweep) << " of " << total << " runs ended\n"
+      << fleet.Logs();
+  for (const auto& run : fleet.ListRuns(sweep)) {
+    EXPECT_EQ(run.state(), v1::RUN_STATE_DONE)
+        << "run " << run.spec().run_id() << ": " << run.reason();
+  }
+  EXPECT_EQ(FailureReasons(fleet.db_path()), "");
+  EXPECT_EQ(fleet.controller()->Log().find("sent nothing for"),
+            std::string::npos)
+      << fleet.controller()->Log();
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/agent/session/slow_proxy.h"
 #include "tests/agent/session/test_gateway.h"
 #include "tests/common/test_dir.h"
 
@@ -72,6 +73,12 @@ class SessionTest : public testing::Test {
     cfg.health = health;
     cfg.latest = latest;
     cfg.controller = gateway_.Start();
+    if (slow_handshake_.count() > 0) {
+      const int port =
+          std::stoi(cfg.controller.substr(cfg.controller.rfind(':') + 1));
+      proxy_ = std::make_unique<SlowProxy>(port, slow_handshake_);
+      cfg.controller = proxy_->address();
+    }
     cfg.initial_backoff_s = 0.05;
     cfg.max_backoff_s = 0.2;
     cfg.flush_timeout_s = 5;
@@ -93,6 +100,10 @@ class SessionTest : public testing::Test {
   // Outlives the session (the destructor ends the session first).
   std::unique_ptr<HealthChecker> health_;
   TestGateway gateway_;
+  // > 0: the session reaches the gateway through a SlowProxy that holds
+  // each connection this long.
+  std::chrono::milliseconds slow_handshake_{0};
+  std::unique_ptr<SlowProxy> proxy_;
   std::unique_ptr<Session> session_;
   std::thread runner_;
 };
@@ -302,6 +313,30 @@ TEST_F(SessionTest, HeartbeatsCarryTheNewestSampleOnce) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(heartbeats_with(9300), 1);
+}
+
+// A controller that answers a new connection's handshake only after 1.5 s
+// (busy after a restart, the whole fleet reconnecting at once) still gets
+// the agent. gRPC gives a connection attempt GRPC_ARG_MIN_RECONNECT_BACKOFF_MS
+// at the least; when that followed the agent's initial backoff (here
+// 0.05 s) every attempt was cut short and the agent never registered.
+TEST_F(SessionTest, RegistersWithAControllerSlowToAnswerTheHandshake) {
+  slow_handshake_ = std::chrono::milliseconds(1500);
+  const auto start = std::chrono::steady_clock::now();
+  StartSession();
+  bool registered = false;
+  for (int i = 0; i < 500 && !registered; ++i) {
+    for (const Received& r : gateway_.Snapshot()) {
+      registered |= r.msg.has_register_();
+    }
+    if (!registered) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const double waited_s = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+  EXPECT_TRUE(registered) << "not registered after " << waited_s << " s ("
+                          << proxy_->connections() << " connections tried)";
+  EXPECT_GE(waited_s, 1.4);
 }
 
 }  // namespace

@@ -74,5 +74,23 @@ TEST(AgentRegistryTest, SilentSinceUsesTheLastMessage) {
   EXPECT_EQ(silent[0].identity.device_id(), "a");
 }
 
+// While the controller handles an agent's message (a batch waiting for a
+// locked database), the agent is not silent however long that takes;
+// once handled it is heard at that time. A stale session's handling
+// changes nothing.
+TEST(AgentRegistryTest, AnAgentWhoseMessageIsBeingHandledIsNotSilent) {
+  AgentRegistry reg;
+  auto a = std::make_shared<NullConnection>();
+  reg.Put(Entry("a", a, kT0));
+  reg.Touch("a", a.get(), kT0 + absl::Seconds(1), +1);
+  EXPECT_TRUE(reg.SilentSince(kT0 + absl::Seconds(60)).empty());
+  auto stale = std::make_shared<NullConnection>();
+  reg.Touch("a", stale.get(), kT0 + absl::Seconds(2), -1);
+  EXPECT_TRUE(reg.SilentSince(kT0 + absl::Seconds(60)).empty());
+  reg.Touch("a", a.get(), kT0 + absl::Seconds(8), -1);
+  EXPECT_TRUE(reg.SilentSince(kT0 + absl::Seconds(7)).empty());
+  ASSERT_EQ(reg.SilentSince(kT0 + absl::Seconds(9)).size(), 1u);
+}
+
 }  // namespace
 }  // namespace powersweep
