@@ -199,6 +199,7 @@ bool Session::ConnectOnce() {
                                                : config_.ack_timeout_s;
       resume_token_ = reg.resume_token();
       resend_rounds_ = 0;
+      latest_sent_mono_ns_ = 0;  // a new controller has no sample yet
       ++registrations_;
       connected_ = true;
     }

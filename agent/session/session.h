@@ -69,8 +69,8 @@ struct SessionConfig {
   HealthChecker* health = nullptr;
   // The device's newest sample (agent/run/latest_reading.h): each heartbeat
   // carries it (Heartbeat.latest) when it is newer than the one the
-  // previous heartbeat carried. Null: heartbeats carry none. Must outlive
-  // the session.
+  // previous heartbeat of this registration carried. Null: heartbeats carry
+  // none. Must outlive the session.
   const LatestReading* latest = nullptr;
 };
 
@@ -151,7 +151,8 @@ class Session : public RunSink {
   // What heartbeats report: the busy run until its RunFinished is queued.
   int64_t reported_run_id_ ABSL_GUARDED_BY(mu_) = 0;
   int32_t reported_attempt_ ABSL_GUARDED_BY(mu_) = 0;
-  // When the sample the last heartbeat carried was observed (monotonic ns).
+  // When the sample the last heartbeat carried was observed (monotonic ns);
+  // 0 after each registration.
   int64_t latest_sent_mono_ns_ ABSL_GUARDED_BY(mu_) = 0;
   bool connected_ ABSL_GUARDED_BY(mu_) = false;
   int64_t registrations_ ABSL_GUARDED_BY(mu_) = 0;
