@@ -25,17 +25,24 @@ Session::Session(SessionConfig config, Platform* platform,
       executor_(executor),
       clock_(clock),
       spool_(spool != nullptr ? std::move(spool) : std::make_unique<Spool>()) {
+  heartbeat_s_ = config_.default_heartbeat_s;
+  ack_timeout_s_ = config_.ack_timeout_s;
+}
+
+std::unique_ptr<v1::AgentGateway::Stub> Session::MakeStub() const {
   grpc::ChannelArguments args;
-  // Keep gRPC's own reconnect backoff within ours.
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
-              std::max(1, static_cast<int>(config_.initial_backoff_s * 1000)));
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
-              std::max(1, static_cast<int>(config_.max_backoff_s * 1000)));
-  // But give each connection attempt its time: this argument is gRPC's
+  // A channel of its own for every connection attempt (no subchannel shared
+  // with an earlier one): the attempt connects now, whatever gRPC's backoff
+  // of the last one, so the loop in Run() alone paces the attempts. With
+  // one channel for the whole life of the agent, a restarted controller
+  // went on getting "Connection refused" from it for 2.5 s or more after
+  // it listened again.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  // Each attempt gets time for its handshake: this argument is gRPC's
   // minimum connect timeout (MIN_CONNECT_TIMEOUT of its connection-backoff
   // protocol), not a backoff. Set to the initial backoff, a controller slow
   // to answer the handshake (restarting, the fleet reconnecting at once)
-  // saw every attempt cut short and retried, and never got the agent.
+  // saw every attempt cut short and never got the agent.
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, kConnectTimeoutMs);
   // Notice a dead controller (or path) even while only receiving.
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
@@ -47,10 +54,8 @@ Session::Session(SessionConfig config, Platform* platform,
   std::shared_ptr<grpc::ChannelCredentials> creds =
       config_.credentials != nullptr ? config_.credentials
                                      : grpc::InsecureChannelCredentials();
-  stub_ = v1::AgentGateway::NewStub(
+  return v1::AgentGateway::NewStub(
       grpc::CreateCustomChannel(config_.controller, creds, args));
-  heartbeat_s_ = config_.default_heartbeat_s;
-  ack_timeout_s_ = config_.ack_timeout_s;
 }
 
 Session::~Session() {
@@ -183,7 +188,8 @@ bool Session::ConnectOnce() {
     if (shutdown_) return false;
     ctx_ = &ctx;
   }
-  std::unique_ptr<Stream> stream = stub_->Session(&ctx);
+  const std::unique_ptr<v1::AgentGateway::Stub> stub = MakeStub();
+  std::unique_ptr<Stream> stream = stub->Session(&ctx);
   v1::ControllerMessage first;
   const bool wrote = stream->Write(MakeRegister());
   const bool read = wrote && stream->Read(&first);

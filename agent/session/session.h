@@ -119,13 +119,14 @@ class Session : public RunSink {
       ABSL_LOCKS_EXCLUDED(check_mu_, mu_);
   // Sleeps `d` on the Clock in short steps; returns early on shutdown.
   void SleepUnlessShutdown(absl::Duration d);
+  // A stub on a new channel to the controller (one per connection attempt).
+  std::unique_ptr<v1::AgentGateway::Stub> MakeStub() const;
   bool shutdown() const;
 
   const SessionConfig config_;
   Platform* const platform_;
   RunExecutor* const executor_;
   Clock* const clock_;
-  std::unique_ptr<v1::AgentGateway::Stub> stub_;
   std::unique_ptr<Spool> spool_;
   absl::BitGen bitgen_;  // Run() thread only
 

@@ -8,7 +8,8 @@
 // numbered 1..N without gaps or duplicates and all its minibatches; and
 // nothing is left leased or running. The recovery times are printed.
 // And, alone: a database locked for seconds fails no run (the agents whose
-// batches wait for it are not judged silent).
+// batches wait for it are not judged silent); after a controller restart
+// the agents are back within about their backoff.
 #include <signal.h>
 #include <sqlite3.h>
 
@@ -301,6 +302,37 @@ TEST(ChaosTest, ADatabaseLockedForSecondsFailsNoRun) {
   EXPECT_EQ(fleet.controller()->Log().find("sent nothing for"),
             std::string::npos)
       << fleet.controller()->Log();
+}
+
+// After a controller kill -9 and restart, agents are back within about
+// their longest backoff (--max_backoff_s=1), three times over. Before each
+// connection attempt had a channel of its own, the agents' channels went
+// on answering "Connection refused" for 2.5 to 7.5 s after the new
+// controller listened.
+TEST(ChaosTest, AgentsAreBackWithinTheirBackoffAfterAControllerRestart) {
+  LocalFleet fleet;
+  ASSERT_TRUE(fleet.ok()) << fleet.Logs();
+  constexpr int kRestartAgents = 3;
+  for (int i = 0; i < kRestartAgents; ++i) {
+    fleet.StartAgent(AgentId(i), AgentArgs(i));
+  }
+  ASSERT_TRUE(LocalFleet::WaitFor(
+      [&] { return Connected(fleet) == kRestartAgents; }, 60))
+      << fleet.Logs();
+  for (int restart = 1; restart <= 3; ++restart) {
+    fleet.StopController(SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ASSERT_TRUE(fleet.RestartController()) << fleet.Logs();
+    const auto serving = std::chrono::steady_clock::now();  // port file written
+    ASSERT_TRUE(LocalFleet::WaitFor(
+        [&] { return Connected(fleet) == kRestartAgents; }, 30))
+        << fleet.Logs();
+    const double back_s = Seconds(serving, std::chrono::steady_clock::now());
+    std::printf("restart %d: all %d agents back %.2f s after the controller "
+                "listened\n",
+                restart, kRestartAgents, back_s);
+    EXPECT_LT(back_s, 3.0 * TimeScale()) << "restart " << restart;
+  }
 }
 
 }  // namespace
