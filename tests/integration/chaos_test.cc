@@ -115,20 +115,15 @@ std::string FailureReasons(const std::string& db) {
 
 TEST(ChaosTest, NothingCompletedIsLostAndNothingStaysStuck) {
   LocalFleetOptions options;
-  // Heartbeats every 1 s (silent after 3 s, still shorter than the 4 s
-  // SIGSTOP) and 10 s for agents to come back after a controller restart.
-  // Under ctest, with 0.5 s and 6 s, agents sometimes took 6.1-6.2 s to
-  // reconnect (gRPC reported "tcp handshaker shutdown" for ~5 s) and
-  // undisturbed agents were judged silent during the 7 s write lock. Both
-  // have a cause found and mended since: the agent cut every connection
-  // attempt short at its initial backoff (session_test
-  // RegistersWithAControllerSlowToAnswerTheHandshake), and agents whose
-  // batches waited for the locked database were judged silent
-  // (ADatabaseLockedForSecondsFailsNoRun below). The looser timing stays
-  // until the first is shown to be the whole story under ctest.
+  // Heartbeats every 0.5 s (LocalFleet's; silent after 1.5 s) and 6 s for
+  // agents to come back after a controller restart. For a while this test
+  // ran with 1 s and 10 s: under ctest agents sometimes took 6.1 s to come
+  // back and undisturbed agents were judged silent during the write lock.
+  // Both are mended (the agent's channel per connection attempt, and
+  // AgentEntry::handling; the two tests below).
   options.controller_args = {
-      "--heartbeat_s=1", "--lease_timeout_s=3", "--ack_timeout_s=2",
-      "--reconnect_grace_s=" + std::to_string(10 * TimeScale())};
+      "--lease_timeout_s=3", "--ack_timeout_s=2",
+      "--reconnect_grace_s=" + std::to_string(6 * TimeScale())};
   LocalFleet fleet(options);
   ASSERT_TRUE(fleet.ok()) << fleet.Logs();
   for (int i = 0; i < kAgents; ++i) fleet.StartAgent(AgentId(i), AgentArgs(i));
@@ -182,7 +177,7 @@ TEST(ChaosTest, NothingCompletedIsLostAndNothingStaysStuck) {
   kill_agent(1);
   pause(1.5);
   restart_controller();
-  // SIGSTOP past the heartbeat deadline (3 x 1 s) and the lease.
+  // SIGSTOP past the heartbeat deadline (3 x 0.5 s) and the lease.
   note("SIGSTOP of agent " + AgentId(2));
   fleet.agent(AgentId(2))->Kill(SIGSTOP, /*wait=*/false);
   disturbed_agents.insert(AgentId(2));
