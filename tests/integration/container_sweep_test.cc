@@ -9,7 +9,6 @@
 // - Cancelling a container run mid-way: the run ends cancelled and no
 //   container of the agent is left.
 #include <stdio.h>
-#include <sys/wait.h>
 
 #include <array>
 #include <memory>
@@ -171,13 +170,11 @@ TEST_F(ContainerSweepTest, NativeAndContainerRunsOfOneCellAreCompared) {
   // The report's native-vs-container figure, on these real runs: drawn,
   // with telemetry rows of both runtimes and of all four runs.
   const std::string out = fleet_.dir() + "/report";
-  Subprocess report({POWERSWEEP_CLI_BIN, "--controller=" + fleet_.address(),
-                     "report", absl::StrCat("--sweep=", sweep),
-                     "--out=" + out},
-                    fleet_.dir() + "/report.log");
-  const int status = report.Wait();
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << ReadFile(fleet_.dir() + "/report.log");
+  const Finished report = RunToEnd(
+      {POWERSWEEP_CLI_BIN, "--controller=" + fleet_.address(), "report",
+       absl::StrCat("--sweep=", sweep), "--out=" + out},
+      fleet_.dir() + "/report.log");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
   EXPECT_THAT(ReadFile(out + "/figures.csv"),
               ::testing::ContainsRegex("\ndistributions,1,[1-9][0-9]*,"));
   std::set<std::string> runtimes, run_ids, with_power;

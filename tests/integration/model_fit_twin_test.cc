@@ -10,7 +10,6 @@
 // within 5% of the best measured mode under the budget (the pick is run as
 // a third sweep, once per twin). The figures and the CLI's outputs are
 // printed; the wall time is printed, not asserted.
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <chrono>
@@ -40,25 +39,12 @@ constexpr int kRepetitions = kAgents;
 constexpr double kTrainMinibatchesPerEpoch = 937;  // 60000 / 64
 constexpr char kClass[] = "xavier-agx";
 
-struct Cli {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-Cli RunCli(const LocalFleet& fleet, const std::vector<std::string>& args) {
+Finished RunCli(const LocalFleet& fleet, const std::vector<std::string>& args) {
   static int n = 0;
   std::vector<std::string> argv = {POWERSWEEP_CLI_BIN,
                                    "--controller=" + fleet.address()};
   argv.insert(argv.end(), args.begin(), args.end());
-  const std::string log = fleet.dir() + "/cli-" + std::to_string(++n) + ".log";
-  Cli out;
-  {
-    Subprocess p(argv, log);
-    const int status = p.Wait();
-    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  out.output = ReadFile(log);
-  return out;
+  return RunToEnd(argv, fleet.dir() + "/cli-" + std::to_string(++n) + ".log");
 }
 
 bool WaitFinished(LocalFleet& fleet, int64_t sweep) {
@@ -174,7 +160,7 @@ TEST(ModelFitTwinTest, PlannedProfilingPredictsFiftyOtherModes) {
 
   // 1. Plan K = 8 modes and write the sweep file; submit it with the CLI.
   const std::string plan_file = fleet.dir() + "/plan.yaml";
-  Cli plan = RunCli(fleet, {"plan-profiling", "--device-class", kClass,
+  Finished plan = RunCli(fleet, {"plan-profiling", "--device-class", kClass,
                             "--modes", std::to_string(kProfiled), "--workload",
                             "lenet5", "--batch-size", "64", "--minibatches",
                             std::to_string(kMinibatches), "--repetitions",
@@ -183,7 +169,7 @@ TEST(ModelFitTwinTest, PlannedProfilingPredictsFiftyOtherModes) {
       "$ powersweep plan-profiling --device-class %s --modes %d ...\n%s\n",
       kClass, kProfiled, plan.output.c_str());
   ASSERT_EQ(plan.exit_code, 0) << plan.output;
-  Cli submit = RunCli(fleet, {"--quiet", "submit", plan_file});
+  Finished submit = RunCli(fleet, {"--quiet", "submit", plan_file});
   ASSERT_EQ(submit.exit_code, 0) << submit.output;
   const int64_t profiled_sweep = std::atoll(submit.output.c_str());
   ASSERT_GT(profiled_sweep, 0) << submit.output;
@@ -194,13 +180,13 @@ TEST(ModelFitTwinTest, PlannedProfilingPredictsFiftyOtherModes) {
   ASSERT_EQ(profiled.size(), static_cast<size_t>(kProfiled));
 
   // 2. Fit through the CLI.
-  Cli fit = RunCli(fleet, {"fit", "--sweep", std::to_string(profiled_sweep)});
+  Finished fit = RunCli(fleet, {"fit", "--sweep", std::to_string(profiled_sweep)});
   std::printf("$ powersweep fit --sweep %lld\n%s\n",
               static_cast<long long>(profiled_sweep), fit.output.c_str());
   ASSERT_EQ(fit.exit_code, 0) << fit.output << fleet.Logs();
   EXPECT_NE(fit.output.find("linear"), std::string::npos);
   EXPECT_NE(fit.output.find("simulated"), std::string::npos);
-  Cli models = RunCli(fleet, {"models"});
+  Finished models = RunCli(fleet, {"models"});
   std::printf("$ powersweep models\n%s\n", models.output.c_str());
   EXPECT_EQ(models.exit_code, 0);
 
@@ -266,7 +252,7 @@ TEST(ModelFitTwinTest, PlannedProfilingPredictsFiftyOtherModes) {
       model.energy_model().form().c_str(), median_energy,
       *std::max_element(energy_ape.begin(), energy_ape.end()),
       model.energy_model().cv_mape_pct());
-  Cli some = RunCli(fleet, {"predict", "--workload", "lenet5", "--device-class",
+  Finished some = RunCli(fleet, {"predict", "--workload", "lenet5", "--device-class",
                             kClass, "--mode", ModeArg(eval[0]), "--mode",
                             ModeArg(eval[1]), "--preset", "MAXN"});
   std::printf("$ powersweep predict ...\n%s\n", some.output.c_str());
@@ -290,7 +276,7 @@ TEST(ModelFitTwinTest, PlannedProfilingPredictsFiftyOtherModes) {
   ASSERT_GE(best_measured, 0);
   char budget_arg[32];
   std::snprintf(budget_arg, sizeof budget_arg, "%.4fs", budget);
-  Cli best = RunCli(fleet, {"best", "--workload", "lenet5", "--device-class",
+  Finished best = RunCli(fleet, {"best", "--workload", "lenet5", "--device-class",
                             kClass, "--max-epoch-time", budget_arg});
   std::printf("$ powersweep best --max-epoch-time %s\n%s\n", budget_arg,
               best.output.c_str());
@@ -343,16 +329,16 @@ TEST(ModelFitTwinTest, PlannedProfilingPredictsFiftyOtherModes) {
   EXPECT_LE(picks[1].gap_pct, 5.0);
   EXPECT_LE(picks[1].measured.time_s, 1.05 * budget);
 
-  Cli pareto = RunCli(fleet, {"pareto", "--workload", "lenet5",
+  Finished pareto = RunCli(fleet, {"pareto", "--workload", "lenet5",
                               "--device-class", kClass, "--measured"});
   std::printf("$ powersweep pareto --measured\n%s\n", pareto.output.c_str());
   EXPECT_EQ(pareto.exit_code, 0);
-  Cli front = RunCli(fleet, {"pareto", "--workload", "lenet5",
+  Finished front = RunCli(fleet, {"pareto", "--workload", "lenet5",
                              "--device-class", kClass});
   EXPECT_EQ(front.exit_code, 0);
   EXPECT_NE(front.output.find("MAXN"), std::string::npos);
   std::printf("$ powersweep pareto\n%s\n", front.output.c_str());
-  Cli csv = RunCli(fleet, {"pareto", "--workload", "lenet5", "--device-class",
+  Finished csv = RunCli(fleet, {"pareto", "--workload", "lenet5", "--device-class",
                            kClass, "--format", "csv"});
   EXPECT_EQ(csv.exit_code, 0);
   EXPECT_EQ(csv.output.rfind("cores,cpu_mhz,gpu_mhz,mem_mhz,epoch_time_s,", 0),

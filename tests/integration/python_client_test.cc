@@ -24,16 +24,11 @@ constexpr char kPython[] = "/usr/bin/python3";
 constexpr char kClient[] =
     POWERSWEEP_SOURCE_DIR "/examples/python/powersweep_client.py";
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
 class PythonClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = MakeTempDir("powersweep-py");
-    Result probe = Python({"-c", "import grpc, grpc_tools.protoc"});
+    Finished probe = Python({"-c", "import grpc, grpc_tools.protoc"});
     if (probe.exit_code != 0) {
       GTEST_SKIP() << "Debian's python3-grpcio and python3-grpc-tools are "
                       "not installed (infra/scripts/install-deps.sh): "
@@ -41,17 +36,15 @@ class PythonClientTest : public ::testing::Test {
     }
   }
 
-  Result Python(const std::vector<std::string>& args) {
+  Finished Python(const std::vector<std::string>& args) {
     std::vector<std::string> argv = {kPython};
     argv.insert(argv.end(), args.begin(), args.end());
-    const std::string log = dir_ + "/py-" + std::to_string(++calls_) + ".log";
-    Subprocess p(argv, log);
-    const int status = p.Wait();
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(log)};
+    return RunToEnd(argv,
+                    dir_ + "/py-" + std::to_string(++calls_) + ".log");
   }
 
   // The client against `fleet` with `args` after the common flags.
-  Result Client(LocalFleet& fleet, const std::vector<std::string>& args) {
+  Finished Client(LocalFleet& fleet, const std::vector<std::string>& args) {
     std::vector<std::string> argv = {kClient, "--controller=" + fleet.address(),
                                      "--stubs_dir=" POWERSWEEP_PY_STUBS_DIR};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -69,7 +62,7 @@ TEST_F(PythonClientTest, HealthReflectionAndASweepFromPython) {
                    {"--platform=twin", "--device_class=orin-agx",
                     "--instance=0", "--twin_time_scale=0.01"});
 
-  Result r = Client(fleet, {"health"});
+  Finished r = Client(fleet, {"health"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("health server: SERVING"));
   r = Client(fleet, {"health", "--service=powersweep.v1.Control"});
@@ -125,7 +118,7 @@ TEST_F(PythonClientTest, WithATokenHealthAndReflectionStillNeedNone) {
   LocalFleet fleet(options);
   ASSERT_TRUE(fleet.ok()) << fleet.Logs();
 
-  Result r = Client(fleet, {"health"});
+  Finished r = Client(fleet, {"health"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("SERVING"));
   r = Client(fleet, {"services"});

@@ -8,7 +8,6 @@
 // index.html offline: a screenshot that is not blank, and in the DOM each
 // drawn figure's section holds an inline <svg> with paths.
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <zlib.h>
 
 #include <chrono>
@@ -36,32 +35,19 @@ const std::vector<std::string> kModes = {"MAXN",    "MODE_15W", "MODE_30W",
                                          "MODE_50W", "PM1_CPU",  "PM2_GPU",
                                          "PM3_MEM"};
 
-struct Cli {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs argv to its end (at most `timeout_s`); its exit code and output.
-Cli RunToEnd(const LocalFleet& fleet, const std::vector<std::string>& argv,
-        double timeout_s = 120) {
+// Runs argv to its end (at most `timeout_s`), logged in the fleet's folder.
+Finished RunCommand(const LocalFleet& fleet,
+                    const std::vector<std::string>& argv,
+                    double timeout_s = 120) {
   static int n = 0;
-  const std::string log = fleet.dir() + "/cmd-" + std::to_string(++n) + ".log";
-  Cli out;
-  {
-    Subprocess p(argv, log);
-    if (LocalFleet::WaitFor([&] { return !p.running(); }, timeout_s)) {
-      const int status = p.Wait();
-      out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-  }
-  out.output = ReadFile(log);
-  return out;
+  return RunToEnd(argv, fleet.dir() + "/cmd-" + std::to_string(++n) + ".log",
+                  timeout_s);
 }
 
-Cli RunCli(const LocalFleet& fleet, std::vector<std::string> args) {
+Finished RunCli(const LocalFleet& fleet, std::vector<std::string> args) {
   args.insert(args.begin(),
               {POWERSWEEP_CLI_BIN, "--controller=" + fleet.address()});
-  return RunToEnd(fleet, args);
+  return RunCommand(fleet, args);
 }
 
 int64_t FileSize(const std::string& path) {
@@ -190,12 +176,12 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
             static_cast<int>(kModes.size()) * 2 * kTwins * kRepetitions);
   const double t_sweep = elapsed();
   const std::string sweep_arg = "--sweep=" + std::to_string(sweep);
-  Cli fit = RunCli(fleet, {"fit", sweep_arg});
+  Finished fit = RunCli(fleet, {"fit", sweep_arg});
   ASSERT_EQ(fit.exit_code, 0) << fit.output;
 
   const std::string out = fleet.dir() + "/report";
   const double t_fit = elapsed();
-  Cli report = RunCli(fleet, {"report", sweep_arg, "--out=" + out});
+  Finished report = RunCli(fleet, {"report", sweep_arg, "--out=" + out});
   const double t_report = elapsed();
   std::printf("$ powersweep report %s --out %s\n%s\n", sweep_arg.c_str(),
               out.c_str(), report.output.c_str());
@@ -259,13 +245,14 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   }
 
   // --run must name a run of the sweep.
-  Cli bad = RunCli(fleet, {"report", sweep_arg, "--out=" + out, "--run=999999"});
+  Finished bad =
+      RunCli(fleet, {"report", sweep_arg, "--out=" + out, "--run=999999"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.output, HasSubstr("--run: run 999999 is not a run of sweep"));
 
   // Without the plotting interpreter: the reason, and where the data is.
   const std::string csv_only = fleet.dir() + "/report-without-python";
-  Cli no_python = RunCli(fleet, {"report", sweep_arg, "--out=" + csv_only,
+  Finished no_python = RunCli(fleet, {"report", sweep_arg, "--out=" + csv_only,
                                  "--python=/nonexistent/python3"});
   EXPECT_EQ(no_python.exit_code, 1);
   EXPECT_THAT(no_python.output,
@@ -281,7 +268,7 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   std::vector<std::string> argv = ChromiumArgv(MakeTempDir("report-chromium"));
   argv.insert(argv.end(),
               {"--screenshot=" + shot, "--window-size=1280,5200", url});
-  Cli screenshot = RunToEnd(fleet, argv, 60);
+  Finished screenshot = RunCommand(fleet, argv, 60);
   ASSERT_EQ(screenshot.exit_code, 0) << screenshot.output;
   const PngInk ink = InkOf(shot);
   EXPECT_TRUE(ink.valid) << shot;
@@ -293,7 +280,7 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
 
   argv = ChromiumArgv(MakeTempDir("report-chromium"));
   argv.insert(argv.end(), {"--dump-dom", url});
-  Cli dom = RunToEnd(fleet, argv, 60);
+  Finished dom = RunCommand(fleet, argv, 60);
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
   for (const std::string& f : drawn) {
     const size_t start =

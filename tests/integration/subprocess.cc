@@ -7,8 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace powersweep::testing {
 
@@ -62,6 +64,26 @@ int Subprocess::Wait() {
 }
 
 std::string Subprocess::Log() const { return ReadFile(log_path_); }
+
+Finished RunToEnd(const std::vector<std::string>& argv,
+                  const std::string& log_path, double timeout_s) {
+  Finished out;
+  {
+    Subprocess p(argv, log_path);
+    const auto end = std::chrono::steady_clock::now() +
+                     std::chrono::milliseconds(
+                         static_cast<int64_t>(timeout_s * 1000));
+    while (p.running() && std::chrono::steady_clock::now() < end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!p.running()) {
+      const int status = p.Wait();
+      out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+  }  // killed here if still running
+  out.output = ReadFile(log_path);
+  return out;
+}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);

@@ -33,6 +33,17 @@ class Subprocess {
   std::string log_path_;
 };
 
+// A command run to its end: its exit code (-1 when it did not exit
+// normally, or ran past the time allowed and was killed) and its output.
+struct Finished {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+// Runs `argv` (output appended to `log_path`) until it exits, at most
+// `timeout_s` seconds (then SIGKILL).
+Finished RunToEnd(const std::vector<std::string>& argv,
+                  const std::string& log_path, double timeout_s = 300);
+
 // Reads a whole file ("" if missing).
 std::string ReadFile(const std::string& path);
 // Creates a fresh temporary directory and returns its path.
