@@ -1,6 +1,7 @@
 // The report's figures drawn from runs and models (report_figures.h); the
 // telemetry figures are in report_telemetry_figures.cc.
 #include "controller/cli/report_figures.h"
+#include "controller/cli/report_values.h"
 
 #include <algorithm>
 #include <map>
@@ -8,19 +9,15 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/enum_text.h"
 #include "common/power_mode_text.h"
 
 namespace powersweep {
 namespace {
 
-std::string Num(double v) { return absl::StrFormat("%.6g", v); }
-
+// A done workload run that recorded minibatches.
 bool IsWorkloadRun(const v1::RunStatus& r) {
-  return r.state() == v1::RUN_STATE_DONE &&
-         r.spec().workload().task() != v1::TASK_BASELOAD &&
-         r.summary().minibatches() > 0;
+  return IsDoneWorkloadRun(r) && r.summary().minibatches() > 0;
 }
 
 std::string Panel(const std::string& device_class, const std::string& model,
@@ -245,8 +242,8 @@ FigureTable ParetoFigure(const ReportInputs& in) {
   }
   for (const auto& [panel, members] : by_panel) MarkFront(points, members);
   for (const Point& p : points) {
-    f.table.rows.push_back({p.panel, p.kind, p.mode, p.mark, Num(p.time),
-                            p.time_unit, Num(p.energy), p.energy_unit,
+    f.table.rows.push_back({p.panel, p.kind, p.mode, p.mark, ReportNumber(p.time),
+                            p.time_unit, ReportNumber(p.energy), p.energy_unit,
                             p.on_front ? "1" : "0", p.provenance});
   }
   if (points.empty()) {
@@ -284,8 +281,8 @@ FigureTable MinibatchTimeFigure(const ReportInputs& in) {
     const double n = static_cast<double>(runs.size());
     const double overhead = std::max(0.0, total - stall - compute);
     f.table.rows.push_back({label, std::to_string(runs.size()),
-                            Num(stall / n * 1e3), Num(compute / n * 1e3),
-                            Num(overhead / n * 1e3), Num(total / n * 1e3),
+                            ReportNumber(stall / n * 1e3), ReportNumber(compute / n * 1e3),
+                            ReportNumber(overhead / n * 1e3), ReportNumber(total / n * 1e3),
                             TimeProvenance(in, *runs.front())});
   }
   if (f.table.rows.empty()) {
@@ -315,9 +312,9 @@ FigureTable EnergySplitFigure(const ReportInputs& in) {
     }
     if (n == 0) continue;
     f.table.rows.push_back({label, std::to_string(n),
-                            Num((energy - incremental) / n),
-                            Num(incremental / n), Num(energy / n),
-                            Num(power / n), provenance});
+                            ReportNumber((energy - incremental) / n),
+                            ReportNumber(incremental / n), ReportNumber(energy / n),
+                            ReportNumber(power / n), provenance});
   }
   if (f.table.rows.empty()) {
     f.omitted = "No done workload run has a baseload: baseload energy needs "
@@ -345,8 +342,8 @@ FigureTable VariabilityFigure(const ReportInputs& in) {
       const v1::RunSummary& s = r->summary();
       f.table.rows.push_back(
           {label, r->device_id(), std::to_string(r->spec().run_id()),
-           Num(s.mean_minibatch_s() * 1e3),
-           s.energy_j() > 0 ? Num(s.energy_j()) : "",
+           ReportNumber(s.mean_minibatch_s() * 1e3),
+           s.energy_j() > 0 ? ReportNumber(s.energy_j()) : "",
            TimeProvenance(in, *r)});
     }
   }
@@ -377,8 +374,8 @@ FigureTable HeldOutFigure(const ReportInputs& in) {
         f.table.rows.push_back(
             {FigurePanelLabel(model), std::to_string(model.model_id()), d.target(),
              unit + per, PowerModeText(e.mode(), "as is"),
-             std::to_string(e.observations()), Num(e.observed()),
-             Num(e.predicted()), Num(e.ape_pct()), ProvenanceText(prov)});
+             std::to_string(e.observations()), ReportNumber(e.observed()),
+             ReportNumber(e.predicted()), ReportNumber(e.ape_pct()), ProvenanceText(prov)});
       }
     };
     add(model.time_model(), "s", model.time_provenance());

@@ -4,23 +4,16 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/enum_text.h"
 #include "controller/cli/report_figures.h"
+#include "controller/cli/report_values.h"
 
 namespace powersweep {
 namespace {
 
-std::string Num(double v) { return absl::StrFormat("%.6g", v); }
-
-bool IsDoneWorkload(const v1::RunStatus& r) {
-  return r.state() == v1::RUN_STATE_DONE &&
-         r.spec().workload().task() != v1::TASK_BASELOAD;
-}
-
 // Power in W, "" when the sample had no reading.
 std::string PowerW(const TelemetryRow& t) {
-  return t.power_mw > 0 ? Num(t.power_mw / 1e3) : "";
+  return t.power_mw > 0 ? ReportNumber(t.power_mw / 1e3) : "";
 }
 
 }  // namespace
@@ -40,7 +33,7 @@ absl::StatusOr<int64_t> ChooseTimelineRun(
       }
       return requested;
     }
-    if (requested == 0 && IsDoneWorkload(r)) return r.spec().run_id();
+    if (requested == 0 && IsDoneWorkloadRun(r)) return r.spec().run_id();
   }
   if (requested > 0) {
     int64_t sweep = runs.empty() ? 0 : runs.front().spec().sweep_id();
@@ -59,7 +52,7 @@ FigureTable DistributionsFigure(const ReportInputs& in) {
   std::map<int64_t, std::pair<int32_t, std::string>> runs;
   std::set<std::string> runtimes;
   for (const v1::RunStatus& r : in.runs) {
-    if (!IsDoneWorkload(r)) continue;
+    if (!IsDoneWorkloadRun(r)) continue;
     runs[r.spec().run_id()] = {r.spec().attempt(),
                                RuntimeText(r.spec().runtime())};
     runtimes.insert(RuntimeText(r.spec().runtime()));
@@ -78,8 +71,8 @@ FigureTable DistributionsFigure(const ReportInputs& in) {
     auto it = runs.find(t.run_id);
     if (it == runs.end() || it->second.first != t.attempt) continue;
     f.table.rows.push_back({it->second.second, std::to_string(t.run_id),
-                            PowerW(t), Num(t.cpu_util * 100),
-                            Num(t.gpu_util * 100), t.provenance});
+                            PowerW(t), ReportNumber(t.cpu_util * 100),
+                            ReportNumber(t.gpu_util * 100), t.provenance});
   }
   if (f.table.rows.empty()) {
     f.omitted = "The sweep's done runs have no telemetry samples.";
@@ -112,8 +105,8 @@ FigureTable TimelineFigure(const ReportInputs& in) {
     if (t.run_id != in.timeline_run_id || t.attempt != run->spec().attempt()) {
       continue;
     }
-    f.table.rows.push_back({std::to_string(t.run_id), Num(t.t_s), PowerW(t),
-                            Num(t.cpu_util * 100), Num(t.gpu_util * 100),
+    f.table.rows.push_back({std::to_string(t.run_id), ReportNumber(t.t_s), PowerW(t),
+                            ReportNumber(t.cpu_util * 100), ReportNumber(t.gpu_util * 100),
                             t.provenance});
   }
   const std::string what =
