@@ -30,22 +30,15 @@ std::optional<AgentEntry> AgentRegistry::Remove(const std::string& device_id,
   return entry;
 }
 
-bool AgentRegistry::Touch(const std::string& device_id, absl::Time now) {
-  absl::MutexLock lock(&mu_);
-  auto it = agents_.find(device_id);
-  if (it == agents_.end()) return false;
-  if (now > it->second.last_message) it->second.last_message = now;
-  return true;
-}
-
-void AgentRegistry::Touch(const std::string& device_id,
+bool AgentRegistry::Touch(const std::string& device_id,
                           const AgentConnection* conn, absl::Time now,
                           int handling) {
   absl::MutexLock lock(&mu_);
   auto it = agents_.find(device_id);
-  if (it == agents_.end() || it->second.conn.get() != conn) return;
+  if (it == agents_.end() || it->second.conn.get() != conn) return false;
   if (now > it->second.last_message) it->second.last_message = now;
   it->second.handling += handling;
+  return true;
 }
 
 std::optional<AgentEntry> AgentRegistry::Get(

@@ -110,13 +110,12 @@ class AgentRegistry {
   std::optional<AgentEntry> Remove(const std::string& device_id,
                                    const AgentConnection* conn);
 
-  // Records a message from `device_id` at `now`. False if unknown.
-  bool Touch(const std::string& device_id, absl::Time now);
-  // Touch, for the handling of one message of `conn`'s session: +1 when
-  // it starts, -1 when it ends (AgentEntry::handling). Nothing if `conn`
-  // is not the device's current session.
-  void Touch(const std::string& device_id, const AgentConnection* conn,
-             absl::Time now, int handling);
+  // Records a message of `conn`'s session of `device_id` at `now`, and
+  // adds `handling` to AgentEntry::handling (+1 when the controller starts
+  // handling the message, -1 when it is done). False (nothing changed) if
+  // `conn` is not the device's current session.
+  bool Touch(const std::string& device_id, const AgentConnection* conn,
+             absl::Time now, int handling = 0);
 
   // The run the device's session holds (0: none), or nullopt if it is
   // not connected. Copies nothing else.

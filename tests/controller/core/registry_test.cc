@@ -65,10 +65,11 @@ TEST(AgentRegistryTest, IdleListsAssignableAgentsWithoutARun) {
 
 TEST(AgentRegistryTest, SilentSinceUsesTheLastMessage) {
   AgentRegistry reg;
+  auto b = std::make_shared<NullConnection>();
   reg.Put(Entry("a", std::make_shared<NullConnection>(), kT0));
-  reg.Put(Entry("b", std::make_shared<NullConnection>(), kT0));
-  EXPECT_TRUE(reg.Touch("b", kT0 + absl::Seconds(5)));
-  EXPECT_FALSE(reg.Touch("ghost", kT0));
+  reg.Put(Entry("b", b, kT0));
+  EXPECT_TRUE(reg.Touch("b", b.get(), kT0 + absl::Seconds(5)));
+  EXPECT_FALSE(reg.Touch("ghost", b.get(), kT0));
   auto silent = reg.SilentSince(kT0 + absl::Seconds(1));
   ASSERT_EQ(silent.size(), 1u);
   EXPECT_EQ(silent[0].identity.device_id(), "a");
