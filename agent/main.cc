@@ -2,12 +2,9 @@
 // runs it is assigned. Flags are parsed here and passed down as config.
 #include <signal.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -32,7 +29,6 @@
 #include "common/clock.h"
 #include "common/http/http_server.h"
 #include "common/log.h"
-#include "common/metrics/exposition.h"
 #include "common/metrics/metrics_listen.h"
 #include "common/tls_credentials.h"
 
@@ -147,18 +143,13 @@ int Main(bool probe) {
   SetLogTag("agent");
   const std::string platform_name = absl::GetFlag(FLAGS_platform);
   if (probe) SetLogLevel(LogLevel::kWarning);
-  const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
-  if (!metrics_listen.empty()) {
-    absl::Status st = CheckMetricsListen(
-        metrics_listen, absl::GetFlag(FLAGS_metrics_allow_remote));
-    if (!st.ok()) return Fail(std::string(st.message()));
-  } else if (absl::GetFlag(FLAGS_metrics_allow_remote) ||
-             !absl::GetFlag(FLAGS_metrics_port_file).empty()) {
-    return Fail(
-        "--metrics_allow_remote and --metrics_port_file: only used with "
-        "--metrics_listen");
+  MetricsFlags metrics_flags{absl::GetFlag(FLAGS_metrics_listen),
+                             absl::GetFlag(FLAGS_metrics_allow_remote),
+                             absl::GetFlag(FLAGS_metrics_port_file)};
+  if (absl::Status st = CheckMetricsFlags(metrics_flags); !st.ok()) {
+    return Fail(std::string(st.message()));
   }
-  const bool metrics = !metrics_listen.empty() && !probe;
+  if (probe) metrics_flags.listen.clear();  // a probe serves no page
 
   AgentOptions aopts;
   aopts.platform = platform_name;
@@ -252,40 +243,22 @@ int Main(bool probe) {
   }
   Session session(scfg, platform, &executor, &clock, std::move(*spool));
 
-  std::unique_ptr<HttpServer> metrics_server;
-  if (metrics) {
-    const v1::DeviceIdentity identity = platform->Identity();
-    HttpEndpoint page{
-        "/metrics", kExpositionContentType, [&, identity] {
-          AgentStatus status;
-          status.connected = session.connected();
-          status.registrations = session.registrations();
-          status.run_id = executor.ActiveRunId();
-          status.spooled = static_cast<int64_t>(session.spooled());
-          if (std::optional<v1::DeviceHealth> h = health.LastVerdict()) {
-            status.healthy = h->healthy();
-          }
-          return RenderAgentMetrics(identity, status, reading.Get(),
-                                    clock.MonotonicNanos());
-        }};
-    absl::StatusOr<std::unique_ptr<HttpServer>> started =
-        HttpServer::Start(metrics_listen, {page});
-    if (!started.ok()) {
-      return Fail(
-          absl::StrCat("--metrics_listen: ", started.status().message()));
-    }
-    metrics_server = std::move(*started);
-    const std::string port_file = absl::GetFlag(FLAGS_metrics_port_file);
-    if (!port_file.empty()) {
-      std::ofstream(port_file + ".tmp") << metrics_server->port() << "\n";
-      if (std::rename((port_file + ".tmp").c_str(), port_file.c_str()) != 0) {
-        return Fail(absl::StrCat("--metrics_port_file: cannot write ",
-                                 port_file, ": ", std::strerror(errno)));
-      }
-    }
-    PS_LOG(INFO) << "metrics on http://"
-                 << metrics_listen.substr(0, metrics_listen.rfind(':')) << ":"
-                 << metrics_server->port() << "/metrics";
+  const v1::DeviceIdentity identity = platform->Identity();
+  absl::StatusOr<std::unique_ptr<HttpServer>> metrics_server =
+      StartMetricsPage(metrics_flags, [&, identity] {
+        AgentStatus status;
+        status.connected = session.connected();
+        status.registrations = session.registrations();
+        status.run_id = executor.ActiveRunId();
+        status.spooled = static_cast<int64_t>(session.spooled());
+        if (std::optional<v1::DeviceHealth> h = health.LastVerdict()) {
+          status.healthy = h->healthy();
+        }
+        return RenderAgentMetrics(identity, status, reading.Get(),
+                                  clock.MonotonicNanos());
+      });
+  if (!metrics_server.ok()) {
+    return Fail(std::string(metrics_server.status().message()));
   }
 
   std::thread signals([&session, sigs] {
@@ -304,7 +277,7 @@ int Main(bool probe) {
                << ", workload "
                << agent.workload_bin << ", work dir " << ecfg.work_dir;
   session.Run();
-  if (metrics_server != nullptr) metrics_server->Stop();
+  if (*metrics_server != nullptr) (*metrics_server)->Stop();
   // Runs restore the board when they end (also when SIGTERM/SIGINT cancels
   // them); this covers a mode left applied by a run that never finished.
   if (platform_name == "jetson") platform->Restore();

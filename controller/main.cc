@@ -22,7 +22,6 @@
 #include "common/flags_usage.h"
 #include "common/http/http_server.h"
 #include "common/log.h"
-#include "common/metrics/exposition.h"
 #include "common/metrics/metrics_listen.h"
 #include "controller/core/fleet.h"
 #include "controller/metrics/controller_metrics_page.h"
@@ -135,18 +134,11 @@ int Serve() {
       return 2;
     }
   }
-  const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
-  if (!metrics_listen.empty()) {
-    absl::Status st = CheckMetricsListen(
-        metrics_listen, absl::GetFlag(FLAGS_metrics_allow_remote));
-    if (!st.ok()) {
-      PS_LOG(ERROR) << st.message();
-      return 2;
-    }
-  } else if (absl::GetFlag(FLAGS_metrics_allow_remote) ||
-             !absl::GetFlag(FLAGS_metrics_port_file).empty()) {
-    PS_LOG(ERROR) << "--metrics_allow_remote and --metrics_port_file: only "
-                     "used with --metrics_listen";
+  const MetricsFlags metrics_flags{absl::GetFlag(FLAGS_metrics_listen),
+                                   absl::GetFlag(FLAGS_metrics_allow_remote),
+                                   absl::GetFlag(FLAGS_metrics_port_file)};
+  if (absl::Status st = CheckMetricsFlags(metrics_flags); !st.ok()) {
+    PS_LOG(ERROR) << st.message();
     return 2;
   }
   ServerSecurityFlags security_flags;
@@ -248,38 +240,17 @@ int Serve() {
     health->SetServingStatus(service, true);
   }
 
-  std::unique_ptr<HttpServer> metrics_server;
-  if (!metrics_listen.empty()) {
-    ControllerMetricsSources sources;
-    sources.store = store->get();
-    sources.fleet = &fleet;
-    sources.store_errors = &(*store)->error_counts();
-    absl::StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(
-        metrics_listen, {{"/metrics", kExpositionContentType, [sources] {
-                            return RenderControllerMetrics(sources);
-                          }}});
-    if (!started.ok()) {
-      PS_LOG(ERROR) << "--metrics_listen: " << started.status().message();
-      server->Shutdown();
-      return 1;
-    }
-    metrics_server = std::move(*started);
-    const std::string metrics_port_file =
-        absl::GetFlag(FLAGS_metrics_port_file);
-    if (!metrics_port_file.empty()) {
-      std::ofstream(metrics_port_file + ".tmp")
-          << metrics_server->port() << "\n";
-      if (std::rename((metrics_port_file + ".tmp").c_str(),
-                      metrics_port_file.c_str()) != 0) {
-        PS_LOG(ERROR) << "--metrics_port_file: cannot write "
-                      << metrics_port_file << ": " << std::strerror(errno);
-        server->Shutdown();
-        return 1;
-      }
-    }
-    PS_LOG(INFO) << "metrics on http://"
-                 << metrics_listen.substr(0, metrics_listen.rfind(':')) << ":"
-                 << metrics_server->port() << "/metrics";
+  ControllerMetricsSources sources;
+  sources.store = store->get();
+  sources.fleet = &fleet;
+  sources.store_errors = &(*store)->error_counts();
+  absl::StatusOr<std::unique_ptr<HttpServer>> metrics_server =
+      StartMetricsPage(metrics_flags,
+                       [sources] { return RenderControllerMetrics(sources); });
+  if (!metrics_server.ok()) {
+    PS_LOG(ERROR) << metrics_server.status().message();
+    server->Shutdown();
+    return 1;
   }
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
   if (!port_file.empty()) {
@@ -315,7 +286,7 @@ int Serve() {
   server->Wait();
   if (!stopping.HasBeenNotified()) stopping.Notify();
   liveness.join();
-  if (metrics_server != nullptr) metrics_server->Stop();
+  if (*metrics_server != nullptr) (*metrics_server)->Stop();
   signals.detach();
   PS_LOG(INFO) << "stopped";
   return 0;
