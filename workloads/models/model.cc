@@ -10,6 +10,11 @@
 
 namespace powersweep {
 
+torch::Tensor Model::Loss(const torch::Tensor& input,
+                          const torch::Tensor& labels) {
+  return torch::nn::functional::cross_entropy(forward(input), labels);
+}
+
 absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
                                                  const ModelOptions& options) {
   absl::StatusOr<ResolvedModel> resolved = ResolveModelOptions(name, options);

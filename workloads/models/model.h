@@ -38,6 +38,14 @@ class Model : public torch::nn::Module {
   explicit Model(ResolvedModel shape) : shape_(std::move(shape)) {}
   // Logits for a batch of shape (N, C, H, W) where (C, H, W) == input_shape().
   virtual torch::Tensor forward(torch::Tensor x) = 0;
+  // The minibatch's mean loss in the module's current mode (train() or
+  // eval()): by default the cross-entropy of forward(input) against
+  // `labels` (int64, one per sample). A model whose training loss is
+  // something else overrides it (Inception-v3 adds 0.4 x its auxiliary
+  // classifier's loss in training mode, as torchvision's reference
+  // training does).
+  virtual torch::Tensor Loss(const torch::Tensor& input,
+                             const torch::Tensor& labels);
   // Canonical model name (catalog.h).
   const std::string& model_name() const { return shape_.name; }
   // (channels, height, width) of one input sample.

@@ -21,8 +21,8 @@ class TrainStep : public Step {
 
   double Run(const Minibatch& mb) override {
     optimizer_.zero_grad();
-    torch::Tensor loss = torch::nn::functional::cross_entropy(
-        model_->forward(mb.images.to(device_)), mb.labels.to(device_));
+    torch::Tensor loss =
+        model_->Loss(mb.images.to(device_), mb.labels.to(device_));
     loss.backward();
     optimizer_.step();
     return loss.item<double>();
@@ -43,8 +43,7 @@ class InferStep : public Step {
 
   double Run(const Minibatch& mb) override {
     torch::NoGradGuard no_grad;
-    torch::Tensor logits = model_->forward(mb.images.to(device_));
-    return torch::nn::functional::cross_entropy(logits, mb.labels.to(device_))
+    return model_->Loss(mb.images.to(device_), mb.labels.to(device_))
         .item<double>();
   }
 

@@ -1,9 +1,9 @@
 // Step: what the compute thread does with one minibatch.
 //
 // MakeStep(task, model) returns a TrainStep (model.train(); SGD lr 0.01,
-// momentum 0.9; cross-entropy; zero_grad, forward, backward, step) or an
-// InferStep (model.eval(); forward under torch::NoGradGuard; the
-// cross-entropy loss is computed too). Run() returns the minibatch's mean
+// momentum 0.9; zero_grad, Model::Loss (forward + the model's loss,
+// cross-entropy for classifiers), backward, step) or an InferStep
+// (model.eval(); Model::Loss under torch::NoGradGuard). Run() returns the minibatch's mean
 // loss, read back as a double so the computation has finished when it
 // returns (on a GPU this read-back synchronizes the device, so the compute
 // time covers the kernels). The model must already be on `device`; each
