@@ -15,6 +15,12 @@ torch::Tensor Model::Loss(const torch::Tensor& input,
   return torch::nn::functional::cross_entropy(forward(input), labels);
 }
 
+std::pair<torch::Tensor, torch::Tensor> Model::SyntheticBatch(int64_t n) {
+  const auto s = input_shape();
+  return {torch::randn({n, s[0], s[1], s[2]}),
+          torch::randint(num_classes(), {n}, torch::kLong)};
+}
+
 absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
                                                  const ModelOptions& options) {
   absl::StatusOr<ResolvedModel> resolved = ResolveModelOptions(name, options);

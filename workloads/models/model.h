@@ -46,6 +46,12 @@ class Model : public torch::nn::Module {
   // training does).
   virtual torch::Tensor Loss(const torch::Tensor& input,
                              const torch::Tensor& labels);
+  // The `synthetic` data set: (input, labels) of `n` random samples made in
+  // memory, drawn from torch's generator (seeded by the caller). By default
+  // standard-normal inputs of input_shape() and labels uniform in
+  // 0..num_classes()-1; models whose input is not an image (token ids,
+  // spectrograms) override it.
+  virtual std::pair<torch::Tensor, torch::Tensor> SyntheticBatch(int64_t n);
   // Canonical model name (catalog.h).
   const std::string& model_name() const { return shape_.name; }
   // (channels, height, width) of one input sample.
