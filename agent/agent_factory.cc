@@ -17,6 +17,7 @@
 #include "agent/util/state_dir.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "common/synthetic_dataset.h"
 
 namespace powersweep {
 namespace {
@@ -125,8 +126,11 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
   if (!o.datasets.empty()) {
     PS_ASSIGN_OR_RETURN(auto datasets, ParseDatasetFlags(o.datasets));
     catalog.datasets = datasets;
+    catalog.datasets[std::string(kSyntheticDataset)] =
+        std::string(kSyntheticDataset);
   }
   for (const auto& [name, path] : catalog.datasets) {
+    if (IsSyntheticDataset(name)) continue;
     if (!twin && !probe && !std::filesystem::is_directory(path)) {
       PS_LOG(WARNING) << "dataset " << name << ": " << path
                       << " is not a directory; runs using it will fail";

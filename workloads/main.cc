@@ -31,7 +31,10 @@ ABSL_FLAG(std::string, dataset_path, "",
           "labels-idx1}-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist), "
           "CIFAR-10 binary batches (data_batch_1..5.bin, test_batch.bin) or "
           "JPEG image folders (train/<class>/*.jpg, val/<class>/*.jpg). The "
-          "format is detected from the contents.");
+          "format is detected from the contents. `synthetic` (not a "
+          "directory; give a directory of that name as ./synthetic): one "
+          "minibatch of random tensors of the model's input shape, made in "
+          "memory before timing and reused, no I/O (no --epochs then).");
 ABSL_FLAG(std::string, task, "train",
           "run: train (train split, SGD) or infer (test split, no "
           "gradients).");

@@ -6,11 +6,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/synthetic_dataset.h"
 
 namespace powersweep {
 
 std::map<std::string, std::string> Catalog::DefaultDatasets() {
-  return {{"fashion-mnist", "/usr/share/datasets/fashion-mnist"}};
+  return {{"fashion-mnist", "/usr/share/datasets/fashion-mnist"},
+          {std::string(kSyntheticDataset), std::string(kSyntheticDataset)}};
 }
 
 absl::StatusOr<std::map<std::string, std::string>> ParseDatasetFlags(
@@ -24,6 +26,13 @@ absl::StatusOr<std::map<std::string, std::string>> ParseDatasetFlags(
       if (eq == absl::string_view::npos || eq == 0 || eq + 1 == entry.size()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--dataset: expected NAME=PATH, got \"", entry, "\""));
+      }
+      if (IsSyntheticDataset(std::string_view(entry.data(), eq))) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--dataset: \"", entry, "\": the name ",
+            std::string(kSyntheticDataset),
+            " is reserved for the in-memory synthetic data every agent "
+            "offers; give the directory another name"));
       }
       out[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
     }

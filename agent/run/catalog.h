@@ -23,13 +23,17 @@ struct Catalog {
   // and images are allowed); native runs are always possible.
   bool containers = false;
 
-  // The default dataset map of a fresh agent.
+  // The default dataset map of a fresh agent: fashion-mnist from Debian's
+  // dataset-fashion-mnist, and `synthetic` (common/synthetic_dataset.h),
+  // which every agent offers, with or without --dataset (its "path" is
+  // the word synthetic, not a directory).
   static std::map<std::string, std::string> DefaultDatasets();
 };
 
 // Parses "--dataset" values: each entry is "NAME=PATH" or a comma-separated
 // list of them. Later entries override earlier ones for the same name.
-// InvalidArgument naming the entry when it has no '=' or an empty part.
+// InvalidArgument naming the entry when it has no '=' or an empty part, or
+// when it names `synthetic` (reserved).
 absl::StatusOr<std::map<std::string, std::string>> ParseDatasetFlags(
     const std::vector<std::string>& values);
 

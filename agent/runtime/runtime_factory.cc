@@ -5,6 +5,7 @@
 
 #include "agent/runtime/docker/docker_runtime.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "common/synthetic_dataset.h"
 
 namespace powersweep {
 
@@ -24,7 +25,9 @@ RunRuntimeFactory MakeRuntimeFactory(Clock* clock, const Catalog* catalog,
     ContainerRequest request;
     request.image = spec.container_image();
     auto dataset = catalog->datasets.find(spec.workload().dataset());
-    if (dataset != catalog->datasets.end()) {
+    // Synthetic data is made in memory: nothing to mount.
+    if (dataset != catalog->datasets.end() &&
+        !IsSyntheticDataset(dataset->first)) {
       request.read_only_mounts.push_back(dataset->second);
     }
     request.device_id = containers.device_id;

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/enum_text.h"
 #include "common/power_mode_text.h"
+#include "common/synthetic_dataset.h"
 
 namespace powersweep {
 
@@ -15,9 +16,10 @@ absl::StatusOr<CompareBy> ParseCompareBy(absl::string_view name) {
     return CompareBy::kPageCache;
   }
   if (lower == "device") return CompareBy::kDevice;
+  if (lower == "data" || lower == "dataset") return CompareBy::kData;
   return absl::InvalidArgumentError(
       absl::StrCat("--by: unknown dimension \"", name,
-                   "\" (supported: runtime, page_cache, device)"));
+                   "\" (supported: runtime, page_cache, device, data)"));
 }
 
 absl::StatusOr<CompareDimension> ParseCompareDimension(
@@ -51,6 +53,8 @@ std::string CompareByName(CompareBy by) {
       return "page_cache";
     case CompareBy::kDevice:
       return "device";
+    case CompareBy::kData:
+      return "data";
   }
   return "?";
 }
@@ -63,6 +67,8 @@ std::string BaselineLabel(const CompareDimension& dimension) {
       return "keep";
     case CompareBy::kDevice:
       return dimension.baseline_device;
+    case CompareBy::kData:
+      return "synthetic";
   }
   return "baseline";
 }
@@ -75,6 +81,8 @@ std::string OtherLabel(const CompareDimension& dimension) {
       return "drop";
     case CompareBy::kDevice:
       return dimension.other_device;
+    case CompareBy::kData:
+      return "real";
   }
   return "other";
 }
@@ -99,6 +107,11 @@ std::optional<Side> SideOf(CompareBy by, const v1::RunSpec& spec) {
                  : Side::kBaseline;
     case CompareBy::kDevice:
       return std::nullopt;  // not in the spec
+    case CompareBy::kData:
+      // Baseload runs read no data: on neither side.
+      if (spec.workload().task() == v1::TASK_BASELOAD) return std::nullopt;
+      return IsSyntheticDataset(spec.workload().dataset()) ? Side::kBaseline
+                                                           : Side::kOther;
   }
   return std::nullopt;
 }
@@ -141,6 +154,9 @@ v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
     case CompareBy::kDevice:
       key.clear_devices();  // the placement; the side is RunStatus.device_id
       break;
+    case CompareBy::kData:
+      key.mutable_workload()->clear_dataset();
+      break;
   }
   return key;
 }
@@ -152,7 +168,8 @@ std::string CellLabel(const v1::RunSpec& key) {
     workload = "baseload";
   } else {
     workload =
-        absl::StrCat(w.model(), "/", w.dataset(), " ", TaskText(w.task()),
+        absl::StrCat(w.model(), w.dataset().empty() ? "" : "/", w.dataset(),
+                     " ", TaskText(w.task()),
                      " bs=", w.batch_size(), " workers=", w.loader_workers());
   }
   return absl::StrCat(workload, " | ", key.device_class(), " | ",

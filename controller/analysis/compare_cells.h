@@ -25,8 +25,11 @@ namespace powersweep {
 // sweep defaults do) vs container. kPageCache: the data set's pages kept in
 // the page cache between epochs (baseline) vs dropped. kDevice: the runs
 // of one named device (baseline) vs those of another, by the device each
-// run ran on (RunStatus.device_id), not by anything in its spec.
-enum class CompareBy { kRuntime, kPageCache, kDevice };
+// run ran on (RunStatus.device_id), not by anything in its spec. kData:
+// `synthetic` data (baseline: random tensors made in memory, no I/O,
+// common/synthetic_dataset.h) vs real data (any other data set of the
+// cell's model), the CLOSER'18 study's comparison.
+enum class CompareBy { kRuntime, kPageCache, kDevice, kData };
 
 // A dimension with what it needs besides: for kDevice the two device ids.
 // Converts from a CompareBy (no devices).
@@ -38,17 +41,19 @@ struct CompareDimension {
 };
 
 // "runtime" -> kRuntime, "page_cache" (or "page-cache") -> kPageCache,
-// "device" -> kDevice; InvalidArgument naming --by otherwise.
+// "device" -> kDevice, "data" (or "dataset") -> kData; InvalidArgument
+// naming --by otherwise.
 absl::StatusOr<CompareBy> ParseCompareBy(absl::string_view name);
 // ParseCompareBy, and for "device" exactly two different non-empty device
 // ids in `devices` (baseline first); other dimensions take none.
 // InvalidArgument naming --by or --devices otherwise.
 absl::StatusOr<CompareDimension> ParseCompareDimension(
     absl::string_view by, const std::vector<std::string>& devices);
-std::string CompareByName(CompareBy by);  // "runtime", "page_cache", "device"
-// "native", "keep", the baseline device id.
+// "runtime", "page_cache", "device", "data".
+std::string CompareByName(CompareBy by);
+// "native", "keep", the baseline device id, "synthetic".
 std::string BaselineLabel(const CompareDimension& dimension);
-// "container", "drop", the other device id.
+// "container", "drop", the other device id, "real".
 std::string OtherLabel(const CompareDimension& dimension);
 
 enum class Side { kBaseline, kOther };
@@ -77,6 +82,7 @@ v1::RunSpec InstanceKey(const v1::RunSpec& spec);
 v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec);
 
 // "lenet5/fashion-mnist train bs=32 workers=0 | host | MAXN cores=4"
+// (compared by data, the key has no data set: "lenet5 train ...")
 std::string CellLabel(const v1::RunSpec& key);
 
 }  // namespace powersweep

@@ -401,7 +401,7 @@ std::vector<FigureTable> AllFigures(const ReportInputs& in) {
   return {ParetoFigure(in),     MinibatchTimeFigure(in),
           EnergySplitFigure(in), DistributionsFigure(in),
           TimelineFigure(in),    HeldOutFigure(in),
-          VariabilityFigure(in)};
+          VariabilityFigure(in), SyntheticVsRealFigure(in)};
 }
 
 }  // namespace powersweep

@@ -111,6 +111,11 @@ FigureTable HeldOutFigure(const ReportInputs& in);
 FigureTable DistributionsFigure(const ReportInputs& in);
 // The telemetry of `in.timeline_run_id`.
 FigureTable TimelineFigure(const ReportInputs& in);
+// Per cell run on both `synthetic` and real data (equal in everything but
+// the data set), each side's throughput (mean and SD over runs), minibatch
+// time, stall and elapsed time, and real data's throughput against
+// synthetic's in % (report_data_figure.cc).
+FigureTable SyntheticVsRealFigure(const ReportInputs& in);
 
 // Every figure, in the order the report shows them.
 std::vector<FigureTable> AllFigures(const ReportInputs& in);

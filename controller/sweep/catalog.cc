@@ -5,6 +5,7 @@
 
 #include "common/model_names.h"
 #include "common/power/power_catalog.h"
+#include "common/synthetic_dataset.h"
 
 namespace powersweep {
 namespace {
@@ -59,10 +60,15 @@ WorkloadCatalog WorkloadCatalog::Default() {
   const std::vector<std::string> rgb = {"cifar10", "gld23k", "imagenet"};
   std::vector<std::string> all = grey;
   all.insert(all.end(), rgb.begin(), rgb.end());
+  // Every model takes `synthetic` (common/synthetic_dataset.h): random
+  // tensors of its own input shape.
+  const std::string synthetic(kSyntheticDataset);
+  all.push_back(synthetic);
   std::vector<ModelInfo> models;
   for (const char* name : kModelNames) {
-    models.push_back(
-        ModelInfo{name, std::string(name) == "lenet5" ? grey : rgb});
+    std::vector<std::string> sets = std::string(name) == "lenet5" ? grey : rgb;
+    sets.push_back(synthetic);
+    models.push_back(ModelInfo{name, std::move(sets)});
   }
   return WorkloadCatalog(std::move(models), all);
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
+#include "common/synthetic_dataset.h"
 #include "controller/sweep/expand.h"
 #include "controller/sweep/validate_devices.h"
 
@@ -76,6 +77,15 @@ void CheckNames(const std::string& field, const std::string& what,
 // Baseload cells run no workload, so a sweep of only baseload tasks needs
 // no model, dataset or batch size (any given are still checked).
 // The `workloads` form: MODEL/DATASET pairs.
+// Synthetic data (common/synthetic_dataset.h) reuses one random minibatch,
+// so a run on it cannot stop after epochs.
+std::string SyntheticHasNoEpochs(const std::string& model) {
+  return absl::StrCat(model,
+                      " on synthetic data has no epochs (one random minibatch "
+                      "is reused): set epochs to 0 and stop with minibatches "
+                      "or duration_s");
+}
+
 void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
                         Problems* problems) {
   if (!spec.models().empty() || !spec.datasets().empty()) {
@@ -111,6 +121,8 @@ void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
     } else if (!w.Accepts(model, dataset)) {
       problems->push_back(absl::StrCat(at, "model ", model,
                                        " cannot use dataset ", dataset));
+    } else if (IsSyntheticDataset(dataset) && spec.epochs() > 0) {
+      problems->push_back(absl::StrCat(at, SyntheticHasNoEpochs(model)));
     }
   }
   CheckDuplicates("workloads", ToVector(spec.workloads()), kSelf, problems);
@@ -138,6 +150,10 @@ void CheckWorkloads(const v1::SweepSpec& spec, const WorkloadCatalog& w,
   }
   for (int d = 0; d < spec.datasets_size(); ++d) {
     if (!w.HasDataset(spec.datasets(d))) continue;
+    if (IsSyntheticDataset(spec.datasets(d)) && spec.epochs() > 0) {
+      problems->push_back(
+          absl::StrCat("datasets[", d, "]: ", SyntheticHasNoEpochs("a model")));
+    }
     for (const std::string& model : models) {
       if (!w.Accepts(model, spec.datasets(d))) {
         problems->push_back(absl::StrCat("datasets[", d, "]: model ", model,

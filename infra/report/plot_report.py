@@ -43,6 +43,7 @@ TITLES = {
     "timeline": "Power and utilization over time",
     "heldout": "Predicted vs measured on held-out modes",
     "variability": "Per-instance variability",
+    "synthetic_vs_real": "Synthetic vs real data: training throughput",
 }
 
 

@@ -349,6 +349,49 @@ def variability(rows, title):
     return fig
 
 
+def synthetic_vs_real(rows, title):
+    """Throughput per cell on synthetic and on real data (the CLOSER'18
+    comparison): one bar per data set, SD over runs as error bars, real
+    data's change against synthetic in % at the end of its bar."""
+    name = "synthetic_vs_real"
+    need(rows, name, "cell", "data", "dataset", "samples_per_s",
+         "samples_per_s_sd", "real_vs_synthetic_percent")
+    shown = rows[:MAX_BARS]
+    common, labels = split_common([r["cell"] for r in shown])
+    fig, ax = plt.subplots(figsize=(10, 1.8 + 0.32 * len(shown)))
+    y = list(range(len(shown)))
+    vals = [num(r["samples_per_s"]) for r in shown]
+    errs = [0 if math.isnan(num(r["samples_per_s_sd"]))
+            else num(r["samples_per_s_sd"]) for r in shown]
+    colors = ["#1f77b4" if r["data"] == "synthetic" else "#ff7f0e"
+              for r in shown]
+    ax.barh(y, vals, xerr=errs, color=colors, height=0.7, capsize=2)
+    widest = max([v + e for v, e in zip(vals, errs) if not math.isnan(v)]
+                 or [1])
+    for yi, v, e, r in zip(y, vals, errs, shown):
+        pct = r["real_vs_synthetic_percent"]
+        if pct and not math.isnan(v):
+            ax.text(v + e + widest * 0.01, yi, "%+.1f%%" % num(pct),
+                    va="center", fontsize=8)
+    ax.set_xlim(0, widest * 1.25 if widest > 0 else 1)
+    ax.set_yticks(y)
+    ax.set_yticklabels([wrap("%s [%s]" % (l, r["dataset"]), 70)
+                        for l, r in zip(labels, shown)], fontsize=8)
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(ticker.ScalarFormatter(useOffset=False))
+    ax.set_xlabel("throughput (samples/s, mean and SD over runs)")
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color="#1f77b4", label="synthetic (no I/O)"),
+                       Patch(color="#ff7f0e", label="real data")],
+              loc="lower right", fontsize=8)
+    sub = title
+    if common:
+        sub += "\n" + common
+    ax.set_title(provenance_title(sub, rows), fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 PLOTTERS = {
     "pareto": pareto,
     "minibatch_time": minibatch_time,
@@ -357,4 +400,5 @@ PLOTTERS = {
     "timeline": timeline,
     "heldout": heldout,
     "variability": variability,
+    "synthetic_vs_real": synthetic_vs_real,
 }

@@ -15,7 +15,9 @@
 # default: when Debian's docker.io is installed, start dockerd if needed,
 # build the workload image from this build and run
 # examples/sweeps/container-quickstart.yaml natively and in containers, then
-# `powersweep compare`; 0: skip).
+# `powersweep compare`; 0: skip). examples/sweeps/closer18-quickstart.yaml
+# (the CLOSER'18 study: synthetic vs real data, native and container) runs
+# on the host agents, then `compare --by data` and its report.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
@@ -30,6 +32,7 @@ CONTAINERS_ON=${DEMO_CONTAINERS:-1}
 CONTAINER_SWEEP_FILE=examples/sweeps/container-quickstart.yaml
 SUITE_SWEEP_FILE=examples/sweeps/suite-quickstart.yaml
 VARIABILITY_SWEEP_FILE=examples/sweeps/variability.yaml
+CLOSER_SWEEP_FILE=examples/sweeps/closer18-quickstart.yaml
 # class:instance[:slowdown] of each twin agent.
 TWINS=(orin-agx:0 orin-agx:1 xavier-nx:0 xavier-agx:0 xavier-agx:1
        xavier-agx:2 xavier-agx:3:1.15)
@@ -180,6 +183,25 @@ if [ "$CONTAINERS_ON" = 1 ]; then
   echo
 fi
 
+# The CLOSER'18 study at demo size: Inception-v3, ResNet-50 and AlexNet
+# training on synthetic data (no I/O) vs a real JPEG folder, natively and
+# (with an engine) in containers.
+CLOSER_FILE=$CLOSER_SWEEP_FILE
+if [ "$CONTAINERS_ON" != 1 ]; then
+  CLOSER_FILE=$OUT/closer18-native.yaml
+  sed 's/^runtimes: .*/runtimes: [native]/' "$CLOSER_SWEEP_FILE" >"$CLOSER_FILE"
+fi
+CLOSER_SWEEP=$("${CLI[@]}" submit --quiet "$CLOSER_FILE")
+echo "demo: submitted $CLOSER_FILE as sweep $CLOSER_SWEEP (CLOSER'18: synthetic vs real data$([ "$CONTAINERS_ON" = 1 ] && echo ', native vs container'))"
+"${CLI[@]}" watch "$CLOSER_SWEEP" || status=$?
+echo
+echo "CLOSER'18: real data vs synthetic data per model (synthetic is the baseline):"
+"${CLI[@]}" compare --sweep="$CLOSER_SWEEP" --by=data || status=$?
+echo
+echo "demo: the CLOSER'18 figure (throughput on synthetic vs real data):"
+"${CLI[@]}" report --sweep="$CLOSER_SWEEP" --out="$OUT/report-closer18" || status=$?
+echo
+
 if [ ${#TWINS[@]} -gt 0 ]; then
   TWIN_SWEEP=$("${CLI[@]}" submit --quiet "$TWIN_SWEEP_FILE")
   echo "demo: submitted $TWIN_SWEEP_FILE as sweep $TWIN_SWEEP (simulated Jetsons)"
@@ -223,5 +245,6 @@ if [ ${#TWINS[@]} -gt 0 ]; then
 fi
 echo "demo: database $OUT/powersweep.db (open it with: sqlite3 $OUT/powersweep.db)"
 echo "demo: logs in $OUT/logs/, CSV exports in $OUT/export/"
+[ -f "$OUT/report-closer18/index.html" ] && echo "demo: the CLOSER'18 figures in $OUT/report-closer18/index.html"
 [ -f "$OUT/report/index.html" ] && echo "demo: figures in $OUT/report/index.html (open it in a browser; PNG, SVG and CSV per figure beside it)"
 exit $status

@@ -62,7 +62,8 @@ TEST(AgentFactory, HostRunsTheWorkloadBinaryOnItsDatasets) {
   const v1::DeviceCapabilities caps = AgentCapabilities(*a.platform, a.catalog);
   EXPECT_GT(caps.cpu_cores(), 0);
   EXPECT_THAT(caps.runtimes(), ElementsAre(v1::RUNTIME_NATIVE));
-  EXPECT_THAT(caps.datasets(), ElementsAre("mnist"));
+  // `synthetic` is offered whatever --dataset says (no directory).
+  EXPECT_THAT(caps.datasets(), ElementsAre("mnist", "synthetic"));
 }
 
 TEST(AgentFactory, TwinServesItsOwnCatalogWithoutAWorkloadBinary) {
@@ -78,6 +79,7 @@ TEST(AgentFactory, TwinServesItsOwnCatalogWithoutAWorkloadBinary) {
   // The twin's data sets replace --dataset; nothing is read from disk.
   EXPECT_EQ(a.catalog.datasets.count("mnist"), 1u);
   EXPECT_EQ(a.catalog.datasets.at("cifar10"), "twin:cifar10");
+  EXPECT_EQ(a.catalog.datasets.at("synthetic"), "twin:synthetic");
   EXPECT_EQ(a.workload_bin, "twin-model");
   EXPECT_TRUE(static_cast<bool>(a.runtimes));
   EXPECT_TRUE(IsPrivateDir(a.work_dir));

@@ -337,5 +337,54 @@ TEST(WorkloadSuiteTest, LeNetOnAnRgbSetIsRefusedWithBothShapes) {
                                "lenet5"));
 }
 
+// `synthetic` data (common/synthetic_dataset.h): no directory, one random
+// minibatch of the model's own input shape, made before timing.
+TEST(WorkloadSyntheticTest, TrainsOnRandomTensorsOfTheModelsShapeWithoutIo) {
+  Outcome o = RunWorkloadBinary(
+      {"run", "--model", "resnet18", "--dataset-path", "synthetic", "--task",
+       "train", "--batch-size", "8", "--minibatches", "6", "--seed", "3",
+       "--threads", "1", "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::vector<v1::WorkloadEvent> e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 8u);
+  const v1::WorkloadInfo& w = e.front().started().workload();
+  EXPECT_EQ(w.model(), "resnet18");
+  EXPECT_EQ(w.dataset_format(), "synthetic");
+  EXPECT_EQ(w.dataset_path(), "synthetic");
+  EXPECT_EQ(w.dataset_bytes(), 0);
+  EXPECT_EQ(w.dataset_samples(), 8);
+  EXPECT_EQ(w.storage().kind(), "memory");
+  EXPECT_EQ(w.input_shape_size(), 3);
+  EXPECT_EQ(w.input_shape(1), 32);  // resnet18's study default, 3x32x32
+  for (size_t i = 1; i + 1 < e.size(); ++i) {
+    const v1::MinibatchRecord& r = e[i].minibatch();
+    EXPECT_EQ(r.index(), static_cast<int64_t>(i - 1));
+    EXPECT_EQ(r.epoch(), 0);
+    EXPECT_EQ(r.samples(), 8);
+    EXPECT_GT(r.loss(), 0);
+    // Only a hand-over: far below the minibatch's compute.
+    EXPECT_LT(r.stall_s(), r.compute_s() / 10) << "minibatch " << i - 1;
+  }
+  EXPECT_EQ(e.back().finished().minibatches(), 6);
+  EXPECT_THAT(o.err, HasSubstr("synthetic data"));
+}
+
+TEST(WorkloadSyntheticTest, InputSizeSetsTheShapeAndEpochsAreRefused) {
+  Outcome sized = RunWorkloadBinary(
+      {"run", "--model", "vgg11", "--dataset-path", "synthetic", "--task",
+       "infer", "--batch-size", "2", "--minibatches", "2", "--input-size",
+       "64", "--threads", "1", "--records-fd", "3"});
+  ASSERT_EQ(sized.exit_code, 0) << sized.err;
+  std::vector<v1::WorkloadEvent> e = ParseRecords(sized.records);
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(e.front().started().workload().input_shape(2), 64);
+
+  Outcome epochs = RunWorkloadBinary(
+      {"run", "--model", "lenet5", "--dataset-path", "synthetic", "--epochs",
+       "1", "--records-fd", "3"});
+  EXPECT_EQ(epochs.exit_code, 2);
+  EXPECT_THAT(epochs.err, HasSubstr("--epochs: synthetic data has no epochs"));
+}
+
 }  // namespace
 }  // namespace powersweep

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
+#include "common/synthetic_dataset.h"
 #include "workloads/models/catalog.h"
 
 namespace powersweep {
@@ -39,7 +40,12 @@ absl::Status ValidateRunConfig(const RunConfig& c) {
   if (c.dataset_path.empty()) {
     return Bad("dataset-path",
                "required (a directory of IDX files, CIFAR-10 batches or image "
-        "folders)");
+               "folders, or `synthetic`)");
+  }
+  if (IsSyntheticDataset(c.dataset_path) && c.epochs > 0) {
+    return Bad("epochs",
+               "synthetic data has no epochs (one random minibatch is reused); "
+               "stop with --minibatches or --duration-s");
   }
   if (c.task != v1::TASK_TRAIN && c.task != v1::TASK_INFER) {
     return Bad("task", "must be train or infer");

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "common/log.h"
+#include "common/synthetic_dataset.h"
 #include "workloads/data/dataset.h"
 #include "workloads/models/model.h"
 #include "workloads/pipeline/loader.h"
@@ -19,6 +20,7 @@
 #include "workloads/runner/minibatch_timer.h"
 #include "workloads/runner/step.h"
 #include "workloads/runner/stop_condition.h"
+#include "workloads/runner/synthetic_source.h"
 #include "workloads/runner/workload_info.h"
 #include "workloads/torch_status.h"
 
@@ -103,12 +105,75 @@ torch::Device ComputeDevice() {
   return torch::Device(torch::kCPU);
 }
 
+// Writes the `started` event, runs the timed loop over `source` and writes
+// the `finished` event. `model` is on `device` already; `cache` (may be
+// null) must outlive `source`.
+absl::StatusOr<v1::WorkloadFinished> RunTimed(
+    const RunConfig& config, Clock* clock, RecordSink* sink, int threads,
+    std::shared_ptr<Model> model, const torch::Device& device,
+    const v1::WorkloadInfo& info, std::unique_ptr<MinibatchSource> source,
+    EpochPageCache* cache) {
+  v1::WorkloadEvent started;
+  *started.mutable_started() = CollectProvenance(threads);
+  started.mutable_started()->set_device(device.str());
+  *started.mutable_started()->mutable_workload() = info;
+  absl::Status st = sink->Write(started);
+  if (!st.ok()) return st;
+  std::unique_ptr<Step> step = MakeStep(config.task, std::move(model), device);
+  absl::StatusOr<v1::WorkloadFinished> finished =
+      RunLoop(config, clock, sink, *source, cache, *step);
+  source.reset();  // stop and join the loader's workers before anything else
+  if (!finished.ok()) return finished.status();
+  v1::WorkloadEvent event;
+  *event.mutable_finished() = *finished;
+  st = sink->Write(event);
+  if (!st.ok()) return st;
+  const double secs = finished->elapsed_s();
+  PS_LOG(INFO) << absl::StrFormat(
+      "finished: %d minibatches, %d epochs, %.3f s (stop: %s), %.0f samples/s",
+      finished->minibatches(), finished->epochs_completed(), secs,
+      finished->stop_reason(),
+      secs > 0 ? finished->minibatches() * config.batch_size / secs : 0.0);
+  return finished;
+}
+
+// The `synthetic` data set: the model at its defaults (or --input-size),
+// one random minibatch made before timing and reused (synthetic_source.h).
+absl::StatusOr<v1::WorkloadFinished> RunSynthetic(const RunConfig& config,
+                                                  Clock* clock,
+                                                  RecordSink* sink,
+                                                  int threads) {
+  ModelOptions model_options;
+  model_options.input_size = config.input_size;
+  absl::StatusOr<std::shared_ptr<Model>> model =
+      MakeModel(config.model, model_options);
+  if (!model.ok()) return model.status();
+  const torch::Device device = ComputeDevice();
+  absl::StatusOr<v1::WorkloadInfo> info =
+      CollectSyntheticWorkloadInfo(**model, config, device.str());
+  if (!info.ok()) return info.status();
+  (*model)->to(device);
+  auto source = std::make_unique<SyntheticSource>(**model, config.batch_size);
+  PS_LOG(INFO) << absl::StrFormat(
+      "%s %s on synthetic data (one random minibatch of %d, %.1f MB, made in "
+      "memory and reused; no I/O): %.2fM parameters, %.3f GMACs per sample; "
+      "%d threads, device %s, seed %d",
+      info->model(), config.task == v1::TASK_TRAIN ? "train" : "infer",
+      config.batch_size, source->bytes() / 1e6, info->params() / 1e6,
+      info->forward_macs() / 1e9, threads, device.str(), config.seed);
+  return RunTimed(config, clock, sink, threads, *std::move(model), device,
+                  *info, std::move(source), nullptr);
+}
+
 absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
                                                   Clock* clock,
                                                   RecordSink* sink) {
   const int threads = ResolveThreadCount(config.threads);
   torch::set_num_threads(threads);
   torch::manual_seed(config.seed);
+  if (IsSyntheticDataset(config.dataset_path)) {
+    return RunSynthetic(config, clock, sink, threads);
+  }
   const bool train = config.task == v1::TASK_TRAIN;
 
   DatasetOptions data_options;
@@ -153,13 +218,6 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
   if (!info.ok()) return info.status();
   (*model)->to(device);
 
-  v1::WorkloadEvent started;
-  *started.mutable_started() = CollectProvenance(threads);
-  started.mutable_started()->set_device(device_name);
-  *started.mutable_started()->mutable_workload() = *info;
-  st = sink->Write(started);
-  if (!st.ok()) return st;
-
   EpochPageCache cache(set.files(), config.page_cache);
   LoaderOptions options;
   options.batch_size = config.batch_size;
@@ -189,8 +247,6 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
   } else {
     source = std::make_unique<LoaderSource>(*std::move(loader));
   }
-  std::unique_ptr<Step> step = MakeStep(config.task, *std::move(model), device);
-
   PS_LOG(INFO) << absl::StrFormat(
       "%s %s on %s (%s, %d samples, %s %s): %.2fM parameters, %.3f GMACs per "
       "sample; %d minibatches of %d per epoch, %d loader workers, %d "
@@ -201,22 +257,8 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
       config.batch_size, config.workers, threads,
       config.page_cache == v1::PAGE_CACHE_DROP ? "dropped per epoch" : "kept",
       config.preload ? ", preloaded" : "", device_name, config.seed);
-  absl::StatusOr<v1::WorkloadFinished> finished = RunLoop(
-      config, clock, sink, *source, config.preload ? nullptr : &cache, *step);
-  source.reset();  // stop and join the workers before anything else
-  if (!finished.ok()) return finished.status();
-
-  v1::WorkloadEvent event;
-  *event.mutable_finished() = *finished;
-  st = sink->Write(event);
-  if (!st.ok()) return st;
-  const double secs = finished->elapsed_s();
-  PS_LOG(INFO) << absl::StrFormat(
-      "finished: %d minibatches, %d epochs, %.3f s (stop: %s), %.0f samples/s",
-      finished->minibatches(), finished->epochs_completed(), secs,
-      finished->stop_reason(),
-      secs > 0 ? finished->minibatches() * config.batch_size / secs : 0.0);
-  return finished;
+  return RunTimed(config, clock, sink, threads, *std::move(model), device,
+                  *info, std::move(source), config.preload ? nullptr : &cache);
 }
 
 }  // namespace

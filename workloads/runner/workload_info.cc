@@ -1,14 +1,14 @@
 #include "workloads/runner/workload_info.h"
 
 #include "common/log.h"
+#include "common/synthetic_dataset.h"
 #include "workloads/data/storage_medium.h"
 #include "workloads/models/describe.h"
 
 namespace powersweep {
+namespace {
 
-absl::StatusOr<v1::WorkloadInfo> CollectWorkloadInfo(
-    Model& model, const Dataset& data, const RunConfig& config,
-    const std::string& compute_device) {
+absl::StatusOr<v1::WorkloadInfo> ModelInfo(Model& model) {
   absl::StatusOr<ModelDescription> d = DescribeBuiltModel(model);
   if (!d.ok()) return d.status();
   v1::WorkloadInfo info;
@@ -17,6 +17,33 @@ absl::StatusOr<v1::WorkloadInfo> CollectWorkloadInfo(
   info.set_forward_macs(d->forward_macs);
   for (int64_t v : d->input_shape) info.add_input_shape(v);
   info.set_num_classes(static_cast<int32_t>(d->num_classes));
+  return info;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::WorkloadInfo> CollectSyntheticWorkloadInfo(
+    Model& model, const RunConfig& config, const std::string& compute_device) {
+  absl::StatusOr<v1::WorkloadInfo> info = ModelInfo(model);
+  if (!info.ok()) return info.status();
+  info->set_dataset_format(std::string(kSyntheticDataset));
+  info->set_dataset_path(std::string(kSyntheticDataset));
+  info->set_dataset_samples(config.batch_size);
+  info->set_dataset_bytes(0);
+  info->set_reads_per_sample(false);
+  info->mutable_storage()->set_kind("memory");
+  info->set_preloaded(false);
+  info->set_page_cache(v1::PAGE_CACHE_KEEP);
+  info->set_compute_device(compute_device);
+  return info;
+}
+
+absl::StatusOr<v1::WorkloadInfo> CollectWorkloadInfo(
+    Model& model, const Dataset& data, const RunConfig& config,
+    const std::string& compute_device) {
+  absl::StatusOr<v1::WorkloadInfo> built = ModelInfo(model);
+  if (!built.ok()) return built.status();
+  v1::WorkloadInfo& info = *built;
   info.set_dataset_format(data.format());
   info.set_dataset_path(data.path());
   info.set_dataset_samples(data.size());

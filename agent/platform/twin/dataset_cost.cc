@@ -100,6 +100,14 @@ DatasetCost ImageNet() {
   return ImageFolder("imagenet", val, val, 1000);
 }
 
+// The `synthetic` data set: nothing stored, nothing decoded.
+DatasetCost Synthetic() {
+  DatasetCost d;
+  d.name = "synthetic";
+  d.format = DatasetFormat::kSynthetic;
+  return d;
+}
+
 }  // namespace
 
 const char* DatasetFormatName(DatasetFormat format) {
@@ -110,6 +118,8 @@ const char* DatasetFormatName(DatasetFormat format) {
       return "cifar10";
     case DatasetFormat::kImageFolder:
       return "image-folder";
+    case DatasetFormat::kSynthetic:
+      return "synthetic";
   }
   return "unknown";
 }
@@ -120,7 +130,8 @@ double DatasetCost::FileBytesPerSample(bool train_split) const {
 }
 
 std::vector<std::string> TwinDatasetNames() {
-  return {"cifar10", "fashion-mnist", "gld23k", "imagenet", "mnist"};
+  return {"cifar10", "fashion-mnist", "gld23k", "imagenet", "mnist",
+          "synthetic"};
 }
 
 absl::StatusOr<DatasetCost> DatasetCostFor(const std::string& dataset) {
@@ -129,6 +140,7 @@ absl::StatusOr<DatasetCost> DatasetCostFor(const std::string& dataset) {
   if (dataset == "gld23k") return Gld23k();
   if (dataset == "imagenet") return ImageNet();
   if (dataset == "mnist") return Mnist();
+  if (dataset == "synthetic") return Synthetic();
   return absl::NotFoundError(absl::StrCat(
       "dataset \"", dataset, "\" has no twin cost model (known: ",
       absl::StrJoin(TwinDatasetNames(), ", "), ")"));

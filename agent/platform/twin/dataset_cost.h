@@ -12,6 +12,10 @@
 //   loader core; the file comes from storage or, once read and when the
 //   split fits the board's page cache, from RAM (perf_model.h). Start-up
 //   only lists the folders.
+// - synthetic (common/synthetic_dataset.h): one random minibatch of the
+//   model's own input shape made in memory at start-up and reused; no
+//   storage, no decode, no epochs (samples 0). Its `input` is left empty:
+//   TwinWorkloadCostFor takes the model's default input instead.
 //
 // Also the tensor a sample gives the model (channels x size x size) and the
 // number of classes, so a model can be costed on the data set
@@ -31,9 +35,9 @@
 
 namespace powersweep {
 
-enum class DatasetFormat { kIdxGzip, kCifarBinary, kImageFolder };
+enum class DatasetFormat { kIdxGzip, kCifarBinary, kImageFolder, kSynthetic };
 
-// "idx", "cifar10", "image-folder" (WorkloadInfo.dataset_format).
+// "idx", "cifar10", "image-folder", "synthetic" (WorkloadInfo.dataset_format).
 const char* DatasetFormatName(DatasetFormat format);
 
 struct DatasetSplit {
@@ -59,6 +63,7 @@ struct DatasetCost {
   double decode_cycles_per_sample = 0;
 
   bool LoadedAtStart() const { return format != DatasetFormat::kImageFolder; }
+  bool Synthetic() const { return format == DatasetFormat::kSynthetic; }
   const DatasetSplit& Split(bool train_split) const {
     return train_split ? train : infer;
   }
@@ -67,7 +72,7 @@ struct DatasetCost {
 };
 
 // The data sets the twin can cost, sorted: cifar10, fashion-mnist, gld23k,
-// imagenet, mnist.
+// imagenet, mnist, synthetic.
 std::vector<std::string> TwinDatasetNames();
 
 // NotFound naming `dataset` and the known ones.

@@ -1,6 +1,7 @@
 #include "agent/platform/twin/perf_model.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace powersweep {
 namespace {
@@ -80,7 +81,7 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
 
   const int free_cores = op.cores - 1;
   const int workers = std::max(0, w.loader_workers);
-  if (workers > 0 && !w.preload) {
+  if (workers > 0 && !w.preload && !d.Synthetic()) {
     // The training thread takes each batch over from a worker process into
     // the buffer the GPU reads (float32 input tensor); nothing overlaps it.
     t.handover_s = HostSeconds(kHandoverBatchCycles +
@@ -89,8 +90,9 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
                                op) /
                    speed * fetch_noise;
   }
-  if (w.preload) {
-    // Built before timing: the loop only takes the next one.
+  if (w.preload || d.Synthetic()) {
+    // Built before timing (synthetic data: one batch reused): the loop only
+    // takes the next one.
     t.fetch_s = 0;
     t.io_s = 0;
     t.stall_s = HostSeconds(kHandoverCycles, op) / speed * fetch_noise;
@@ -140,6 +142,12 @@ double PerfModel::StartupSeconds(const OperatingPoint& op,
   double read = 0;
   double decode = 0;
   double preload = 0;
+  if (d.Synthetic()) {
+    // One random minibatch drawn in memory.
+    const double values = std::max(1, w.batch_size) * w.cost.input_values;
+    decode = HostSeconds(values * kSyntheticCyclesPerValue, op);
+    return (decode + k.cuda_init_s) / variation_.speed;
+  }
   if (w.preload) {
     // The loader builds the minibatches as it would in epoch 0.
     TwinWorkloadShape loading = w;
@@ -171,6 +179,8 @@ double PerfModel::StartupSeconds(const OperatingPoint& op,
 }
 
 int64_t PerfModel::BatchesPerEpoch(const TwinWorkloadShape& w) const {
+  // Synthetic data has no epochs (the workload's SyntheticSource).
+  if (w.dataset.Synthetic()) return std::numeric_limits<int64_t>::max();
   const int64_t samples = w.dataset.Split(w.train).samples;
   return std::max<int64_t>(1, samples / std::max(1, w.batch_size));
 }

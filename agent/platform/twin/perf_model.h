@@ -70,6 +70,9 @@ inline constexpr double kPageCacheBytesPerS = 4e9;
 inline constexpr double kPageCacheShare = 0.25;
 // Listing an image folder at start-up, per file (readdir, stat, path).
 inline constexpr double kListCyclesPerFile = 20000;
+// Synthetic data: drawing one random value (torch::randn / randint on one
+// core, assumed).
+inline constexpr double kSyntheticCyclesPerValue = 10;
 // Handing a preloaded minibatch to the compute thread (assumed).
 inline constexpr double kHandoverCycles = 2000;
 // CPU work and DRAM (calibrated on the SIGMETRICS memory-frequency figures,

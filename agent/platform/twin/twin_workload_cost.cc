@@ -8,12 +8,14 @@ namespace powersweep {
 absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
     const std::string& model, const std::string& dataset,
     const TwinInputOverride& override_input) {
-  PS_RETURN_IF_ERROR((DefaultModelInput(model)).status());
+  PS_ASSIGN_OR_RETURN(ModelInput model_input, DefaultModelInput(model));
   PS_ASSIGN_OR_RETURN(DatasetCost data, DatasetCostFor(dataset));
-  ModelInput input = data.input;
+  // Synthetic data takes the model's own input (as the workload makes it).
+  ModelInput input = data.Synthetic() ? model_input : data.input;
   if (override_input.classes > 0) input.classes = override_input.classes;
-  if (override_input.input_size > 0 && !data.LoadedAtStart()) {
-    input.size = override_input.input_size;  // image folders only
+  if (override_input.input_size > 0 &&
+      (!data.LoadedAtStart() || data.Synthetic())) {
+    input.size = override_input.input_size;  // image folders, synthetic
   }
   absl::StatusOr<ModelCost> cost = ModelCostFor(model, input);
   if (!cost.ok()) {

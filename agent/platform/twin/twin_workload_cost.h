@@ -4,7 +4,8 @@
 // cifar10 and resnet18 on imagenet are different workloads, as they are on
 // a device. A run may override the classes and, for image folders (the
 // others keep their native size, as the workload does), the input size
-// (the workload's --input-size).
+// (the workload's --input-size). On `synthetic` data a model gets its own
+// default input (and --input-size applies).
 //
 // Pure functions; thread-safe.
 #ifndef POWERSWEEP_AGENT_PLATFORM_TWIN_TWIN_WORKLOAD_COST_H_
@@ -26,7 +27,7 @@ struct TwinWorkloadCost {
 
 struct TwinInputOverride {
   int classes = 0;     // 0: the data set's
-  int input_size = 0;  // 0: the data set's; ignored unless an image folder
+  int input_size = 0;  // 0: the data set's; only image folders and synthetic
 };
 
 // NotFound naming an unknown model or data set (model checked first);
@@ -43,7 +44,7 @@ struct TwinWorkloadPair {
 
 // Every (model, data set) pair TwinWorkloadCostFor accepts without
 // overrides, by model then data set: lenet5 on fashion-mnist and mnist; the
-// RGB models on cifar10, gld23k and imagenet.
+// RGB models on cifar10, gld23k and imagenet; every model on synthetic.
 std::vector<TwinWorkloadPair> TwinWorkloadPairs();
 
 }  // namespace powersweep

@@ -20,6 +20,14 @@ TEST(Catalog, DatasetFlagWithoutPathIsRejected) {
   EXPECT_FALSE(ParseDatasetFlags({"=/x"}).ok());
 }
 
+TEST(Catalog, SyntheticIsOfferedByDefaultAndItsNameIsReserved) {
+  EXPECT_EQ(Catalog::DefaultDatasets().at("synthetic"), "synthetic");
+  auto ds = ParseDatasetFlags({"a=/x,synthetic=/data/s"});
+  ASSERT_FALSE(ds.ok());
+  EXPECT_NE(ds.status().message().find("synthetic=/data/s"), std::string::npos);
+  EXPECT_NE(ds.status().message().find("reserved"), std::string::npos);
+}
+
 TEST(Catalog, CpuListsParseRangesAndSingles) {
   EXPECT_EQ(*ParseCpuList("0-1"), (std::vector<int>{0, 1}));
   EXPECT_EQ(*ParseCpuList("0,2"), (std::vector<int>{0, 2}));

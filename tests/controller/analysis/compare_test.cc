@@ -164,6 +164,35 @@ TEST(CompareByTest, PageCacheKeepIsTheBaselineAndDropTheOtherSide) {
                 .SerializeAsString());
 }
 
+TEST(CompareByTest, SyntheticDataIsTheBaselineAndRealDataTheOtherSide) {
+  EXPECT_EQ(ParseCompareBy("data").value(), CompareBy::kData);
+  EXPECT_EQ(ParseCompareBy("dataset").value(), CompareBy::kData);
+  std::vector<RunMetrics> runs;
+  for (int rep = 0; rep < 3; ++rep) {
+    RunMetrics synthetic = Done(1 + 3 * rep, "MAXN", v1::RUNTIME_NATIVE, rep,
+                                10.0 + 0.1 * rep, 100);
+    synthetic.spec.mutable_workload()->set_dataset("synthetic");
+    runs.push_back(synthetic);
+    runs.push_back(Done(2 + 3 * rep, "MAXN", v1::RUNTIME_NATIVE, rep,
+                        13.0 + 0.1 * rep, 120));
+    // A baseload run reads no data: on neither side.
+    RunMetrics idle = Done(3 + 3 * rep, "MAXN", v1::RUNTIME_NATIVE, rep, 1, 1);
+    idle.spec.mutable_workload()->set_task(v1::TASK_BASELOAD);
+    runs.push_back(idle);
+  }
+  const Comparison c = CompareRuns(runs, CompareBy::kData);
+  ASSERT_EQ(c.cells.size(), 1u);
+  EXPECT_EQ(c.cells[0].label, "lenet5 train bs=32 workers=0 | host | MAXN");
+  EXPECT_THAT(c.cells[0].baseline_run_ids, ElementsAre(1, 4, 7));
+  EXPECT_THAT(c.cells[0].other_run_ids, ElementsAre(2, 5, 8));
+  const MetricComparison* mb = Find(c.cells[0], Metric::kMinibatchTime);
+  ASSERT_NE(mb, nullptr);
+  EXPECT_NEAR(mb->difference_percent, 30.0, 0.5);
+  EXPECT_THAT(c.warnings, ElementsAre(HasSubstr("3, 6, 9")));
+  EXPECT_EQ(BaselineLabel(CompareBy::kData), "synthetic");
+  EXPECT_EQ(OtherLabel(CompareBy::kData), "real");
+}
+
 TEST(CompareRunsTest, OneCellPerPowerModeWithItsRuns) {
   Comparison c = CompareRuns(Sweep(), CompareBy::kRuntime);
   ASSERT_EQ(c.cells.size(), 2u);

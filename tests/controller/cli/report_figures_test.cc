@@ -282,13 +282,55 @@ TEST(ReportTimelineTest, TheFirstDoneWorkloadRunUnlessOneIsChosen) {
   EXPECT_THAT(TimelineFigure(in).omitted, HasSubstr("no telemetry samples"));
 }
 
+// A run of ResNet-50 training on `dataset` with `samples_per_s`, natively
+// on a host (measured).
+v1::RunStatus DataRun(int64_t id, const std::string& dataset,
+                      double samples_per_s) {
+  v1::RunStatus r = DoneRun(id, "MAXN", 80, 10, "host-0");
+  r.mutable_spec()->set_device_class("host");
+  r.mutable_spec()->mutable_workload()->set_model("resnet50");
+  r.mutable_spec()->mutable_workload()->set_dataset(dataset);
+  r.mutable_summary()->set_samples_per_s(samples_per_s);
+  r.mutable_summary()->set_duration_s(3);
+  return r;
+}
+
+TEST(ReportSyntheticVsRealTest, ThroughputPerDataSetWithTheChangeInPercent) {
+  ReportInputs in = Inputs({DataRun(1, "synthetic", 100),
+                            DataRun(2, "imagenet", 70),
+                            DataRun(3, "synthetic", 110),
+                            DataRun(4, "imagenet", 77), Baseload(5),
+                            // A cell without a synthetic side: no row.
+                            DoneRun(6, "MAXN", 4, 10)});
+  in.platforms["host-0"] = "host";
+  FigureTable f = SyntheticVsRealFigure(in);
+  EXPECT_THAT(f.omitted, IsEmpty());
+  ASSERT_EQ(f.table.rows.size(), 2u);
+  EXPECT_EQ(Cell(f.table, 0, "cell"),
+            "host resnet50 train bs64 w1 native | MAXN");
+  EXPECT_EQ(Cell(f.table, 0, "data"), "synthetic");
+  EXPECT_EQ(Cell(f.table, 0, "runs"), "2");
+  EXPECT_EQ(Cell(f.table, 0, "samples_per_s"), "105");
+  EXPECT_EQ(Cell(f.table, 0, "real_vs_synthetic_percent"), "");
+  EXPECT_EQ(Cell(f.table, 1, "data"), "real");
+  EXPECT_EQ(Cell(f.table, 1, "dataset"), "imagenet");
+  EXPECT_EQ(Cell(f.table, 1, "samples_per_s"), "73.5");
+  EXPECT_EQ(Cell(f.table, 1, "real_vs_synthetic_percent"), "-30");
+  EXPECT_EQ(Cell(f.table, 1, "elapsed_s"), "3");
+  EXPECT_EQ(Cell(f.table, 1, "provenance"), "measured");
+
+  FigureTable none = SyntheticVsRealFigure(Inputs({DoneRun(1, "MAXN", 4, 10)}));
+  EXPECT_THAT(none.omitted, HasSubstr("synthetic and real data"));
+}
+
 TEST(ReportFiguresTest, AllFiguresInTheReportsOrder) {
   std::vector<std::string> names;
   for (const FigureTable& f : AllFigures(Inputs({}))) names.push_back(f.name);
   EXPECT_THAT(names, ::testing::ElementsAre("pareto", "minibatch_time",
                                             "energy_split", "distributions",
                                             "timeline", "heldout",
-                                            "variability"));
+                                            "variability",
+                                            "synthetic_vs_real"));
 }
 
 }  // namespace

@@ -101,9 +101,13 @@ TEST(WorkloadCatalogTest, Lenet5TakesGreySetsAndTheOthersRgbSets) {
   const WorkloadCatalog w = WorkloadCatalog::Default();
   EXPECT_THAT(w.ModelNames(), ElementsAre("lenet5", "mobilenetv3", "resnet18",
                                           "resnet50", "vgg11"));
-  EXPECT_THAT(w.DatasetNames(), ElementsAre("cifar10", "fashion-mnist",
-                                            "gld23k", "imagenet", "mnist"));
+  EXPECT_THAT(w.DatasetNames(),
+              ElementsAre("cifar10", "fashion-mnist", "gld23k", "imagenet",
+                          "mnist", "synthetic"));
   EXPECT_TRUE(w.Accepts("lenet5", "fashion-mnist"));
+  // Every model takes synthetic data (random tensors of its own shape).
+  EXPECT_TRUE(w.Accepts("lenet5", "synthetic"));
+  EXPECT_TRUE(w.Accepts("resnet50", "synthetic"));
   EXPECT_TRUE(w.Accepts("lenet5", "mnist"));
   EXPECT_FALSE(w.Accepts("lenet5", "cifar10"));
   EXPECT_TRUE(w.Accepts("resnet18", "cifar10"));

@@ -72,7 +72,8 @@ TEST(ValidateSweepTest, UnknownNames) {
                   "models[0]: unknown model 'resnet9' (known: lenet5, "
                   "mobilenetv3, resnet18, resnet50, vgg11)",
                   "datasets[0]: unknown dataset 'cifar100' (known: "
-                  "cifar10, fashion-mnist, gld23k, imagenet, mnist)"));
+                  "cifar10, fashion-mnist, gld23k, imagenet, mnist, "
+                  "synthetic)"));
 }
 
 TEST(ValidateSweepTest, EmptyAxesAndName) {
@@ -91,7 +92,8 @@ TEST(ValidateSweepTest, EmptyAxesAndName) {
                   "models: at least one model is required (known: lenet5, "
                   "mobilenetv3, resnet18, resnet50, vgg11)",
                   "datasets: at least one dataset is required (known: "
-                  "cifar10, fashion-mnist, gld23k, imagenet, mnist)",
+                  "cifar10, fashion-mnist, gld23k, imagenet, mnist, "
+                  "synthetic)",
                   "batch_sizes: at least one batch size is required",
                   "power_modes: at least one power mode is required ({} "
                   "leaves the device as it is)"));
@@ -141,6 +143,28 @@ TEST(ValidateSweepTest, WorkloadPairsAreCheckedEach) {
                   "workloads[5]: the task after ':' must be train or infer, "
                   "got 'eval'",
                   "workloads[6]: duplicate of workloads[0] (lenet5/mnist)"));
+}
+
+TEST(ValidateSweepTest, SyntheticDataFitsEveryModelButHasNoEpochs) {
+  v1::SweepSpec s = GoodSpec();  // epochs: 1
+  s.clear_models();
+  s.clear_datasets();
+  for (const char* m : kModelNames) s.add_workloads(std::string(m) + "/synthetic");
+  const std::vector<std::string> problems = Problems(s);
+  ASSERT_EQ(problems.size(), kModelNames.size());
+  EXPECT_EQ(problems[0],
+            "workloads[0]: lenet5 on synthetic data has no epochs (one random "
+            "minibatch is reused): set epochs to 0 and stop with minibatches "
+            "or duration_s");
+  s.set_epochs(0);
+  s.set_minibatches(20);
+  EXPECT_THAT(Problems(s), IsEmpty());
+  v1::SweepSpec product = GoodSpec();
+  product.set_datasets(0, "synthetic");
+  product.add_models("resnet50");
+  EXPECT_THAT(Problems(product),
+              ElementsAre(HasSubstr("datasets[0]: a model on synthetic data "
+                                    "has no epochs")));
 }
 
 TEST(ValidateSweepTest, WorkloadsExcludeModelsAndDatasets) {

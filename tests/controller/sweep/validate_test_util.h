@@ -40,7 +40,7 @@ inline v1::DeviceStatus Device(const std::string& id, const std::string& cls,
     d.mutable_capabilities()->add_models(m);
   }
   for (const char* set : {"cifar10", "fashion-mnist", "gld23k", "imagenet",
-                          "mnist"}) {
+                          "mnist", "synthetic"}) {
     d.mutable_capabilities()->add_datasets(set);
   }
   return d;

@@ -76,6 +76,20 @@ TEST(TwinWorkloadCostTest, ModelsAreCostedAtTheirDataSetsInput) {
             203);
 }
 
+TEST(TwinWorkloadCostTest, SyntheticDataGivesEachModelItsOwnInput) {
+  TwinWorkloadCost lenet = *TwinWorkloadCostFor("lenet5", "synthetic");
+  EXPECT_EQ(lenet.model.input.channels, 1);
+  EXPECT_EQ(lenet.model.input.size, 28);
+  TwinWorkloadCost resnet50 = *TwinWorkloadCostFor("resnet50", "synthetic");
+  EXPECT_EQ(resnet50.model.input.size, 224);
+  EXPECT_EQ(resnet50.model.input.classes, 1000);
+  EXPECT_EQ(resnet50.dataset.Split(true).storage_bytes, 0);
+  EXPECT_STREQ(DatasetFormatName(resnet50.dataset.format), "synthetic");
+  TwinInputOverride o;
+  o.input_size = 64;
+  EXPECT_EQ(TwinWorkloadCostFor("vgg11", "synthetic", o)->model.input.size, 64);
+}
+
 TEST(TwinWorkloadCostTest, PairsAreTheModelsOnTheSetsTheyCanRead) {
   std::set<std::string> pairs;
   for (const TwinWorkloadPair& p : TwinWorkloadPairs()) {
@@ -86,7 +100,9 @@ TEST(TwinWorkloadCostTest, PairsAreTheModelsOnTheSetsTheyCanRead) {
       "mobilenetv3/gld23k",    "mobilenetv3/imagenet",  "resnet18/cifar10",
       "resnet18/gld23k",       "resnet18/imagenet",     "resnet50/cifar10",
       "resnet50/gld23k",       "resnet50/imagenet",     "vgg11/cifar10",
-      "vgg11/gld23k",          "vgg11/imagenet"};
+      "vgg11/gld23k",          "vgg11/imagenet",        "lenet5/synthetic",
+      "mobilenetv3/synthetic", "resnet18/synthetic",    "resnet50/synthetic",
+      "vgg11/synthetic"};
   EXPECT_EQ(pairs, expected);
 }
 

@@ -211,5 +211,28 @@ TEST(PerfModelTest, ColdPageCacheMakesStartupSlower) {
   EXPECT_EQ(model.BatchesPerEpoch(w), 60000 / 64);
 }
 
+TEST(PerfModelTest, SyntheticDataStallsOnlyForTheHandOverAndStartsFast) {
+  PerfModel model(&Orin(), {});
+  const OperatingPoint op = Orin().Max();
+  TwinWorkloadShape real;
+  real.cost = *ModelCostFor("resnet50");
+  real.dataset = *DatasetCostFor("imagenet");
+  real.train = true;
+  real.batch_size = 16;
+  real.loader_workers = 2;
+  TwinWorkloadShape synthetic = real;
+  synthetic.dataset = *DatasetCostFor("synthetic");
+  const MinibatchTiming r = model.Expected(op, real, 1, 0);
+  const MinibatchTiming s = model.Expected(op, synthetic, 1, 0);
+  EXPECT_DOUBLE_EQ(s.compute_s, r.compute_s);
+  EXPECT_LT(s.stall_s, r.stall_s);
+  EXPECT_EQ(s.io_s, 0);
+  EXPECT_EQ(s.handover_s, 0);
+  EXPECT_LT(s.stall_s, 0.001 * s.compute_s);
+  EXPECT_LT(model.StartupSeconds(op, synthetic, 0),
+            model.StartupSeconds(op, real, 0));
+  EXPECT_GT(model.BatchesPerEpoch(synthetic), int64_t{1} << 40);
+}
+
 }  // namespace
 }  // namespace powersweep
