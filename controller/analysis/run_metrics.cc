@@ -47,19 +47,6 @@ void FillMinibatchMetrics(const v1::RunSummary& s, RunMetrics* m) {
   m->samples = s.samples_per_s() * s.mean_minibatch_s() * s.minibatches();
 }
 
-// Seconds from the first to the last power reading of the samples.
-double PowerSpan(const std::vector<v1::TelemetrySample>& telemetry) {
-  bool any = false;
-  double first = 0, last = 0;
-  for (const v1::TelemetrySample& t : telemetry) {
-    if (!(t.power_mw() > 0)) continue;
-    first = any ? std::min(first, t.t_s()) : t.t_s();
-    last = any ? std::max(last, t.t_s()) : t.t_s();
-    any = true;
-  }
-  return last - first;
-}
-
 void FillTelemetryMetrics(const std::vector<v1::TelemetrySample>& telemetry,
                           RunMetrics* m) {
   m->telemetry_samples = static_cast<int64_t>(telemetry.size());
@@ -166,10 +153,7 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
   if (s.energy_j() > 0 || s.energy_provenance() != v1::PROVENANCE_UNSPECIFIED) {
     m.energy_j = s.energy_j();
     m.energy_provenance = s.energy_provenance();
-    const double span = result != nullptr && result->energy_span_s() > 0
-                            ? result->energy_span_s()
-                            : PowerSpan(telemetry);
-    if (span > 0) m.mean_power_w = s.energy_j() / span;
+    if (s.mean_power_mw() > 0) m.mean_power_w = s.mean_power_mw() / 1000.0;
   }
   FillTelemetryMetrics(telemetry, &m);
   FillCounterMetrics(telemetry, &m);

@@ -50,11 +50,30 @@ void ApplyResult(const v1::RunResult& result, v1::RunSummary* s) {
   s->set_agent_cpu_fraction(result.agent_cpu_fraction());
 }
 
+void ApplyEnergySpan(const v1::RunResult* result, double power_span_s,
+                     v1::RunSummary* s) {
+  s->clear_energy_span_s();
+  s->clear_mean_power_mw();
+  if (!(s->energy_j() > 0)) return;
+  const bool from_result =
+      result != nullptr && (result->energy_j() > 0 ||
+                            result->energy_provenance() !=
+                                v1::PROVENANCE_UNSPECIFIED);
+  const double span = from_result && result->energy_span_s() > 0
+                          ? result->energy_span_s()
+                          : power_span_s;
+  if (!(span > 0)) return;
+  s->set_energy_span_s(span);
+  s->set_mean_power_mw(s->energy_j() * 1000.0 / span);
+}
+
 v1::RunSummary SummarizeRun(const std::vector<v1::MinibatchRecord>& minibatches,
                             const std::vector<v1::TelemetrySample>& telemetry,
                             const v1::RunResult* result) {
-  v1::RunSummary s = Aggregate(minibatches, telemetry).summary;
+  RecordAggregates agg = Aggregate(minibatches, telemetry);
+  v1::RunSummary s = std::move(agg.summary);
   if (result != nullptr) ApplyResult(*result, &s);
+  ApplyEnergySpan(result, agg.power_span_s, &s);
   return s;
 }
 
@@ -95,6 +114,7 @@ absl::StatusOr<v1::RunSummary> SummarizeStoredRun(
   RecordAggregates agg = Aggregate(stored.minibatches, stored.telemetry);
   v1::RunSummary s = std::move(agg.summary);
   if (res != nullptr) ApplyResult(*res, &s);
+  ApplyEnergySpan(res, agg.power_span_s, &s);
   ApplyRunBaseload(stored.run, res, agg.power_span_s, baseloads, &s);
   return s;
 }

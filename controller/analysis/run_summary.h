@@ -28,6 +28,15 @@ v1::RunSummary SummarizeRun(const std::vector<v1::MinibatchRecord>& minibatches,
 // split (when the agent measured any), the agent's CPU fraction.
 void ApplyResult(const v1::RunResult& result, v1::RunSummary* summary);
 
+// The span energy_j covers and the mean power over it, the one definition
+// every view uses: energy_span_s = result->energy_span_s when the result
+// gave the energy and has a span, else `power_span_s` (the stored samples'
+// first to last power reading); mean_power_mw = energy_j / energy_span_s.
+// Both 0 without energy or span. Call after ApplyResult; `result` may be
+// null.
+void ApplyEnergySpan(const v1::RunResult* result, double power_span_s,
+                     v1::RunSummary* summary);
+
 // The baseload fields of `summary` (whose energy is final): a baseload run
 // reports its own power; another run the baseload stored with its result,
 // else PickBaseload among `baseloads` and the incremental energy over the

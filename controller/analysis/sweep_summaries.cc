@@ -42,6 +42,7 @@ absl::StatusOr<std::vector<v1::RunStatus>> ListRunsWithSummaries(
     auto res = result_of.find(id);
     const v1::RunResult* result = res == result_of.end() ? nullptr : res->second;
     if (result != nullptr) ApplyResult(*result, s);
+    ApplyEnergySpan(result, power_span_s, s);
     auto device = baseloads_of.find(run.device_id());
     ApplyRunBaseload(run, result, power_span_s,
                      device == baseloads_of.end() ? none : device->second, s);

@@ -118,8 +118,8 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
          std::to_string(m.telemetry_samples()),
          m.duration_s() > 0 ? Fixed(m.duration_s(), 2) : "-",
          energy ? Fixed(m.energy_j(), 1) : "-",
-         energy && m.duration_s() > 0 ? Fixed(m.energy_j() / m.duration_s(), 2)
-                                      : "-",
+         energy && m.mean_power_mw() > 0 ? Fixed(m.mean_power_mw() / 1e3, 2)
+                                         : "-",
          m.baseload_run_id() > 0 ? Fixed(m.incremental_energy_j(), 1) : "-",
          energy ? ProvenanceText(m.energy_provenance()) : "-",
          r.reason()});
@@ -153,7 +153,7 @@ Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
     c.cpu.Add(m.mean_cpu_util());
     if (m.energy_j() > 0) {
       c.energy.Add(m.energy_j());
-      if (m.duration_s() > 0) c.power.Add(m.energy_j() / m.duration_s());
+      if (m.mean_power_mw() > 0) c.power.Add(m.mean_power_mw() / 1e3);
       if (m.baseload_run_id() > 0) c.incremental.Add(m.incremental_energy_j());
       c.sources.insert(ProvenanceText(m.energy_provenance()));
     }

@@ -42,6 +42,17 @@ TEST(RunTablesTest, RunsTableShowsEnergyPowerIncrementalAndSource) {
   EXPECT_EQ(Cell(t, 1, "energy_source"), "-");
 }
 
+// The first power reading comes 0.25 s into a 10 s run: the energy covers
+// 9.75 s, and the power column is the energy over those 9.75 s (the
+// summary's mean_power_mw), not over the run's duration.
+TEST(RunTablesTest, PowerIsEnergyOverTheSpanItCovers) {
+  v1::RunStatus run = BaseloadRun(1, 39, 10, 0, 0);
+  run.mutable_summary()->set_energy_span_s(9.75);
+  run.mutable_summary()->set_mean_power_mw(4000);
+  EXPECT_EQ(Cell(RunsTable({run}), 0, "power_w"), "4.00");
+  EXPECT_EQ(Cell(SummaryTable({run}), 0, "power_w"), "4.00");
+}
+
 TEST(RunTablesTest, SummaryTableAveragesEnergyOverTheCell) {
   const Table t =
       SummaryTable({BaseloadRun(1, 40, 10, 7, 10),
