@@ -124,19 +124,6 @@ void FillCounterMetrics(const std::vector<v1::TelemetrySample>& telemetry,
   }
 }
 
-absl::StatusOr<RunMetrics> Load(Store* store, int64_t run_id,
-                                const std::vector<BaseloadRun>* baseloads) {
-  PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
-  if (stored.result.has_value() && baseloads != nullptr &&
-      stored.result->baseload_run_id() == 0 &&
-      stored.run.spec().workload().task() != v1::TASK_BASELOAD) {
-    std::optional<BaseloadRun> base = PickBaseload(stored.run, *baseloads);
-    if (base.has_value()) ApplyBaseload(*base, &*stored.result);
-  }
-  return ComputeRunMetrics(stored.run, stored.result_or_null(),
-                           stored.minibatches, stored.telemetry);
-}
-
 }  // namespace
 
 RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
@@ -178,25 +165,20 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
 bool IsTwinRun(const RunMetrics& run) { return run.framework == "twin-model"; }
 
 absl::StatusOr<RunMetrics> LoadRunMetrics(Store* store, int64_t run_id) {
-  return Load(store, run_id, nullptr);
-}
-
-absl::StatusOr<RunMetrics> LoadRunMetrics(
-    Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads) {
-  return Load(store, run_id, &baseloads);
+  PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
+  return ComputeRunMetrics(stored.run, stored.result_or_null(),
+                           stored.minibatches, stored.telemetry);
 }
 
 absl::StatusOr<std::vector<RunMetrics>> LoadSweepRunMetrics(Store* store,
                                                             int64_t sweep_id) {
   PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs,
                       store->ListRuns(sweep_id));
-  PS_ASSIGN_OR_RETURN(std::vector<BaseloadRun> baseloads,
-                      LoadBaseloadsFor(store, runs));
   std::vector<RunMetrics> out;
   for (const v1::RunStatus& run : runs) {
     if (run.state() != v1::RUN_STATE_DONE) continue;
     PS_ASSIGN_OR_RETURN(RunMetrics m,
-                        LoadRunMetrics(store, run.spec().run_id(), baseloads));
+                        LoadRunMetrics(store, run.spec().run_id()));
     out.push_back(std::move(m));
   }
   return out;

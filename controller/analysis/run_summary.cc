@@ -78,8 +78,6 @@ v1::RunSummary SummarizeRun(const std::vector<v1::MinibatchRecord>& minibatches,
 }
 
 void ApplyRunBaseload(const v1::RunStatus& run, const v1::RunResult* result,
-                      double power_span_s,
-                      const std::vector<BaseloadRun>& baseloads,
                       v1::RunSummary* s) {
   if (run.spec().workload().task() == v1::TASK_BASELOAD) {
     if (result != nullptr) {
@@ -96,34 +94,19 @@ void ApplyRunBaseload(const v1::RunStatus& run, const v1::RunResult* result,
     s->set_baseload_power_mw(result->baseload_power_mw());
     s->set_baseload_run_id(result->baseload_run_id());
     s->set_incremental_energy_j(result->incremental_energy_j());
-    return;
-  }
-  std::optional<BaseloadRun> base = PickBaseload(run, baseloads);
-  if (base.has_value()) {
-    const double span = result != nullptr && result->energy_span_s() > 0
-                            ? result->energy_span_s()
-                            : power_span_s;
-    ApplyBaseload(*base, span, s);
   }
 }
 
-absl::StatusOr<v1::RunSummary> SummarizeStoredRun(
-    Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads) {
+absl::StatusOr<v1::RunSummary> SummarizeStoredRun(Store* store,
+                                                  int64_t run_id) {
   PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
   const v1::RunResult* res = stored.result_or_null();
   RecordAggregates agg = Aggregate(stored.minibatches, stored.telemetry);
   v1::RunSummary s = std::move(agg.summary);
   if (res != nullptr) ApplyResult(*res, &s);
   ApplyEnergySpan(res, agg.power_span_s, &s);
-  ApplyRunBaseload(stored.run, res, agg.power_span_s, baseloads, &s);
+  ApplyRunBaseload(stored.run, res, &s);
   return s;
-}
-
-absl::StatusOr<v1::RunSummary> SummarizeStoredRun(Store* store,
-                                                  int64_t run_id) {
-  PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
-  return SummarizeRun(stored.minibatches, stored.telemetry,
-                      stored.result_or_null());
 }
 
 }  // namespace powersweep

@@ -85,11 +85,11 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
               "workers", "mode", "runtime", "state", "minibatches",
               "ms_per_mb", "stall_pct", "samples_per_s", "loss_first",
               "loss_last", "cpu_util_pct", "telemetry", "duration_s",
-              "energy_j", "power_w", "incr_energy_j", "energy_source",
-              "reason"};
+              "energy_j", "power_w", "incr_energy_j", "baseload_run",
+              "energy_source", "reason"};
   t.numeric = {true, true, false, false, false, false, true, false, false,
                false, false, true, true, true, true, true, true, true, true,
-               true, true, true, true, false, false};
+               true, true, true, true, true, false, false};
   for (const auto& r : runs) {
     const auto& s = r.spec();
     const auto& m = r.summary();
@@ -120,7 +120,12 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
          energy ? Fixed(m.energy_j(), 1) : "-",
          energy && m.mean_power_mw() > 0 ? Fixed(m.mean_power_mw() / 1e3, 2)
                                          : "-",
-         m.baseload_run_id() > 0 ? Fixed(m.incremental_energy_j(), 1) : "-",
+         m.baseload_run_id() > 0 && s.workload().task() != v1::TASK_BASELOAD
+             ? Fixed(m.incremental_energy_j(), 1)
+             : "-",
+         m.baseload_run_id() > 0 && s.workload().task() != v1::TASK_BASELOAD
+             ? std::to_string(m.baseload_run_id())
+             : "-",
          energy ? ProvenanceText(m.energy_provenance()) : "-",
          r.reason()});
   }

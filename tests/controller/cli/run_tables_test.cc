@@ -36,9 +36,11 @@ TEST(RunTablesTest, RunsTableShowsEnergyPowerIncrementalAndSource) {
   EXPECT_EQ(Cell(t, 0, "energy_j"), "50.0");
   EXPECT_EQ(Cell(t, 0, "power_w"), "5.00");
   EXPECT_EQ(Cell(t, 0, "incr_energy_j"), "20.0");
+  EXPECT_EQ(Cell(t, 0, "baseload_run"), "7");  // which baseload it used
   EXPECT_EQ(Cell(t, 0, "energy_source"), "simulated");
   EXPECT_EQ(Cell(t, 1, "energy_j"), "-");
   EXPECT_EQ(Cell(t, 1, "incr_energy_j"), "-");
+  EXPECT_EQ(Cell(t, 1, "baseload_run"), "-");
   EXPECT_EQ(Cell(t, 1, "energy_source"), "-");
 }
 
