@@ -325,6 +325,31 @@ constexpr char kSchemaV12[] = R"sql(
 ALTER TABLE run_results ADD COLUMN workload_offset_s REAL;
 )sql";
 
+// Version 13: a minibatch's loss may be absent (MinibatchRecord.loss is
+// optional: a twin's inference computes none), so minibatches.loss and
+// run_aggregates.first_loss/last_loss become nullable, the procedure of
+// version 2 (a loosened constraint, every stored row still satisfies it);
+// the table created and dropped after it bumps the schema cookie. Twins'
+// inference runs stored before kept 0 as their loss: it becomes NULL, and
+// their aggregates are dropped so the store recomputes them when it opens
+// (SqliteStore::BackfillAggregates).
+constexpr char kSchemaV13[] = R"sql(
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema
+  SET sql = replace(sql, 'loss REAL NOT NULL', 'loss REAL')
+  WHERE type = 'table' AND name IN ('minibatches', 'run_aggregates');
+PRAGMA writable_schema = OFF;
+CREATE TABLE schema_v13_cookie (x INTEGER);
+DROP TABLE schema_v13_cookie;
+UPDATE minibatches SET loss = NULL
+  WHERE loss = 0 AND run_id IN (
+    SELECT r.run_id FROM runs r JOIN run_results res ON res.run_id = r.run_id
+    WHERE r.task = 'infer' AND res.framework = 'twin-model');
+DELETE FROM run_aggregates WHERE run_id IN (
+  SELECT r.run_id FROM runs r JOIN run_results res ON res.run_id = r.run_id
+  WHERE r.task = 'infer' AND res.framework = 'twin-model');
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -344,7 +369,7 @@ const std::vector<std::string>& Migrations() {
       new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
                                      kSchemaV4, kSchemaV5, kSchemaV6,
                                      kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10,
-                                     kSchemaV11, kSchemaV12};
+                                     kSchemaV11, kSchemaV12, kSchemaV13};
   return *kMigrations;
 }
 

@@ -129,6 +129,11 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
     } else {
       mb.BindNull(13);
     }
+    if (r.has_loss()) {
+      mb.Bind(11, r.loss());
+    } else {
+      mb.BindNull(11);  // no loss computed (a twin's inference)
+    }
     PS_RETURN_IF_ERROR(mb.Bind(1, batch.run_id())
                            .Bind(2, attempt)
                            .Bind(3, batch.seq())
@@ -139,7 +144,6 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
                            .Bind(8, r.compute_s())
                            .Bind(9, r.e2e_s())
                            .Bind(10, r.samples())
-                           .Bind(11, r.loss())
                            .Bind(12, r.tenant())
                            .Run());
     mb.Reset();

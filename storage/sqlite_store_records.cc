@@ -38,7 +38,7 @@ absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
       r.set_compute_s(stmt.Double(4));
       r.set_e2e_s(stmt.Double(5));
       r.set_samples(static_cast<int32_t>(stmt.Int(6)));
-      r.set_loss(stmt.Double(7));
+      if (!stmt.IsNull(7)) r.set_loss(stmt.Double(7));
       r.set_tenant(static_cast<int32_t>(stmt.Int(8)));
       if (!stmt.IsNull(9)) r.set_page_cache_resident(stmt.Double(9));
     }

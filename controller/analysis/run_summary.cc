@@ -18,7 +18,7 @@ RecordAggregates Aggregate(const std::vector<v1::MinibatchRecord>& minibatches,
   RecordAggregator agg;
   for (const v1::MinibatchRecord& r : minibatches) {
     agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
-                     r.loss());
+                     r.has_loss(), r.loss());
   }
   std::vector<const v1::TelemetrySample*> powered;
   for (const v1::TelemetrySample& t : telemetry) {

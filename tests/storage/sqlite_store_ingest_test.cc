@@ -21,6 +21,7 @@ class SqliteIngestTest : public ::testing::Test {
     auto sweep =
         store_->CreateSweep(MakeSpec("ingest"), MakeRuns(1), clock_.Now());
     ASSERT_TRUE(sweep.ok());
+    sweep_id_ = *sweep;
     run_id_ = (*store_->ListRuns(*sweep))[0].spec().run_id();
   }
 
@@ -28,6 +29,7 @@ class SqliteIngestTest : public ::testing::Test {
   std::string path_;
   FakeClock clock_;
   std::unique_ptr<SqliteStore> store_;
+  int64_t sweep_id_ = 0;
   int64_t run_id_ = 0;
 };
 
@@ -52,6 +54,36 @@ TEST_F(SqliteIngestTest, TelemetryHasFlatReadableColumns) {
   EXPECT_EQ(raw.Int("SELECT mem_freq_hz FROM telemetry"), 2133000000);
   EXPECT_EQ(
       raw.Int("SELECT COUNT(*) FROM batches WHERE seq = 1 AND attempt = 1"), 1);
+}
+
+// sqlite3 and pandas users see no loss as NULL, in the minibatches and in
+// the run's aggregates (a twin's inference run stored 0.000 before).
+TEST_F(SqliteIngestTest, NoLossIsNull) {
+  v1::DataBatch batch = MakeBatch(run_id_, 1, 0, 2);
+  for (int i = 0; i < 3; ++i) {
+    v1::MinibatchRecord* r = batch.add_minibatches();
+    r->set_index(i);
+    r->set_e2e_s(0.1);
+  }
+  ASSERT_EQ(store_->IngestBatch(batch).value(), IngestOutcome::kStored);
+  ASSERT_TRUE(store_->TransitionRun(run_id_, v1::RUN_STATE_LEASED, "d", "",
+                                    clock_.Now()).ok());
+  ASSERT_TRUE(store_->TransitionRun(run_id_, v1::RUN_STATE_RUNNING, "", "",
+                                    clock_.Now()).ok());
+  v1::RunResult result;
+  result.set_run_id(run_id_);
+  result.set_ok(true);
+  ASSERT_TRUE(store_->FinishRun(result, v1::RUN_STATE_DONE, "", clock_.Now()).ok());
+  RawConnection raw(path_);
+  EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM minibatches WHERE loss IS NULL"), 3);
+  EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM run_aggregates"
+                    " WHERE first_loss IS NULL AND last_loss IS NULL"),
+            1);
+  auto aggregates = store_->GetSweepAggregates(sweep_id_);
+  ASSERT_TRUE(aggregates.ok()) << aggregates.status();
+  ASSERT_EQ(aggregates->size(), 1u);
+  EXPECT_FALSE((*aggregates)[0].aggregates.summary.has_first_loss());
+  EXPECT_EQ((*aggregates)[0].aggregates.summary.minibatches(), 3);
 }
 
 TEST_F(SqliteIngestTest, RefusedBatchesLeaveNoRow) {

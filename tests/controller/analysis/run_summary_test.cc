@@ -59,6 +59,20 @@ TEST(SummarizeRunTest, MinibatchAggregates) {
   EXPECT_NEAR(s.last_loss(), 1.2, 1e-12);
 }
 
+// A twin's inference records carry no loss: no first or last loss (shown
+// as `-`), not 0; the windows are over the minibatches that have one.
+TEST(SummarizeRunTest, MinibatchesWithoutLossHaveNoLossFigures) {
+  v1::MinibatchRecord no_loss = Mb(0.1, 0, 0.1, 8, 0);
+  no_loss.clear_loss();
+  v1::RunSummary s = SummarizeRun({no_loss, no_loss, no_loss}, {}, nullptr);
+  EXPECT_EQ(s.minibatches(), 3);
+  EXPECT_FALSE(s.has_first_loss());
+  EXPECT_FALSE(s.has_last_loss());
+  s = SummarizeRun({no_loss, Mb(0.1, 0, 0.1, 8, 2.0), no_loss}, {}, nullptr);
+  EXPECT_NEAR(s.first_loss(), 2.0, 1e-12);
+  EXPECT_NEAR(s.last_loss(), 2.0, 1e-12);
+}
+
 TEST(SummarizeRunTest, FewerThanFiveMinibatchesAverageThemAll) {
   v1::RunSummary s =
       SummarizeRun({Mb(0.1, 0, 0.1, 8, 3.0), Mb(0.1, 0, 0.1, 8, 2.0),

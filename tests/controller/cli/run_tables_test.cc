@@ -55,6 +55,15 @@ TEST(RunTablesTest, PowerIsEnergyOverTheSpanItCovers) {
   EXPECT_EQ(Cell(SummaryTable({run}), 0, "power_w"), "4.00");
 }
 
+TEST(RunTablesTest, NoLossIsADashNotZero) {
+  v1::RunStatus run = DoneRun(1, 0.1, 10, 50);
+  EXPECT_EQ(Cell(RunsTable({run}), 0, "loss_first"), "-");
+  run.mutable_summary()->set_first_loss(0);
+  run.mutable_summary()->set_last_loss(0.25);
+  EXPECT_EQ(Cell(RunsTable({run}), 0, "loss_first"), "0.000");
+  EXPECT_EQ(Cell(RunsTable({run}), 0, "loss_last"), "0.250");
+}
+
 TEST(RunTablesTest, SummaryTableAveragesEnergyOverTheCell) {
   const Table t =
       SummaryTable({BaseloadRun(1, 40, 10, 7, 10),
