@@ -350,6 +350,38 @@ DELETE FROM run_aggregates WHERE run_id IN (
   WHERE r.task = 'infer' AND res.framework = 'twin-model');
 )sql";
 
+// Version 14: rails and temperatures for plain SQL (sqlite3, pandas).
+// telemetry.rails_mw and telemetry.temperatures_c hold a one-line JSON
+// object name -> value ({"VDD_IN":4321.5}; NULL when the sample had none,
+// storage/telemetry_extras.h) beside extras_pb, which keeps everything;
+// the views telemetry_rails and telemetry_temperatures give one row per
+// sample and rail (zone). Rows stored before version 7 get the columns
+// from their rails_json here; rows of versions 7 to 13 from their
+// extras_pb when the store opens (SqliteStore::BackfillTelemetryColumns,
+// once: meta key 'telemetry_columns' = 'filled').
+constexpr char kSchemaV14[] = R"sql(
+ALTER TABLE telemetry ADD COLUMN rails_mw TEXT;
+ALTER TABLE telemetry ADD COLUMN temperatures_c TEXT;
+UPDATE telemetry SET
+  rails_mw = (SELECT json_group_object(json_extract(value, '$.name'),
+                                       json_extract(value, '$.power_mw'))
+              FROM json_each(telemetry.rails_json, '$.rails')),
+  temperatures_c = (SELECT json_group_object(json_extract(value, '$.name'),
+                                             json_extract(value, '$.celsius'))
+                    FROM json_each(telemetry.rails_json, '$.temperatures'))
+  WHERE rails_json IS NOT NULL AND json_valid(rails_json);
+CREATE VIEW telemetry_rails AS
+  SELECT t.run_id AS run_id, t.attempt AS attempt, t.t_s AS t_s,
+         r.key AS rail, r.value AS power_mw
+  FROM telemetry t, json_each(t.rails_mw) r
+  WHERE t.rails_mw IS NOT NULL;
+CREATE VIEW telemetry_temperatures AS
+  SELECT t.run_id AS run_id, t.attempt AS attempt, t.t_s AS t_s,
+         z.key AS zone, z.value AS celsius
+  FROM telemetry t, json_each(t.temperatures_c) z
+  WHERE t.temperatures_c IS NOT NULL;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -369,7 +401,8 @@ const std::vector<std::string>& Migrations() {
       new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
                                      kSchemaV4, kSchemaV5, kSchemaV6,
                                      kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10,
-                                     kSchemaV11, kSchemaV12, kSchemaV13};
+                                     kSchemaV11, kSchemaV12, kSchemaV13,
+                                     kSchemaV14};
   return *kMigrations;
 }
 

@@ -49,6 +49,7 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
   {
     absl::MutexLock lock(&store->mu_);
     PS_RETURN_IF_ERROR(store->BackfillAggregates());
+    PS_RETURN_IF_ERROR(store->BackfillTelemetryColumns());
   }
   return store;
 }

@@ -176,6 +176,10 @@ class SqliteStore : public Store {
   // Stores the aggregates of every run in a final state whose current
   // attempt has none (files from before schema 7); one transaction.
   absl::Status BackfillAggregates() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Fills telemetry.rails_mw and temperatures_c (schema 14) of the rows
+  // stored by schema 7 to 13 from their extras_pb, once (meta key
+  // 'telemetry_columns'), in chunks of rows.
+  absl::Status BackfillTelemetryColumns() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;
   // Declared before db_, which points to it.

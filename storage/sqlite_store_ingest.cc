@@ -155,10 +155,10 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
                             " gpu_freq_hz, power_mw, power_provenance, extras_pb,"
                             " mem_freq_hz, pgfault, pgmajfault, nr_dirty,"
                             " nr_writeback, pgpgout_kib, nr_written, tenant_pgfault,"
-                            " tenant_pgmajfault)"
+                            " tenant_pgmajfault, rails_mw, temperatures_c)"
                             " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
                             " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-                            " ?23, ?24, ?25)"));
+                            " ?23, ?24, ?25, ?26, ?27)"));
   std::vector<double> utils;
   std::vector<int64_t> freqs;
   std::string extras;
@@ -207,6 +207,16 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
           .Bind(25, k.tenant_pgmajfault());
     } else {
       for (int col = 18; col <= 25; ++col) tm.BindNull(col);
+    }
+    // The plain-SQL copies of the rails and temperatures (schema 14).
+    for (const auto& [col, text] :
+         {std::make_pair(26, RailsColumn(s)),
+          std::make_pair(27, TemperaturesColumn(s))}) {
+      if (text.empty()) {
+        tm.BindNull(col);
+      } else {
+        tm.Bind(col, text);
+      }
     }
     PS_RETURN_IF_ERROR(tm.Run());
     tm.Reset();

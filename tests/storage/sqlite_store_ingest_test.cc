@@ -86,6 +86,62 @@ TEST_F(SqliteIngestTest, NoLossIsNull) {
   EXPECT_EQ((*aggregates)[0].aggregates.summary.minibatches(), 3);
 }
 
+// Rails and temperatures are readable with plain SQL (schema 14): JSON
+// object columns beside extras_pb and one row per rail (zone) in the views.
+TEST_F(SqliteIngestTest, RailsAndTemperaturesAreReadableWithSql) {
+  v1::DataBatch batch = MakeBatch(run_id_, 1, 0, 0);
+  v1::TelemetrySample* s = batch.add_telemetry();
+  s->set_t_s(0.5);
+  for (const auto& [name, mw] : {std::make_pair("VDD_IN", 6918.25),
+                                 std::make_pair("VDD_CPU_GPU_CV", 2100.0)}) {
+    v1::RailSample* rail = s->add_rails();
+    rail->set_name(name);
+    rail->set_power_mw(mw);
+  }
+  v1::Temperature* t = s->add_temperatures();
+  t->set_name("CPU-therm");
+  t->set_celsius(47.5);
+  s->mutable_counters()->set_pgmajfault(3);
+  batch.add_telemetry()->set_t_s(0.6);  // nothing of the kind: NULL
+  ASSERT_EQ(store_->IngestBatch(batch).value(), IngestOutcome::kStored);
+  RawConnection raw(path_);
+  EXPECT_EQ(raw.Text("SELECT rails_mw FROM telemetry WHERE t_s = 0.5"),
+            "{\"VDD_IN\":6918.25,\"VDD_CPU_GPU_CV\":2100}");
+  EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM telemetry WHERE t_s = 0.6"
+                    " AND rails_mw IS NULL AND temperatures_c IS NULL"),
+            1);
+  EXPECT_EQ(raw.Text("SELECT group_concat(rail || '=' || power_mw, ' ')"
+                     " FROM telemetry_rails WHERE run_id = " +
+                     absl::StrCat(run_id_)),
+            "VDD_IN=6918.25 VDD_CPU_GPU_CV=2100");
+  EXPECT_EQ(raw.Text("SELECT zone || '=' || celsius FROM telemetry_temperatures"),
+            "CPU-therm=47.5");
+  EXPECT_EQ(raw.Int("SELECT pgmajfault FROM telemetry WHERE t_s = 0.5"), 3);
+}
+
+// Rows stored by schema 7 to 13 (extras_pb only) get the columns when the
+// store opens, once.
+TEST_F(SqliteIngestTest, OlderRowsGetTheSqlColumnsWhenTheStoreOpens) {
+  v1::DataBatch batch = MakeBatch(run_id_, 1, 0, 0);
+  v1::TelemetrySample* s = batch.add_telemetry();
+  s->set_t_s(0.5);
+  s->add_rails()->set_name("VDD_IN");
+  s->mutable_rails(0)->set_power_mw(5000);
+  ASSERT_EQ(store_->IngestBatch(batch).value(), IngestOutcome::kStored);
+  store_.reset();
+  {
+    RawConnection raw(path_, /*read_only=*/false);
+    ASSERT_TRUE(raw.Exec("UPDATE telemetry SET rails_mw = NULL;"
+                         " DELETE FROM meta WHERE key = 'telemetry_columns'")
+                    .ok());
+  }
+  store_ = OpenStore(path_);
+  ASSERT_NE(store_, nullptr);
+  RawConnection raw(path_);
+  EXPECT_EQ(raw.Text("SELECT rail || '=' || power_mw FROM telemetry_rails"),
+            "VDD_IN=5000");
+}
+
 TEST_F(SqliteIngestTest, RefusedBatchesLeaveNoRow) {
   EXPECT_EQ(store_->IngestBatch(MakeBatch(4242, 1, 5, 2)).status().code(),
             absl::StatusCode::kNotFound);
