@@ -86,8 +86,10 @@ class Reader {
   // A singular message of scalar fields (settle).
   void ReadFlatMessage(const YAML::Node& node, const std::string& where,
                        google::protobuf::Message* msg);
+  // A power_modes entry; its `device_class`/`device_classes` key goes to
+  // `classes`.
   void ReadPowerMode(const YAML::Node& node, const std::string& where,
-                     v1::PowerMode* mode);
+                     v1::PowerMode* mode, v1::PowerModeClasses* classes);
 
   std::vector<std::string> problems_;
 };
@@ -124,6 +126,13 @@ void Reader::ReadSpec(const YAML::Node& root, v1::SweepSpec* spec) {
       problems_.push_back(UnknownKey(kv.first, "", KnownKeys(d)));
       continue;
     }
+    if (f->number() == v1::SweepSpec::kPowerModeClassesFieldNumber) {
+      problems_.push_back(absl::StrCat(
+          name, " at line ", LineOf(kv.first),
+          ": give each power_modes entry its classes instead "
+          "({preset: MODE_15W, device_class: orin-agx})"));
+      continue;
+    }
     const YAML::Node& value = kv.second;
     if (value.IsNull()) continue;  // `key:` with nothing = unset
     if (!f->is_repeated() && f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
@@ -144,8 +153,18 @@ void Reader::ReadSpec(const YAML::Node& root, v1::SweepSpec* spec) {
 void Reader::ReadItem(const YAML::Node& node, const FieldDescriptor* f,
                       v1::SweepSpec* spec, const std::string& where) {
   if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-    // The only message-typed axis is power_modes.
-    ReadPowerMode(node, where, spec->add_power_modes());
+    // The only message-typed axis is power_modes (power_mode_classes is
+    // written as each entry's device_classes key, ReadSpec).
+    v1::PowerModeClasses classes;
+    ReadPowerMode(node, where, spec->add_power_modes(), &classes);
+    if (!classes.device_classes().empty()) {
+      // One entry per power mode once any entry names classes.
+      while (spec->power_mode_classes_size() < spec->power_modes_size()) {
+        spec->add_power_mode_classes();
+      }
+      *spec->mutable_power_mode_classes(spec->power_modes_size() - 1) =
+          std::move(classes);
+    }
   } else {
     ReadScalarInto(node, f, spec, where, &problems_);
   }
@@ -176,10 +195,12 @@ void Reader::ReadFlatMessage(const YAML::Node& node, const std::string& where,
 }
 
 void Reader::ReadPowerMode(const YAML::Node& node, const std::string& where,
-                           v1::PowerMode* mode) {
+                           v1::PowerMode* mode, v1::PowerModeClasses* classes) {
   const Descriptor* d = v1::PowerMode::descriptor();
   std::vector<std::string> known = KnownKeys(d);
   for (const MhzKey& m : kMhzKeys) known.push_back(m.key);
+  known.push_back("device_class");
+  known.push_back("device_classes");
   if (node.IsNull()) return;  // an empty mode leaves the device as it is
   if (node.IsScalar()) {
     mode->set_preset(node.Scalar());
@@ -199,6 +220,30 @@ void Reader::ReadPowerMode(const YAML::Node& node, const std::string& where,
     const std::string& name = kv.first.Scalar();
     const std::string at = absl::StrCat(where, ".", name);
     if (kv.second.IsNull()) continue;
+    if (name == "device_class" || name == "device_classes") {
+      // A class name, or a list of them.
+      const YAML::Node& v = kv.second;
+      if (v.IsScalar()) {
+        classes->add_device_classes(v.Scalar());
+      } else if (v.IsSequence() && name == "device_classes") {
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (v[i].IsScalar()) {
+            classes->add_device_classes(v[i].Scalar());
+          } else {
+            problems_.push_back(absl::StrCat(at, "[", i, "] at line ",
+                                             LineOf(v[i]),
+                                             ": expected a device class, got ",
+                                             Describe(v[i])));
+          }
+        }
+      } else {
+        problems_.push_back(absl::StrCat(
+            at, " at line ", LineOf(v), ": expected a device class",
+            name == "device_classes" ? " or a list of them" : "", ", got ",
+            Describe(v)));
+      }
+      continue;
+    }
     const MhzKey* mhz = nullptr;
     for (const MhzKey& m : kMhzKeys) {
       if (name == m.key) mhz = &m;
@@ -222,6 +267,11 @@ void Reader::ReadPowerMode(const YAML::Node& node, const std::string& where,
       continue;
     }
     ReadScalarInto(kv.second, f, mode, at, &problems_);
+  }
+  if (seen.count("device_class") > 0 && seen.count("device_classes") > 0) {
+    problems_.push_back(absl::StrCat(where, " at line ", LineOf(node),
+                                     ": give device_class or device_classes, "
+                                     "not both"));
   }
   for (const MhzKey& m : kMhzKeys) {
     if (seen.count(m.key) > 0 && seen.count(m.field) > 0) {
@@ -323,11 +373,28 @@ std::string SweepYaml(const v1::SweepSpec& spec,
       continue;
     }
     const int n = spec.GetReflection()->FieldSize(spec, f);
+    if (f->number() == v1::SweepSpec::kPowerModeClassesFieldNumber) {
+      continue;  // written in each power_modes entry
+    }
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-      // One map per line, as people write power modes.
+      // One map per line, as people write power modes; an entry's classes
+      // as its device_classes key.
       absl::StrAppend(&y, f->name(), ":\n");
       for (int i = 0; i < n; ++i) {
-        absl::StrAppend(&y, "  - ", ValueYaml(spec, f, i), "\n");
+        std::string entry = ValueYaml(spec, f, i);
+        if (i < spec.power_mode_classes_size() &&
+            !spec.power_mode_classes(i).device_classes().empty()) {
+          std::vector<std::string> names;
+          for (const std::string& c :
+               spec.power_mode_classes(i).device_classes()) {
+            names.push_back(Quoted(c));
+          }
+          entry.pop_back();  // the closing brace
+          absl::StrAppend(&entry, entry.size() > 1 ? ", " : "",
+                          "device_classes: [", absl::StrJoin(names, ", "),
+                          "]}");
+        }
+        absl::StrAppend(&y, "  - ", entry, "\n");
       }
       continue;
     }
@@ -349,6 +416,11 @@ absl::StatusOr<v1::SweepSpec> ParseSweepYaml(const std::string& text) {
           "name, device_classes, models, datasets, batch_sizes, epochs)");
     }
     reader.ReadSpec(root, &spec);
+    // Entries after the last one that names classes apply to every class.
+    while (spec.power_mode_classes_size() > 0 &&
+           spec.power_mode_classes_size() < spec.power_modes_size()) {
+      spec.add_power_mode_classes();
+    }
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("YAML syntax error at line ", e.mark.line + 1, ", column ",
