@@ -296,11 +296,24 @@ std::string Quoted(const std::string& s) {
   return out + "\"";
 }
 
-// The shortest text strtod reads back as exactly `v`.
+// The shortest text strtod reads back as exactly `v`, in plain notation
+// where that is as exact ("10", "600", "0.1"; not "1e+01"): exponents only
+// for very large or small magnitudes.
 std::string ExactNumber(double v) {
+  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e15) {
+    return absl::StrFormat("%.0f", v);
+  }
   for (int digits = 1; digits < 17; ++digits) {
-    const std::string text = absl::StrFormat("%.*g", digits, v);
-    if (std::strtod(text.c_str(), nullptr) == v) return text;
+    std::string text = absl::StrFormat("%.*g", digits, v);
+    if (std::strtod(text.c_str(), nullptr) != v) continue;
+    if (text.find('e') != std::string::npos && std::fabs(v) >= 1e-4) {
+      // %g chose an exponent for a magnitude plain notation shows exactly.
+      for (int decimals = 1; decimals < 17; ++decimals) {
+        const std::string plain = absl::StrFormat("%.*f", decimals, v);
+        if (std::strtod(plain.c_str(), nullptr) == v) return plain;
+      }
+    }
+    return text;
   }
   return absl::StrFormat("%.17g", v);
 }

@@ -446,6 +446,20 @@ TEST(ParseSweepYamlTest, PowerModesNameTheirDeviceClasses) {
                                    "expected a device class, got"));
 }
 
+// Plan files show numbers as people write them.
+TEST(SweepYamlTest, NumbersInPlainNotation) {
+  v1::SweepSpec s;
+  s.set_telemetry_hz(10);
+  s.set_timeout_s(600);
+  s.set_duration_s(0.25);
+  s.set_minibatches(200);
+  const std::string y = SweepYaml(s);
+  EXPECT_THAT(y, ::testing::HasSubstr("telemetry_hz: 10\n"));
+  EXPECT_THAT(y, ::testing::HasSubstr("timeout_s: 600\n"));
+  EXPECT_THAT(y, ::testing::HasSubstr("duration_s: 0.25\n"));
+  EXPECT_EQ(y.find("e+"), std::string::npos) << y;
+}
+
 TEST(SweepYamlTest, DefaultSpecIsEmptyAndReadsBack) {
   EXPECT_EQ(SweepYaml(v1::SweepSpec()), "");
   v1::SweepSpec s;
