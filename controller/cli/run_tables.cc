@@ -1,5 +1,6 @@
 #include "controller/cli/run_tables.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -81,15 +82,16 @@ struct Stat {
 
 Table RunsTable(const std::vector<v1::RunStatus>& runs) {
   Table t;
-  t.header = {"run", "rep", "device", "class", "model", "task", "batch",
+  t.header = {"run", "rep", "attempt", "device", "class", "model", "task",
+              "batch",
               "workers", "mode", "runtime", "state", "minibatches",
               "ms_per_mb", "stall_pct", "samples_per_s", "loss_first",
               "loss_last", "cpu_util_pct", "telemetry", "duration_s",
               "energy_j", "power_w", "incr_energy_j", "baseload_run",
               "energy_source", "reason"};
-  t.numeric = {true, true, false, false, false, false, true, false, false,
-               false, false, true, true, true, true, true, true, true, true,
-               true, true, true, true, true, false, false};
+  t.numeric = {true, true, true, false, false, false, false, true, false,
+               false, false, false, true, true, true, true, true, true, true,
+               true, true, true, true, true, true, false, false};
   for (const auto& r : runs) {
     const auto& s = r.spec();
     const auto& m = r.summary();
@@ -99,6 +101,9 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
     t.rows.push_back(
         {std::to_string(s.run_id()),
          std::to_string(s.repetition()),
+         // Attempt 2 and later: a retry or a rerun (earlier attempts' data
+         // stay in the database).
+         std::to_string(std::max(1, s.attempt())),
          r.device_id().empty() ? "-" : r.device_id(),
          s.device_class(),
          WorkloadCell(s.workload()),

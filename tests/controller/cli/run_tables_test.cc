@@ -55,6 +55,12 @@ TEST(RunTablesTest, PowerIsEnergyOverTheSpanItCovers) {
   EXPECT_EQ(Cell(SummaryTable({run}), 0, "power_w"), "4.00");
 }
 
+TEST(RunTablesTest, RunsTableShowsTheAttempt) {
+  v1::RunStatus run = DoneRun(1, 0.1, 10, 50);
+  run.mutable_spec()->set_attempt(3);
+  EXPECT_EQ(Cell(RunsTable({run}), 0, "attempt"), "3");
+}
+
 TEST(RunTablesTest, NoLossIsADashNotZero) {
   v1::RunStatus run = DoneRun(1, 0.1, 10, 50);
   EXPECT_EQ(Cell(RunsTable({run}), 0, "loss_first"), "-");
