@@ -137,8 +137,14 @@ ABSL_FLAG(int32_t, repetitions, 0,
 
 namespace {
 
+// The command of this invocation, for the usage of a usage error.
+std::string g_command;
+
+// A usage error: the problem and the command's usage (a few lines; the
+// whole text is --help's).
 int Usage(const std::string& problem) {
-  std::cerr << "error: " << problem << "\n\n" << powersweep::kUsage << "\n";
+  std::cerr << "error: " << problem << "\n"
+            << powersweep::ShortUsage(g_command) << "\n";
   return 2;
 }
 
@@ -283,6 +289,7 @@ int main(int argc, char** argv) {
       absl::ParseCommandLine(static_cast<int>(raw.size()), raw.data());
   if (args.size() < 2) return Usage("missing COMMAND");
   const std::string cmd = args[1];
+  g_command = cmd;
 
   powersweep::CliOptions opt;
   opt.controller = absl::GetFlag(FLAGS_controller);
