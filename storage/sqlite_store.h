@@ -79,6 +79,7 @@ class SqliteStore : public Store {
       const PendingFilter& filter, int limit) override;
   absl::StatusOr<std::vector<v1::RunStatus>> ListActiveRuns(
       const std::string& device_id) override;
+  absl::Status SetRunTimeout(int64_t run_id, double timeout_s) override;
   absl::Status TransitionRun(int64_t run_id, v1::RunState to,
                              const std::string& device_id,
                              const std::string& reason, absl::Time now) override;

@@ -158,6 +158,10 @@ class Store {
                                      absl::Time now) = 0;
   virtual absl::StatusOr<std::vector<RunStateChange>> GetRunHistory(
       int64_t run_id) = 0;
+  // Sets the run's RunSpec.timeout_s (a rerun with a longer timeout).
+  // FailedPrecondition unless the run is PENDING (its next attempt is not
+  // leased yet); InvalidArgument unless timeout_s > 0.
+  virtual absl::Status SetRunTimeout(int64_t run_id, double timeout_s) = 0;
 
   // ---- ingest
   // Stores the batch's minibatch records and telemetry samples in one

@@ -71,12 +71,14 @@ int CmdDeviceState(v1::Control::StubInterface* stub, v1::DeviceAction action,
 }
 
 int CmdRerun(v1::Control::StubInterface* stub, bool failed, bool cancelled,
-             const CliOptions& opt, std::ostream& out, std::ostream& err) {
+             double timeout_s, const CliOptions& opt, std::ostream& out,
+             std::ostream& err) {
   if (!failed && !cancelled) failed = cancelled = true;
   v1::RerunRequest req;
   req.set_sweep_id(opt.sweep_id);
   req.set_failed(failed);
   req.set_cancelled(cancelled);
+  req.set_timeout_s(timeout_s);
   v1::RerunResponse resp;
   auto ctx = RpcContext();
   grpc::Status st = stub->Rerun(ctx.get(), req, &resp);
@@ -86,7 +88,11 @@ int CmdRerun(v1::Control::StubInterface* stub, bool failed, bool cancelled,
                                           : "cancelled";
   out << "re-queued " << resp.requeued() << " " << which << " run"
       << (resp.requeued() == 1 ? "" : "s") << " of sweep " << opt.sweep_id
-      << " as a new attempt\n";
+      << " as a new attempt";
+  if (timeout_s > 0 && resp.requeued() > 0) {
+    out << " with a timeout of " << timeout_s << " s";
+  }
+  out << "\n";
   for (const std::string& s : resp.skipped()) out << "not re-queued: " << s << "\n";
   return kExitOk;
 }

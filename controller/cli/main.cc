@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -65,6 +66,9 @@ ABSL_FLAG(bool, failed, false,
 ABSL_FLAG(bool, cancelled, false,
           "rerun: re-queue the sweep's cancelled runs (with neither --failed "
           "nor --cancelled: both).");
+ABSL_FLAG(double, timeout_s, 0,
+          "rerun: give the re-queued runs this per-run timeout in seconds "
+          "(default: keep theirs), e.g. after they timed out.");
 ABSL_FLAG(std::string, by, "runtime",
           "compare: the dimension whose two sides are compared (runtime: "
           "native vs container; page_cache: keep vs drop; device: the runs "
@@ -386,8 +390,13 @@ int main(int argc, char** argv) {
     if (opt.sweep_id <= 0) {
       return Usage("rerun: --sweep: a positive sweep id is required");
     }
+    const double timeout_s = absl::GetFlag(FLAGS_timeout_s);
+    if (timeout_s < 0 || !std::isfinite(timeout_s)) {
+      return Usage("rerun: --timeout_s: must be a positive number of seconds");
+    }
     return powersweep::CmdRerun(stub.get(), absl::GetFlag(FLAGS_failed),
-                                absl::GetFlag(FLAGS_cancelled), opt, out, err);
+                                absl::GetFlag(FLAGS_cancelled), timeout_s, opt,
+                                out, err);
   }
   if (cmd == "report") {
     if (opt.sweep_id <= 0) {

@@ -243,6 +243,27 @@ TEST_F(FleetLabOpsTest, RerunRequeuesFailedAndCancelledRunsAsTheNextAttempt) {
             absl::StatusCode::kNotFound);
 }
 
+// Twin runs that timed out fail again with the same timeout: a rerun may
+// give them another, which the agent receives with the assignment.
+TEST_F(FleetLabOpsTest, RerunMayGiveTheRunsANewTimeout) {
+  auto runs = AddSweep({HostRun()});
+  const int64_t sweep = Run(runs[0]).spec().sweep_id();
+  Connect("host-0");
+  SendStarted("host-0", runs[0]);
+  SendFinished("host-0", runs[0], 0, /*ok=*/false, "timed out after 600 s");
+  Disconnect("host-0");
+  ASSERT_EQ(State(runs[0]), v1::RUN_STATE_FAILED);
+  EXPECT_EQ(fleet_->Rerun(sweep, true, false, -5).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  auto rerun = fleet_->Rerun(sweep, true, false, 1800);
+  ASSERT_TRUE(rerun.ok()) << rerun.status();
+  EXPECT_EQ(rerun->requeued(), 1);
+  EXPECT_DOUBLE_EQ(Run(runs[0]).spec().timeout_s(), 1800);
+  auto conn = Connect("host-1");
+  ASSERT_EQ(conn->Assigned().size(), 1u);
+  EXPECT_DOUBLE_EQ(conn->Assigned()[0].timeout_s(), 1800);
+}
+
 TEST_F(FleetLabOpsTest, ACancelledRunItsAgentIsStillStoppingIsNotRerunYet) {
   auto runs = AddSweep({HostRun()});
   const int64_t sweep = Run(runs[0]).spec().sweep_id();
