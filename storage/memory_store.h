@@ -49,6 +49,9 @@ class MemoryStore : public Store {
                                 bool drained) override;
   absl::Status SetDeviceForgotten(const std::string& device_id,
                                   bool forgotten) override;
+  absl::Status SaveDeviceDisconnected(const std::string& device_id,
+                                      absl::Time last_seen,
+                                      absl::Time at) override;
   absl::Status SaveDeviceHealth(const std::string& device_id,
                                 const v1::DeviceHealth& health) override;
 
@@ -115,6 +118,7 @@ class MemoryStore : public Store {
     v1::DeviceIdentity identity;
     v1::DeviceCapabilities caps;
     int64_t last_seen_ms = 0;
+    int64_t disconnected_ms = 0;  // 0: connected since, or never recorded
     bool drained = false;
     bool forgotten = false;
     std::optional<v1::DeviceHealth> health;

@@ -382,6 +382,12 @@ CREATE VIEW telemetry_temperatures AS
   WHERE t.temperatures_c IS NOT NULL;
 )sql";
 
+// Version 15: when a device's agent disconnected (Store::
+// SaveDeviceDisconnected; NULL while connected or before this version).
+constexpr char kSchemaV15[] = R"sql(
+ALTER TABLE devices ADD COLUMN disconnected_unix_ms INTEGER;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -402,7 +408,7 @@ const std::vector<std::string>& Migrations() {
                                      kSchemaV4, kSchemaV5, kSchemaV6,
                                      kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10,
                                      kSchemaV11, kSchemaV12, kSchemaV13,
-                                     kSchemaV14};
+                                     kSchemaV14, kSchemaV15};
   return *kMigrations;
 }
 

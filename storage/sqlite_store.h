@@ -62,6 +62,9 @@ class SqliteStore : public Store {
                                 bool drained) override;
   absl::Status SetDeviceForgotten(const std::string& device_id,
                                   bool forgotten) override;
+  absl::Status SaveDeviceDisconnected(const std::string& device_id,
+                                      absl::Time last_seen,
+                                      absl::Time at) override;
   absl::Status SaveDeviceHealth(const std::string& device_id,
                                 const v1::DeviceHealth& health) override;
 

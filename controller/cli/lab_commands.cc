@@ -35,9 +35,10 @@ Table DevicesTable(const v1::ListDevicesResponse& devices,
   Table t;
   t.header = {"device",    "class",   "platform", "host",
               "cores",     "runtimes", "connected", "drained",
-              "health",    "checked", "current_run", "last_seen"};
+              "health",    "checked", "current_run", "last_seen",
+              "disconnected"};
   t.numeric = {false, false, false, false, true,  false,
-               false, false, false, false, true, false};
+               false, false, false, false, true, false, false};
   for (const v1::DeviceStatus& d : devices.devices()) {
     std::string runtimes;
     for (int r : d.capabilities().runtimes()) {
@@ -51,7 +52,9 @@ Table DevicesTable(const v1::ListDevicesResponse& devices,
          d.connected() ? "yes" : "no", d.drained() ? "yes" : "no",
          HealthCell(d), Time(d.health().checked_unix_ms(), zone),
          d.current_run_id() ? std::to_string(d.current_run_id()) : "-",
-         Time(d.last_seen_unix_ms(), zone)});
+         Time(d.last_seen_unix_ms(), zone),
+         // When its agent went away ("-" while connected).
+         d.connected() ? "-" : Time(d.disconnected_unix_ms(), zone)});
   }
   return t;
 }

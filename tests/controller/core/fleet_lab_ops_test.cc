@@ -81,6 +81,24 @@ TEST_F(FleetLabOpsTest, ADrainedDeviceFinishesItsRunAndTakesNoOther) {
   EXPECT_FALSE(Listed("host-0")->drained());
 }
 
+// A disconnected agent's device shows when it went and when it was last
+// heard (its last message), not the time it registered; reconnected, none.
+TEST_F(FleetLabOpsTest, DevicesShowWhenADeviceDisconnected) {
+  Connect("host-0");
+  const int64_t registered = Listed("host-0")->last_seen_unix_ms();
+  clock_.Advance(absl::Seconds(30));
+  SendHealth("host-0", Health(true, "", 1000));  // heard 30 s later
+  clock_.Advance(absl::Seconds(5));
+  Disconnect("host-0");
+  std::optional<v1::DeviceStatus> d = Listed("host-0");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_FALSE(d->connected());
+  EXPECT_EQ(d->last_seen_unix_ms(), registered + 30'000);
+  EXPECT_EQ(d->disconnected_unix_ms(), registered + 35'000);
+  Connect("host-0");
+  EXPECT_EQ(Listed("host-0")->disconnected_unix_ms(), 0);
+}
+
 TEST_F(FleetLabOpsTest, DrainingIsKeptAcrossAControllerRestartAndReconnects) {
   auto runs = AddSweep({HostRun()});
   Connect("host-0");
