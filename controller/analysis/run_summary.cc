@@ -48,6 +48,9 @@ void ApplyResult(const v1::RunResult& result, v1::RunSummary* s) {
     s->set_energy_compute_j(result.energy_compute_j());
   }
   s->set_agent_cpu_fraction(result.agent_cpu_fraction());
+  if (result.has_other_cpu_cores()) {
+    s->set_other_cpu_cores(result.other_cpu_cores());
+  }
 }
 
 void ApplyEnergySpan(const v1::RunResult* result, double power_span_s,

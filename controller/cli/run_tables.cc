@@ -88,10 +88,10 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
               "ms_per_mb", "stall_pct", "samples_per_s", "loss_first",
               "loss_last", "cpu_util_pct", "telemetry", "duration_s",
               "energy_j", "power_w", "incr_energy_j", "baseload_run",
-              "energy_source", "reason"};
+              "energy_source", "other_cpu", "host_busy", "reason"};
   t.numeric = {true, true, true, false, false, false, false, true, false,
                false, false, false, true, true, true, true, true, true, true,
-               true, true, true, true, true, true, false, false};
+               true, true, true, true, true, true, false, true, false, false};
   for (const auto& r : runs) {
     const auto& s = r.spec();
     const auto& m = r.summary();
@@ -132,6 +132,12 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
              ? std::to_string(m.baseload_run_id())
              : "-",
          energy ? ProvenanceText(m.energy_provenance()) : "-",
+         // Cores other processes kept busy during the run (host_load.h),
+         // and whether that makes its timings suspect.
+         m.has_other_cpu_cores() ? Fixed(m.other_cpu_cores(), 2) : "-",
+         !m.has_other_cpu_cores()                 ? "-"
+         : m.other_cpu_cores() >= kBusyHostCores ? "yes"
+                                                  : "no",
          r.reason()});
   }
   return t;

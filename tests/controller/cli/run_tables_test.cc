@@ -55,6 +55,24 @@ TEST(RunTablesTest, PowerIsEnergyOverTheSpanItCovers) {
   EXPECT_EQ(Cell(SummaryTable({run}), 0, "power_w"), "4.00");
 }
 
+// A host run that overlapped another job is flagged; an unmeasured one
+// (twin, container) shows "-".
+TEST(RunTablesTest, RunsTableFlagsABusyHost) {
+  v1::RunStatus busy = DoneRun(1, 0.1, 10, 50);
+  busy.mutable_summary()->set_other_cpu_cores(1.3);
+  v1::RunStatus quiet = DoneRun(2, 0.1, 10, 50);
+  quiet.mutable_summary()->set_other_cpu_cores(0.02);
+  v1::RunStatus twin = DoneRun(3, 0.1, 10, 50);
+  const Table t = RunsTable({busy, quiet, twin});
+  EXPECT_EQ(t.header.size(), t.numeric.size());
+  EXPECT_EQ(Cell(t, 0, "other_cpu"), "1.30");
+  EXPECT_EQ(Cell(t, 0, "host_busy"), "yes");
+  EXPECT_EQ(Cell(t, 1, "other_cpu"), "0.02");
+  EXPECT_EQ(Cell(t, 1, "host_busy"), "no");
+  EXPECT_EQ(Cell(t, 2, "other_cpu"), "-");
+  EXPECT_EQ(Cell(t, 2, "host_busy"), "-");
+}
+
 TEST(RunTablesTest, RunsTableShowsTheAttempt) {
   v1::RunStatus run = DoneRun(1, 0.1, 10, 50);
   run.mutable_spec()->set_attempt(3);
