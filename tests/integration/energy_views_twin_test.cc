@@ -113,9 +113,12 @@ double Num(const std::string& cell) {
 v1::SweepSpec Sweep(const std::string& name, bool baseload) {
   v1::SweepSpec spec = OrinTwinSweep(name, v1::TASK_TRAIN, 1, 60);
   spec.set_placement(v1::PLACEMENT_EVERY_DEVICE);
+  spec.set_telemetry_hz(50);
   if (baseload) {
+    // Twins idle this long in wall time; a train run stops at 60
+    // minibatches or 1 s of simulated time, whichever comes first.
     spec.add_tasks(v1::TASK_BASELOAD);
-    spec.set_duration_s(0.2);
+    spec.set_duration_s(1.0);
   }
   return spec;
 }
