@@ -363,11 +363,14 @@ constexpr char kSchemaV14[] = R"sql(
 ALTER TABLE telemetry ADD COLUMN rails_mw TEXT;
 ALTER TABLE telemetry ADD COLUMN temperatures_c TEXT;
 UPDATE telemetry SET
-  rails_mw = (SELECT json_group_object(json_extract(value, '$.name'),
-                                       json_extract(value, '$.power_mw'))
+  rails_mw = (SELECT NULLIF(json_group_object(json_extract(value, '$.name'),
+                                              json_extract(value, '$.power_mw')),
+                             '{}')
               FROM json_each(telemetry.rails_json, '$.rails')),
-  temperatures_c = (SELECT json_group_object(json_extract(value, '$.name'),
-                                             json_extract(value, '$.celsius'))
+  temperatures_c = (SELECT NULLIF(json_group_object(
+                                      json_extract(value, '$.name'),
+                                      json_extract(value, '$.celsius')),
+                                  '{}')
                     FROM json_each(telemetry.rails_json, '$.temperatures'))
   WHERE rails_json IS NOT NULL AND json_valid(rails_json);
 CREATE VIEW telemetry_rails AS
