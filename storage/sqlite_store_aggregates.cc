@@ -90,8 +90,17 @@ absl::Status SqliteStore::StoreAggregates(int64_t run_id, int32_t attempt) {
                    " peak_rss_bytes, duration_s, energy_j, energy_provenance,"
                    " power_span_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
                    " ?11, ?12, ?13, ?14, ?15, ?16)"));
-  if (!s.has_first_loss()) stmt.BindNull(8);
-  if (!s.has_last_loss()) stmt.BindNull(9);
+  // No loss (a twin's inference) is NULL, not 0.
+  if (s.has_first_loss()) {
+    stmt.Bind(8, s.first_loss());
+  } else {
+    stmt.BindNull(8);
+  }
+  if (s.has_last_loss()) {
+    stmt.Bind(9, s.last_loss());
+  } else {
+    stmt.BindNull(9);
+  }
   if (s.energy_provenance() == v1::PROVENANCE_UNSPECIFIED) {
     stmt.BindNull(15);
   } else {
