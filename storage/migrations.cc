@@ -329,7 +329,9 @@ ALTER TABLE run_results ADD COLUMN workload_offset_s REAL;
 // optional: a twin's inference computes none), so minibatches.loss and
 // run_aggregates.first_loss/last_loss become nullable, the procedure of
 // version 2 (a loosened constraint, every stored row still satisfies it);
-// the table created and dropped after it bumps the schema cookie. Twins'
+// writable_schema = RESET makes this connection re-read the schema (the
+// NULLs below would otherwise still fail the old constraint) and the table
+// created and dropped after it bumps the schema cookie for others. Twins'
 // inference runs stored before kept 0 as their loss: it becomes NULL, and
 // their aggregates are dropped so the store recomputes them when it opens
 // (SqliteStore::BackfillAggregates).
@@ -338,6 +340,7 @@ PRAGMA writable_schema = ON;
 UPDATE sqlite_schema
   SET sql = replace(sql, 'loss REAL NOT NULL', 'loss REAL')
   WHERE type = 'table' AND name IN ('minibatches', 'run_aggregates');
+PRAGMA writable_schema = RESET;
 PRAGMA writable_schema = OFF;
 CREATE TABLE schema_v13_cookie (x INTEGER);
 DROP TABLE schema_v13_cookie;
