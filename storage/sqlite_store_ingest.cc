@@ -1,6 +1,9 @@
 // SqliteStore: data batches and run results, each stored under the attempt
 // of the run it belongs to. Reading records back is in
 // sqlite_store_records.cc.
+#include <cmath>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
 #include "common/status_macros.h"
@@ -130,6 +133,11 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
       mb.BindNull(13);
     }
     if (r.has_loss()) {
+      // The column takes NULL (no loss), so a NaN would pass as one.
+      if (std::isnan(r.loss())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "run ", batch.run_id(), ": minibatch loss is NaN"));
+      }
       mb.Bind(11, r.loss());
     } else {
       mb.BindNull(11);  // no loss computed (a twin's inference)
