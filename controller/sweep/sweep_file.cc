@@ -1,5 +1,6 @@
 #include "controller/sweep/sweep_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -67,8 +68,13 @@ std::string UnknownKey(const YAML::Node& key, const std::string& in,
   return msg;
 }
 
+// The keys a map of `d` takes in the file: its fields, but for SweepSpec
+// not power_mode_classes (written in each power_modes entry).
 std::vector<std::string> KnownKeys(const Descriptor* d) {
-  return absl::StrSplit(FieldNames(d), ", ");
+  std::vector<std::string> keys = absl::StrSplit(FieldNames(d), ", ");
+  keys.erase(std::remove(keys.begin(), keys.end(), "power_mode_classes"),
+             keys.end());
+  return keys;
 }
 
 class Reader {
@@ -113,7 +119,8 @@ void Reader::ReadSpec(const YAML::Node& root, v1::SweepSpec* spec) {
   const Descriptor* d = v1::SweepSpec::descriptor();
   if (!root.IsMap()) {
     problems_.push_back(absl::StrCat("expected a map of sweep fields (",
-                                     FieldNames(d), ") at line ", LineOf(root),
+                                     absl::StrJoin(KnownKeys(d), ", "),
+                                     ") at line ", LineOf(root),
                                      ", got ", Describe(root)));
     return;
   }

@@ -174,7 +174,8 @@ TEST(ParseSweepYamlTest, UnknownKeyInPowerMode) {
   EXPECT_EQ(ErrorOf("power_modes:\n  - MAXN\n  - {gpu_freq: 5}\n"),
             "unknown key 'gpu_freq' in power_modes[1] at line 3 (known keys: "
             "preset, cpu_cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, "
-            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz); did you mean "
+            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, device_class, "
+            "device_classes); did you mean "
             "'gpu_freq_hz'?");
 }
 
@@ -199,7 +200,8 @@ TEST(ParseSweepYamlTest, WrongTypeNamesIndexLineAndValue) {
   EXPECT_EQ(ErrorOf("power_modes: [[MAXN]]\n"),
             "power_modes[0] at line 1: expected a preset name or a map with "
             "keys preset, cpu_cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, "
-            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, got a list");
+            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, device_class, "
+            "device_classes, got a list");
 }
 
 TEST(ParseSweepYamlTest, EnumsTakeTheirShortNames) {
