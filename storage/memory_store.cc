@@ -139,6 +139,7 @@ absl::Status MemoryStore::UpsertDevice(const v1::DeviceIdentity& identity,
   d.identity = identity;
   d.caps = caps;
   d.last_seen_ms = absl::ToUnixMillis(now);
+  d.disconnected_ms = 0;
   d.forgotten = false;
   return absl::OkStatus();
 }
@@ -151,6 +152,7 @@ absl::StatusOr<std::vector<v1::DeviceStatus>> MemoryStore::ListDevices() {
     *status.mutable_identity() = d.identity;
     *status.mutable_capabilities() = d.caps;
     status.set_last_seen_unix_ms(d.last_seen_ms);
+    status.set_disconnected_unix_ms(d.disconnected_ms);
     status.set_drained(d.drained);
     status.set_forgotten(d.forgotten);
     if (d.health) *status.mutable_health() = *d.health;

@@ -49,6 +49,9 @@ class MemoryStore : public Store {
                                 bool drained) override;
   absl::Status SetDeviceForgotten(const std::string& device_id,
                                   bool forgotten) override;
+  absl::Status SaveDeviceDisconnected(const std::string& device_id,
+                                      absl::Time last_seen,
+                                      absl::Time at) override;
   absl::Status SaveDeviceHealth(const std::string& device_id,
                                 const v1::DeviceHealth& health) override;
 
@@ -67,6 +70,7 @@ class MemoryStore : public Store {
       const PendingFilter& filter, int limit) override;
   absl::StatusOr<std::vector<v1::RunStatus>> ListActiveRuns(
       const std::string& device_id) override;
+  absl::Status SetRunTimeout(int64_t run_id, double timeout_s) override;
   absl::Status TransitionRun(int64_t run_id, v1::RunState to,
                              const std::string& device_id,
                              const std::string& reason,
@@ -114,6 +118,7 @@ class MemoryStore : public Store {
     v1::DeviceIdentity identity;
     v1::DeviceCapabilities caps;
     int64_t last_seen_ms = 0;
+    int64_t disconnected_ms = 0;  // 0: connected since, or never recorded
     bool drained = false;
     bool forgotten = false;
     std::optional<v1::DeviceHealth> health;

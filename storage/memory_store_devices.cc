@@ -1,5 +1,7 @@
 // MemoryStore: the state of devices that operators and agents set:
 // drained, forgotten, the latest health check.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "storage/memory_store.h"
@@ -29,6 +31,16 @@ absl::Status MemoryStore::SetDeviceForgotten(const std::string& device_id,
   absl::MutexLock lock(&mu_);
   PS_ASSIGN_OR_RETURN(Device * d, FindDevice(device_id));
   d->forgotten = forgotten;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryStore::SaveDeviceDisconnected(const std::string& device_id,
+                                                 absl::Time last_seen,
+                                                 absl::Time at) {
+  absl::MutexLock lock(&mu_);
+  PS_ASSIGN_OR_RETURN(Device * d, FindDevice(device_id));
+  d->last_seen_ms = std::max(d->last_seen_ms, absl::ToUnixMillis(last_seen));
+  d->disconnected_ms = absl::ToUnixMillis(at);
   return absl::OkStatus();
 }
 

@@ -273,7 +273,7 @@ std::vector<std::string> MemoryStore::CsvChunks(const Sweep& sweep,
           add({Int(id), Int(attempt), Int(mb->seq), Int(r.index()),
                Int(r.epoch()), Real(r.t_start_s()), Real(r.stall_s()),
                Real(r.compute_s()), Real(r.e2e_s()), Int(r.samples()),
-               Real(r.loss()), Int(r.tenant()),
+               r.has_loss() ? Real(r.loss()) : "", Int(r.tenant()),
                r.has_page_cache_resident() ? Real(r.page_cache_resident())
                                            : ""});
         }

@@ -99,7 +99,7 @@ absl::StatusOr<IngestOutcome> MemoryStore::IngestBatch(
     c.set_stall_s(AsStored(r.stall_s()));
     c.set_compute_s(AsStored(r.compute_s()));
     c.set_e2e_s(AsStored(r.e2e_s()));
-    c.set_loss(AsStored(r.loss()));
+    if (r.has_loss()) c.set_loss(AsStored(r.loss()));
     if (r.has_page_cache_resident()) {
       // A NaN is stored as no value (SQL NULL).
       if (std::isnan(r.page_cache_resident())) {

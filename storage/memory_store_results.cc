@@ -21,7 +21,7 @@ absl::StatusOr<std::vector<RunAggregates>> MemoryStore::GetSweepAggregates(
     RecordAggregator agg;
     for (const v1::MinibatchRecord& r : SortedMinibatches(a)) {
       agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
-                       r.loss());
+                       r.has_loss(), r.loss());
     }
     for (const v1::TelemetrySample& t : SortedTelemetry(a)) {
       agg.AddSample(t.t_s(), t.cpu_util(), t.proc_rss_bytes());

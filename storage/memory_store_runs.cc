@@ -2,6 +2,7 @@
 #include "storage/memory_store.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 #include <utility>
@@ -241,6 +242,22 @@ absl::Status MemoryStore::TransitionRun(int64_t run_id, v1::RunState to,
   absl::MutexLock lock(&mu_);
   PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
   return ApplyTransition(*run, to, device_id, reason, now);
+}
+
+absl::Status MemoryStore::SetRunTimeout(int64_t run_id, double timeout_s) {
+  if (!(timeout_s > 0) || !std::isfinite(timeout_s)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timeout_s: must be a positive number of seconds, got ", timeout_s));
+  }
+  absl::MutexLock lock(&mu_);
+  PS_ASSIGN_OR_RETURN(Run* run, FindRun(run_id));
+  if (run->state != v1::RUN_STATE_PENDING) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("run ", run_id, " is ", StateText(run->state),
+                     ", not pending: its timeout is not changed"));
+  }
+  run->spec.set_timeout_s(timeout_s);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<RunStateChange>> MemoryStore::GetRunHistory(

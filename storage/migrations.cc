@@ -325,6 +325,75 @@ constexpr char kSchemaV12[] = R"sql(
 ALTER TABLE run_results ADD COLUMN workload_offset_s REAL;
 )sql";
 
+// Version 13: a minibatch's loss may be absent (MinibatchRecord.loss is
+// optional: a twin's inference computes none), so minibatches.loss and
+// run_aggregates.first_loss/last_loss become nullable, the procedure of
+// version 2 (a loosened constraint, every stored row still satisfies it);
+// writable_schema = RESET makes this connection re-read the schema (the
+// NULLs below would otherwise still fail the old constraint) and the table
+// created and dropped after it bumps the schema cookie for others. Twins'
+// inference runs stored before kept 0 as their loss: it becomes NULL, and
+// their aggregates are dropped so the store recomputes them when it opens
+// (SqliteStore::BackfillAggregates).
+constexpr char kSchemaV13[] = R"sql(
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema
+  SET sql = replace(sql, 'loss REAL NOT NULL', 'loss REAL')
+  WHERE type = 'table' AND name IN ('minibatches', 'run_aggregates');
+PRAGMA writable_schema = RESET;
+PRAGMA writable_schema = OFF;
+CREATE TABLE schema_v13_cookie (x INTEGER);
+DROP TABLE schema_v13_cookie;
+UPDATE minibatches SET loss = NULL
+  WHERE loss = 0 AND run_id IN (
+    SELECT r.run_id FROM runs r JOIN run_results res ON res.run_id = r.run_id
+    WHERE r.task = 'infer' AND res.framework = 'twin-model');
+DELETE FROM run_aggregates WHERE run_id IN (
+  SELECT r.run_id FROM runs r JOIN run_results res ON res.run_id = r.run_id
+  WHERE r.task = 'infer' AND res.framework = 'twin-model');
+)sql";
+
+// Version 14: rails and temperatures for plain SQL (sqlite3, pandas).
+// telemetry.rails_mw and telemetry.temperatures_c hold a one-line JSON
+// object name -> value ({"VDD_IN":4321.5}; NULL when the sample had none,
+// storage/telemetry_extras.h) beside extras_pb, which keeps everything;
+// the views telemetry_rails and telemetry_temperatures give one row per
+// sample and rail (zone). Rows stored before version 7 get the columns
+// from their rails_json here; rows of versions 7 to 13 from their
+// extras_pb when the store opens (SqliteStore::BackfillTelemetryColumns,
+// once: meta key 'telemetry_columns' = 'filled').
+constexpr char kSchemaV14[] = R"sql(
+ALTER TABLE telemetry ADD COLUMN rails_mw TEXT;
+ALTER TABLE telemetry ADD COLUMN temperatures_c TEXT;
+UPDATE telemetry SET
+  rails_mw = (SELECT NULLIF(json_group_object(json_extract(value, '$.name'),
+                                              json_extract(value, '$.power_mw')),
+                             '{}')
+              FROM json_each(telemetry.rails_json, '$.rails')),
+  temperatures_c = (SELECT NULLIF(json_group_object(
+                                      json_extract(value, '$.name'),
+                                      json_extract(value, '$.celsius')),
+                                  '{}')
+                    FROM json_each(telemetry.rails_json, '$.temperatures'))
+  WHERE rails_json IS NOT NULL AND json_valid(rails_json);
+CREATE VIEW telemetry_rails AS
+  SELECT t.run_id AS run_id, t.attempt AS attempt, t.t_s AS t_s,
+         r.key AS rail, r.value AS power_mw
+  FROM telemetry t, json_each(t.rails_mw) r
+  WHERE t.rails_mw IS NOT NULL;
+CREATE VIEW telemetry_temperatures AS
+  SELECT t.run_id AS run_id, t.attempt AS attempt, t.t_s AS t_s,
+         z.key AS zone, z.value AS celsius
+  FROM telemetry t, json_each(t.temperatures_c) z
+  WHERE t.temperatures_c IS NOT NULL;
+)sql";
+
+// Version 15: when a device's agent disconnected (Store::
+// SaveDeviceDisconnected; NULL while connected or before this version).
+constexpr char kSchemaV15[] = R"sql(
+ALTER TABLE devices ADD COLUMN disconnected_unix_ms INTEGER;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -344,7 +413,8 @@ const std::vector<std::string>& Migrations() {
       new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
                                      kSchemaV4, kSchemaV5, kSchemaV6,
                                      kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10,
-                                     kSchemaV11, kSchemaV12};
+                                     kSchemaV11, kSchemaV12, kSchemaV13,
+                                     kSchemaV14, kSchemaV15};
   return *kMigrations;
 }
 

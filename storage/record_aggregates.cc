@@ -6,16 +6,18 @@ namespace powersweep {
 
 void RecordAggregator::AddMinibatch(double e2e_s, double stall_s,
                                     double compute_s, double samples,
-                                    double loss) {
+                                    bool has_loss, double loss) {
   e2e_ += e2e_s;
   stall_ += stall_s;
   compute_ += compute_s;
   samples_ += samples;
-  if (minibatches_ < static_cast<int64_t>(kLossWindow)) {
-    first_losses_[minibatches_] = loss;
-  }
-  last_losses_[minibatches_ % kLossWindow] = loss;
   ++minibatches_;
+  if (!has_loss) return;
+  if (losses_ < static_cast<int64_t>(kLossWindow)) {
+    first_losses_[losses_] = loss;
+  }
+  last_losses_[losses_ % kLossWindow] = loss;
+  ++losses_;
 }
 
 void RecordAggregator::AddSample(double t_s, double cpu_util,
@@ -49,12 +51,14 @@ RecordAggregates RecordAggregator::Finish() const {
     s.set_mean_stall_s(stall_ / n);
     s.set_mean_compute_s(compute_ / n);
     s.set_samples_per_s(e2e_ > 0 ? samples_ / e2e_ : 0);
+  }
+  if (losses_ > 0) {
     const int64_t window =
-        std::min<int64_t>(static_cast<int64_t>(kLossWindow), minibatches_);
+        std::min<int64_t>(static_cast<int64_t>(kLossWindow), losses_);
     double first = 0, last = 0;
     for (int64_t i = 0; i < window; ++i) first += first_losses_[i];
     // The last `window` losses, oldest first (the order they were added).
-    for (int64_t i = minibatches_ - window; i < minibatches_; ++i) {
+    for (int64_t i = losses_ - window; i < losses_; ++i) {
       last += last_losses_[i % kLossWindow];
     }
     s.set_first_loss(first / static_cast<double>(window));

@@ -22,7 +22,8 @@ namespace powersweep {
 
 // Aggregates of one run attempt's records.
 struct RecordAggregates {
-  // minibatches, mean_*_s, samples_per_s, first/last_loss, telemetry_samples,
+  // minibatches, mean_*_s, samples_per_s, first/last_loss (absent when no
+  // minibatch has a loss), telemetry_samples,
   // mean_cpu_util, peak_rss_bytes, duration_s (last sample time), energy_j
   // and energy_provenance (with >= 2 power readings); nothing else.
   v1::RunSummary summary;
@@ -34,8 +35,10 @@ class RecordAggregator {
  public:
   static constexpr size_t kLossWindow = 5;  // minibatches in first/last loss
 
+  // `has_loss` false: the minibatch carries no loss (a twin's inference);
+  // the loss windows are over the minibatches that do.
   void AddMinibatch(double e2e_s, double stall_s, double compute_s,
-                    double samples, double loss);
+                    double samples, bool has_loss, double loss);
   void AddSample(double t_s, double cpu_util, int64_t proc_rss_bytes);
   void AddPowerReading(double t_s, double power_mw, v1::Provenance provenance);
 
@@ -43,9 +46,10 @@ class RecordAggregator {
 
  private:
   int64_t minibatches_ = 0;
+  int64_t losses_ = 0;  // minibatches with a loss
   double e2e_ = 0, stall_ = 0, compute_ = 0, samples_ = 0;
   double first_losses_[kLossWindow] = {};
-  double last_losses_[kLossWindow] = {};  // ring, oldest at minibatches_ % k
+  double last_losses_[kLossWindow] = {};  // ring, oldest at losses_ % k
 
   int64_t telemetry_ = 0;
   double util_ = 0, last_t_ = 0;

@@ -49,6 +49,7 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
   {
     absl::MutexLock lock(&store->mu_);
     PS_RETURN_IF_ERROR(store->BackfillAggregates());
+    PS_RETURN_IF_ERROR(store->BackfillTelemetryColumns());
   }
   return store;
 }
@@ -79,7 +80,7 @@ absl::Status SqliteStore::UpsertDevice(const v1::DeviceIdentity& identity,
             " identity_json = excluded.identity_json,"
             " capabilities_json = excluded.capabilities_json,"
             " last_seen_unix_ms = excluded.last_seen_unix_ms,"
-            " forgotten = 0"));
+            " disconnected_unix_ms = NULL, forgotten = 0"));
     return stmt.Bind(1, identity.device_id())
         .Bind(2, identity.device_class())
         .Bind(3, identity.platform())
@@ -103,8 +104,8 @@ absl::StatusOr<std::vector<v1::DeviceStatus>> SqliteStore::ListDevices() {
         Stmt stmt, db_->Prepare("SELECT identity_json, capabilities_json,"
                                 " last_seen_unix_ms, drained, forgotten,"
                                 " healthy, health_reason,"
-                                " health_checked_unix_ms FROM devices"
-                                " ORDER BY device_id"));
+                                " health_checked_unix_ms, disconnected_unix_ms"
+                                " FROM devices ORDER BY device_id"));
     while (true) {
       PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
       if (!row) return absl::OkStatus();
@@ -114,6 +115,7 @@ absl::StatusOr<std::vector<v1::DeviceStatus>> SqliteStore::ListDevices() {
       device.set_last_seen_unix_ms(stmt.Int(2));
       device.set_drained(stmt.Int(3) != 0);
       device.set_forgotten(stmt.Int(4) != 0);
+      if (!stmt.IsNull(8)) device.set_disconnected_unix_ms(stmt.Int(8));
       if (!stmt.IsNull(5)) {
         device.mutable_health()->set_healthy(stmt.Int(5) != 0);
         device.mutable_health()->set_reason(stmt.Text(6));

@@ -62,6 +62,9 @@ class SqliteStore : public Store {
                                 bool drained) override;
   absl::Status SetDeviceForgotten(const std::string& device_id,
                                   bool forgotten) override;
+  absl::Status SaveDeviceDisconnected(const std::string& device_id,
+                                      absl::Time last_seen,
+                                      absl::Time at) override;
   absl::Status SaveDeviceHealth(const std::string& device_id,
                                 const v1::DeviceHealth& health) override;
 
@@ -79,6 +82,7 @@ class SqliteStore : public Store {
       const PendingFilter& filter, int limit) override;
   absl::StatusOr<std::vector<v1::RunStatus>> ListActiveRuns(
       const std::string& device_id) override;
+  absl::Status SetRunTimeout(int64_t run_id, double timeout_s) override;
   absl::Status TransitionRun(int64_t run_id, v1::RunState to,
                              const std::string& device_id,
                              const std::string& reason, absl::Time now) override;
@@ -176,6 +180,10 @@ class SqliteStore : public Store {
   // Stores the aggregates of every run in a final state whose current
   // attempt has none (files from before schema 7); one transaction.
   absl::Status BackfillAggregates() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Fills telemetry.rails_mw and temperatures_c (schema 14) of the rows
+  // stored by schema 7 to 13 from their extras_pb, once (meta key
+  // 'telemetry_columns'), in chunks of rows.
+  absl::Status BackfillTelemetryColumns() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;
   // Declared before db_, which points to it.

@@ -30,8 +30,8 @@ RecordAggregates ReadAggregates(const Stmt& stmt) {
   s.set_mean_stall_s(stmt.Double(4));
   s.set_mean_compute_s(stmt.Double(5));
   s.set_samples_per_s(stmt.Double(6));
-  s.set_first_loss(stmt.Double(7));
-  s.set_last_loss(stmt.Double(8));
+  if (!stmt.IsNull(7)) s.set_first_loss(stmt.Double(7));
+  if (!stmt.IsNull(8)) s.set_last_loss(stmt.Double(8));
   s.set_telemetry_samples(stmt.Int(9));
   s.set_mean_cpu_util(stmt.Double(10));
   s.set_peak_rss_bytes(stmt.Int(11));
@@ -59,7 +59,7 @@ absl::StatusOr<RecordAggregates> SqliteStore::ComputeAggregates(int64_t run_id,
       if (!row) break;
       agg.AddMinibatch(stmt.Double(0), stmt.Double(1), stmt.Double(2),
                        static_cast<double>(static_cast<int32_t>(stmt.Int(3))),
-                       stmt.Double(4));
+                       !stmt.IsNull(4), stmt.Double(4));
     }
   }
   // Time order, as GetTelemetry returns (the energy integral needs it).
@@ -90,6 +90,17 @@ absl::Status SqliteStore::StoreAggregates(int64_t run_id, int32_t attempt) {
                    " peak_rss_bytes, duration_s, energy_j, energy_provenance,"
                    " power_span_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
                    " ?11, ?12, ?13, ?14, ?15, ?16)"));
+  // No loss (a twin's inference) is NULL, not 0.
+  if (s.has_first_loss()) {
+    stmt.Bind(8, s.first_loss());
+  } else {
+    stmt.BindNull(8);
+  }
+  if (s.has_last_loss()) {
+    stmt.Bind(9, s.last_loss());
+  } else {
+    stmt.BindNull(9);
+  }
   if (s.energy_provenance() == v1::PROVENANCE_UNSPECIFIED) {
     stmt.BindNull(15);
   } else {
@@ -102,8 +113,6 @@ absl::Status SqliteStore::StoreAggregates(int64_t run_id, int32_t attempt) {
       .Bind(5, s.mean_stall_s())
       .Bind(6, s.mean_compute_s())
       .Bind(7, s.samples_per_s())
-      .Bind(8, s.first_loss())
-      .Bind(9, s.last_loss())
       .Bind(10, s.telemetry_samples())
       .Bind(11, s.mean_cpu_util())
       .Bind(12, s.peak_rss_bytes())

@@ -46,6 +46,19 @@ absl::Status SqliteStore::SetDeviceForgotten(const std::string& device_id,
   });
 }
 
+absl::Status SqliteStore::SaveDeviceDisconnected(const std::string& device_id,
+                                                 absl::Time last_seen,
+                                                 absl::Time at) {
+  return UpdateDevice(
+      device_id,
+      "last_seen_unix_ms = max(last_seen_unix_ms, ?2),"
+      " disconnected_unix_ms = ?3",
+      [&](Stmt& stmt) {
+        stmt.Bind(2, absl::ToUnixMillis(last_seen))
+            .Bind(3, absl::ToUnixMillis(at));
+      });
+}
+
 absl::Status SqliteStore::SaveDeviceHealth(const std::string& device_id,
                                            const v1::DeviceHealth& health) {
   return UpdateDevice(

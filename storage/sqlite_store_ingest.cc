@@ -1,6 +1,9 @@
 // SqliteStore: data batches and run results, each stored under the attempt
 // of the run it belongs to. Reading records back is in
 // sqlite_store_records.cc.
+#include <cmath>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
 #include "common/status_macros.h"
@@ -129,6 +132,16 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
     } else {
       mb.BindNull(13);
     }
+    if (r.has_loss()) {
+      // The column takes NULL (no loss), so a NaN would pass as one.
+      if (std::isnan(r.loss())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "run ", batch.run_id(), ": minibatch loss is NaN"));
+      }
+      mb.Bind(11, r.loss());
+    } else {
+      mb.BindNull(11);  // no loss computed (a twin's inference)
+    }
     PS_RETURN_IF_ERROR(mb.Bind(1, batch.run_id())
                            .Bind(2, attempt)
                            .Bind(3, batch.seq())
@@ -139,7 +152,6 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
                            .Bind(8, r.compute_s())
                            .Bind(9, r.e2e_s())
                            .Bind(10, r.samples())
-                           .Bind(11, r.loss())
                            .Bind(12, r.tenant())
                            .Run());
     mb.Reset();
@@ -151,10 +163,10 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
                             " gpu_freq_hz, power_mw, power_provenance, extras_pb,"
                             " mem_freq_hz, pgfault, pgmajfault, nr_dirty,"
                             " nr_writeback, pgpgout_kib, nr_written, tenant_pgfault,"
-                            " tenant_pgmajfault)"
+                            " tenant_pgmajfault, rails_mw, temperatures_c)"
                             " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
                             " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-                            " ?23, ?24, ?25)"));
+                            " ?23, ?24, ?25, ?26, ?27)"));
   std::vector<double> utils;
   std::vector<int64_t> freqs;
   std::string extras;
@@ -203,6 +215,16 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
           .Bind(25, k.tenant_pgmajfault());
     } else {
       for (int col = 18; col <= 25; ++col) tm.BindNull(col);
+    }
+    // The plain-SQL copies of the rails and temperatures (schema 14).
+    for (const auto& [col, text] :
+         {std::make_pair(26, RailsColumn(s)),
+          std::make_pair(27, TemperaturesColumn(s))}) {
+      if (text.empty()) {
+        tm.BindNull(col);
+      } else {
+        tm.Bind(col, text);
+      }
     }
     PS_RETURN_IF_ERROR(tm.Run());
     tm.Reset();

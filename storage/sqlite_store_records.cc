@@ -1,5 +1,8 @@
-// SqliteStore: reading a run's records back (the run's current attempt).
+// SqliteStore: reading a run's records back (the run's current attempt), and
+// the one-time fill of the plain-SQL telemetry columns of schema 14.
 #include <algorithm>
+#include <tuple>
+#include <vector>
 
 #include "common/proto_json.h"
 #include "common/status_macros.h"
@@ -38,7 +41,7 @@ absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
       r.set_compute_s(stmt.Double(4));
       r.set_e2e_s(stmt.Double(5));
       r.set_samples(static_cast<int32_t>(stmt.Int(6)));
-      r.set_loss(stmt.Double(7));
+      if (!stmt.IsNull(7)) r.set_loss(stmt.Double(7));
       r.set_tenant(static_cast<int32_t>(stmt.Int(8)));
       if (!stmt.IsNull(9)) r.set_page_cache_resident(stmt.Double(9));
     }
@@ -89,6 +92,64 @@ absl::StatusOr<std::vector<v1::TelemetrySample>> SqliteStore::GetTelemetry(int64
     }
   }));
   return out;
+}
+
+absl::Status SqliteStore::BackfillTelemetryColumns() {
+  constexpr int kChunk = 5000;
+  bool filled = false;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+    PS_ASSIGN_OR_RETURN(Stmt stmt,
+                        db_->Prepare("SELECT 1 FROM meta WHERE key = "
+                                     "'telemetry_columns' AND value = 'filled'"));
+    PS_ASSIGN_OR_RETURN(filled, stmt.Step());
+    return absl::OkStatus();
+  }));
+  if (filled) return absl::OkStatus();
+  int64_t after = 0;
+  while (true) {
+    int rows = 0;
+    PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+      std::vector<std::tuple<int64_t, std::string, std::string>> updates;
+      {
+        PS_ASSIGN_OR_RETURN(
+            Stmt stmt,
+            db_->Prepare("SELECT rowid, extras_pb FROM telemetry"
+                         " WHERE rowid > ?1 AND extras_pb IS NOT NULL"
+                         " ORDER BY rowid LIMIT ?2"));
+        stmt.Bind(1, after).Bind(2, kChunk);
+        while (true) {
+          PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+          if (!row) break;
+          ++rows;
+          after = stmt.Int(0);
+          v1::TelemetrySample extras;
+          PS_RETURN_IF_ERROR(DecodeTelemetryExtras(stmt.Bytes(1), false, &extras));
+          updates.emplace_back(after, RailsColumn(extras),
+                               TemperaturesColumn(extras));
+        }
+      }
+      PS_ASSIGN_OR_RETURN(
+          Stmt update,
+          db_->Prepare("UPDATE telemetry SET rails_mw = ?2, temperatures_c = ?3"
+                       " WHERE rowid = ?1"));
+      for (const auto& [rowid, rails, temps] : updates) {
+        update.Bind(1, rowid);
+        if (rails.empty()) update.BindNull(2); else update.Bind(2, rails);
+        if (temps.empty()) update.BindNull(3); else update.Bind(3, temps);
+        PS_RETURN_IF_ERROR(update.Run());
+        update.Reset();
+      }
+      if (rows < kChunk) {
+        PS_ASSIGN_OR_RETURN(
+            Stmt done,
+            db_->Prepare("INSERT OR REPLACE INTO meta(key, value)"
+                         " VALUES ('telemetry_columns', 'filled')"));
+        PS_RETURN_IF_ERROR(done.Run());
+      }
+      return absl::OkStatus();
+    }));
+    if (rows < kChunk) return absl::OkStatus();
+  }
 }
 
 }  // namespace powersweep

@@ -1,4 +1,6 @@
 // SqliteStore: runs, their state transitions and history.
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "common/enum_text.h"
 #include "common/proto_json.h"
@@ -248,6 +250,27 @@ absl::Status SqliteStore::TransitionRun(int64_t run_id, v1::RunState to,
   return db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     PS_ASSIGN_OR_RETURN(v1::RunStatus run, LoadRun(run_id));
     return ApplyTransition(run, to, device_id, reason, now);
+  });
+}
+
+absl::Status SqliteStore::SetRunTimeout(int64_t run_id, double timeout_s) {
+  if (!(timeout_s > 0) || !std::isfinite(timeout_s)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timeout_s: must be a positive number of seconds, got ", timeout_s));
+  }
+  absl::MutexLock lock(&mu_);
+  return db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+    PS_ASSIGN_OR_RETURN(v1::RunStatus run, LoadRun(run_id));
+    if (run.state() != v1::RUN_STATE_PENDING) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("run ", run_id, " is ", StateText(run.state()),
+                       ", not pending: its timeout is not changed"));
+    }
+    v1::RunSpec spec = run.spec();
+    spec.set_timeout_s(timeout_s);
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt, db_->Prepare("UPDATE runs SET spec_json = ?2 WHERE run_id = ?1"));
+    return stmt.Bind(1, run_id).Bind(2, ToJsonLine(spec)).Run();
   });
 }
 

@@ -114,6 +114,13 @@ class Store {
   virtual absl::Status SetDeviceForgotten(const std::string& device_id,
                                           bool forgotten) = 0;
   // Stores the device's latest health check, replacing the previous one.
+  // Records that the device's agent disconnected at `at`, last heard at
+  // `last_seen` (last_seen_unix_ms becomes the later of it and the stored
+  // one); UpsertDevice (it registers again) clears the disconnection.
+  // NotFound for a device never upserted.
+  virtual absl::Status SaveDeviceDisconnected(const std::string& device_id,
+                                              absl::Time last_seen,
+                                              absl::Time at) = 0;
   virtual absl::Status SaveDeviceHealth(const std::string& device_id,
                                         const v1::DeviceHealth& health) = 0;
 
@@ -158,6 +165,10 @@ class Store {
                                      absl::Time now) = 0;
   virtual absl::StatusOr<std::vector<RunStateChange>> GetRunHistory(
       int64_t run_id) = 0;
+  // Sets the run's RunSpec.timeout_s (a rerun with a longer timeout).
+  // FailedPrecondition unless the run is PENDING (its next attempt is not
+  // leased yet); InvalidArgument unless timeout_s > 0.
+  virtual absl::Status SetRunTimeout(int64_t run_id, double timeout_s) = 0;
 
   // ---- ingest
   // Stores the batch's minibatch records and telemetry samples in one

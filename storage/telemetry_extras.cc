@@ -1,6 +1,9 @@
 #include "storage/telemetry_extras.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/proto_json.h"
 #include "common/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -41,6 +44,55 @@ absl::StatusOr<std::string> TelemetryExtrasJson(absl::string_view bytes) {
   v1::TelemetrySample extras;
   PS_RETURN_IF_ERROR(DecodeTelemetryExtras(bytes, /*is_json=*/false, &extras));
   return ToJsonLine(extras);
+}
+
+namespace {
+
+// `name` as a JSON string (quotes, backslashes and control characters
+// escaped).
+void AppendJsonString(absl::string_view name, std::string* out) {
+  out->push_back('"');
+  for (char c : name) {
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      absl::StrAppendFormat(out, "\\u%04x", static_cast<unsigned char>(c));
+    } else {
+      out->push_back(c);
+    }
+  }
+  out->push_back('"');
+}
+
+template <typename Items, typename Name, typename Value>
+std::string JsonObject(const Items& items, Name name, Value value) {
+  if (items.empty()) return "";
+  std::string out = "{";
+  for (const auto& item : items) {
+    const double v = value(item);
+    if (!std::isfinite(v)) continue;  // JSON has no NaN: no reading
+    if (out.size() > 1) out.push_back(',');
+    AppendJsonString(name(item), &out);
+    absl::StrAppendFormat(&out, ":%.10g", v);  // the readings' precision
+  }
+  if (out.size() == 1) return "";
+  out.push_back('}');
+  return out;
+}
+
+}  // namespace
+
+std::string RailsColumn(const v1::TelemetrySample& sample) {
+  return JsonObject(
+      sample.rails(), [](const v1::RailSample& r) { return r.name(); },
+      [](const v1::RailSample& r) { return r.power_mw(); });
+}
+
+std::string TemperaturesColumn(const v1::TelemetrySample& sample) {
+  return JsonObject(
+      sample.temperatures(), [](const v1::Temperature& t) { return t.name(); },
+      [](const v1::Temperature& t) { return t.celsius(); });
 }
 
 }  // namespace powersweep

@@ -32,6 +32,14 @@ absl::Status DecodeTelemetryExtras(absl::string_view bytes, bool is_json,
 // the CSV export shows): the one-line JSON of the message in `bytes`.
 absl::StatusOr<std::string> TelemetryExtrasJson(absl::string_view bytes);
 
+// The plain-SQL columns of schema 14 (telemetry.rails_mw and
+// telemetry.temperatures_c; the views telemetry_rails and
+// telemetry_temperatures read them with json_each): a one-line JSON object
+// name -> value, {"VDD_IN":4321.5,"VDD_CPU_GPU_CV":1200}, in the sample's
+// order; "" (stored as NULL) when the sample has none.
+std::string RailsColumn(const v1::TelemetrySample& sample);
+std::string TemperaturesColumn(const v1::TelemetrySample& sample);
+
 }  // namespace powersweep
 
 #endif  // POWERSWEEP_STORAGE_TELEMETRY_EXTRAS_H_

@@ -1,6 +1,10 @@
 #include "agent/run/run_executor.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -9,12 +13,29 @@
 #include "agent/run/run_spec_bounds.h"
 #include "agent/telemetry/baseload.h"
 #include "agent/telemetry/energy.h"
+#include "agent/telemetry/host_load.h"
+#include "agent/telemetry/proc_readers.h"
 #include "agent/telemetry/sampler.h"
 #include "agent/util/state_dir.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 
 namespace powersweep {
+namespace {
+
+// The machine's busy CPU seconds (agent/telemetry/host_load.h) when
+// `measured`: runs whose workload's CPU time the agent sees (not simulated,
+// not in a container); nullopt otherwise or when /proc/stat cannot be read.
+std::optional<double> MachineBusySeconds(const std::string& proc_root,
+                                         bool measured) {
+  if (!measured) return std::nullopt;
+  ProcStatReader reader(proc_root);
+  absl::StatusOr<std::map<int, CpuTimes>> cores = reader.Read();
+  if (!cores.ok()) return std::nullopt;
+  return BusySeconds(*cores, sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace
 
 RunExecutor::RunExecutor(RunExecutorConfig config, const Catalog* catalog,
                          Platform* platform, Clock* clock,
@@ -102,6 +123,10 @@ struct RunExecutor::Run {
   SimulatedRun* simulated = nullptr;
   std::vector<CountedRun*> counted;
   double agent_cpu_start_s = 0;
+  // The machine's busy CPU seconds at the start (host_load.h); unset for
+  // simulated and container runs, or when /proc/stat cannot be read.
+  std::optional<double> busy_start_s;
+  std::optional<double> busy_end_s;
   // Both set before the runtimes' threads start. A simulated run's records
   // are already on the run clock (no process start-up to offset).
   int64_t start_ns = 0;
@@ -287,6 +312,9 @@ absl::Status RunExecutor::StartTenants(Run* run) {
         [run](const v1::TelemetrySample& s) { run->OnSample(s); });
   }
   run->agent_cpu_start_s = ProcessCpuSeconds();
+  run->busy_start_s = MachineBusySeconds(
+      config_.proc_root, run->simulated == nullptr &&
+                             run->spec.runtime() != v1::RUNTIME_CONTAINER);
   run->start_ns = clock_->MonotonicNanos();
   for (int t = 0; t < tenants; ++t) {
     RuntimeSpec rspec = run->rspec;
@@ -362,6 +390,9 @@ void RunExecutor::Supervise(Run* run) {
   run->end_ns = clock_->MonotonicNanos();
   run->sampler_cpu_s = sampler.Stop();
   run->agent_cpu_s = ProcessCpuSeconds() - run->agent_cpu_start_s;
+  if (run->busy_start_s.has_value()) {
+    run->busy_end_s = MachineBusySeconds(config_.proc_root, true);
+  }
   run->batcher.Flush();
   platform_->Restore();
   absl::MutexLock lock(&mu_);
@@ -431,6 +462,14 @@ v1::RunFinished RunExecutor::BuildResult(Run& run) {
     r->clear_workload_offset_s();
   }
   r->set_sampler_cpu_s(run.sampler_cpu_s);
+  if (run.busy_start_s.has_value() && run.busy_end_s.has_value()) {
+    double workload_cpu_s = 0;
+    for (const ExitStatus& e : exits) workload_cpu_s += e.cpu_s;
+    const std::optional<double> others =
+        OtherCpuCores(*run.busy_start_s, *run.busy_end_s, workload_cpu_s,
+                      run.agent_cpu_s, (run.end_ns - run.start_ns) * 1e-9);
+    if (others.has_value()) r->set_other_cpu_cores(*others);
+  }
   finished.set_batches(run.batcher.batches());
   return finished;
 }

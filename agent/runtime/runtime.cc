@@ -18,6 +18,11 @@ namespace powersweep {
 
 std::string ExitStatus::FailureReason() const {
   if (cancelled) return absl::StrCat("cancelled: ", cancel_reason);
+  if (timed_out && simulated_time) {
+    return absl::StrFormat(
+        "timed out after %g s of simulated time (%.1f s of wall time)",
+        timeout_s, wall_s);
+  }
   if (timed_out) return absl::StrFormat("timed out after %g s", timeout_s);
   std::string tail =
       last_stderr_line.empty() ? "" : absl::StrCat(": ", last_stderr_line);

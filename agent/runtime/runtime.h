@@ -46,6 +46,8 @@ struct ExitStatus {
   int exit_code = 0;       // valid when term_signal == 0
   int term_signal = 0;     // signal that ended the process, 0 if it exited
   bool timed_out = false;
+  // The timeout was on a simulated clock (a twin's), not wall time.
+  bool simulated_time = false;
   bool cancelled = false;
   std::string cancel_reason;
   double timeout_s = 0;
@@ -57,7 +59,8 @@ struct ExitStatus {
 
   // "" when the process exited 0 and was neither cancelled nor timed out;
   // else e.g. "workload exited with code 1: <last stderr line>",
-  // "workload killed by signal 9", "timed out after 600 s",
+  // "workload killed by signal 9", "timed out after 600 s" (a twin's:
+  // "timed out after 600 s of simulated time (1.2 s of wall time)"),
   // "cancelled: <reason>".
   std::string FailureReason() const;
 };

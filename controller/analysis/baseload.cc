@@ -17,7 +17,7 @@ v1::Runtime Runtime(const v1::RunSpec& spec) {
 bool SameMode(const v1::PowerMode& a, const v1::PowerMode& b);
 
 // The latest of `candidates` (of `*runtime` only, when not null) that
-// finished at or before the run started, else the latest; null if none.
+// finished at or before the run started; null if none.
 const BaseloadRun* PickAmong(const v1::RunStatus& run,
                              const std::vector<const BaseloadRun*>& candidates,
                              const v1::Runtime* runtime);
@@ -79,32 +79,20 @@ const BaseloadRun* PickAmong(const v1::RunStatus& run,
                              const std::vector<const BaseloadRun*>& candidates,
                              const v1::Runtime* runtime) {
   const BaseloadRun* before = nullptr;
-  const BaseloadRun* any = nullptr;
   const int64_t started = run.started_unix_ms();
+  if (started <= 0) return nullptr;
   auto later = [](const BaseloadRun* a, const BaseloadRun& b) {
     return a == nullptr || b.finished_unix_ms > a->finished_unix_ms ||
            (b.finished_unix_ms == a->finished_unix_ms && b.run_id > a->run_id);
   };
   for (const BaseloadRun* b : candidates) {
     if (runtime != nullptr && b->runtime != *runtime) continue;
-    if (later(any, *b)) any = b;
-    if (started > 0 && b->finished_unix_ms <= started && later(before, *b)) {
-      before = b;
-    }
+    if (b->finished_unix_ms <= started && later(before, *b)) before = b;
   }
-  return before != nullptr ? before : any;
+  return before;
 }
 
 }  // namespace
-
-void ApplyBaseload(const BaseloadRun& baseload, double span_s,
-                   v1::RunSummary* summary) {
-  if (!(summary->energy_j() > 0) || !(span_s > 0)) return;
-  summary->set_baseload_power_mw(baseload.power_mw);
-  summary->set_baseload_run_id(baseload.run_id);
-  summary->set_incremental_energy_j(summary->energy_j() -
-                                    baseload.power_mw / 1000.0 * span_s);
-}
 
 void ApplyBaseload(const BaseloadRun& baseload, v1::RunResult* result) {
   const double span = result->energy_span_s() > 0 ? result->energy_span_s()

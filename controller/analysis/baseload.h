@@ -3,15 +3,23 @@
 //
 // A run's baseload is the done baseload run of the same device (device_id)
 // and the same power mode (all PowerMode fields equal) that finished most
-// recently at or before the run started; when there is none, the most
-// recent one of that device and mode overall (a baseload measured after
-// the run). Its power is the baseload run's time-weighted mean power
-// (RunResult.baseload_power_mw, else energy_j / duration_s).
+// recently at or before the run started; a baseload measured later never
+// counts (a run without one has no incremental energy). Its power is the
+// baseload run's time-weighted mean power (RunResult.baseload_power_mw,
+// else energy_j / energy_span_s).
 //
 //   incremental_energy_j = energy_j - baseload_power_mw / 1000 * span_s
 //
 // where span_s is the time energy_j covers (first to last power reading:
-// RunResult.energy_span_s, or the stored samples' span).
+// RunResult.energy_span_s).
+//
+// It is computed once, when the run finishes (controller/core/ingest.cc
+// calls PickBaseload and ApplyBaseload(result)), and stored with the
+// result (run_results.baseload_run_id, baseload_power_mw,
+// incremental_energy_j). Every view (runs, summary, compare, variability,
+// report, export, the models) reads the stored values; none picks a
+// baseload itself. As only baseloads that finished before the run started
+// count, no later run changes a stored value. docs/quantities.md.
 //
 // Pure functions except LoadBaseloads*, which read the store. Thread-safe.
 #ifndef POWERSWEEP_CONTROLLER_ANALYSIS_BASELOAD_H_
@@ -46,18 +54,15 @@ std::optional<BaseloadRun> AsBaseload(const v1::RunStatus& run,
 
 // The baseload for `run` among `baseloads` (see the header comment),
 // preferring one of the run's runtime (a container run: the idle device
-// with an idle container; a native run: the idle device).
+// with an idle container; a native run: the idle device); nullopt when
+// none finished at or before the run started (or it never started).
 std::optional<BaseloadRun> PickBaseload(const v1::RunStatus& run,
                                         const std::vector<BaseloadRun>& baseloads);
 
-// Fills baseload_power_mw, baseload_run_id and incremental_energy_j of
-// `summary` (whose energy_j is final) for energy over `span_s` seconds.
-// No-op without energy or span.
-void ApplyBaseload(const BaseloadRun& baseload, double span_s,
-                   v1::RunSummary* summary);
-
-// The same for a workload run's result when it finishes (the controller
-// stores it): span = result.energy_span_s, else duration_s.
+// Fills baseload_power_mw, baseload_run_id and incremental_energy_j of a
+// workload run's result when it finishes (the controller stores it):
+// span = result.energy_span_s, else duration_s (results of agents that
+// predate energy_span_s). No-op without energy or span.
 void ApplyBaseload(const BaseloadRun& baseload, v1::RunResult* result);
 
 // Every done baseload run in `store` (all sweeps, every device).

@@ -214,6 +214,7 @@ Comparison CompareRuns(const std::vector<RunMetrics>& runs,
         "runs on neither side of the ", CompareByName(dimension.by),
         " comparison were left out: ", absl::StrJoin(sideless, ", ")));
   }
+  out.devices.assign(devices_seen.begin(), devices_seen.end());
   std::map<std::string, int> label_count;
   for (const CellRuns& c : cells) {
     out.cells.push_back(CompareCell(dimension, c));
@@ -231,15 +232,49 @@ Comparison CompareRuns(const std::vector<RunMetrics>& runs,
   return out;
 }
 
+absl::Status CheckSides(const Comparison& c, int64_t sweep_id) {
+  bool baseline = false, other = false;
+  for (const CellComparison& cell : c.cells) {
+    baseline = baseline || !cell.baseline_run_ids.empty();
+    other = other || !cell.other_run_ids.empty();
+  }
+  if (baseline && other) return absl::OkStatus();
+  if (c.cells.empty() && c.dimension.by != CompareBy::kDevice) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("sweep ", sweep_id, " has no done runs to compare"));
+  }
+  const std::string known =
+      c.devices.empty() ? "none" : absl::StrJoin(c.devices, ", ");
+  std::vector<std::string> missing;
+  if (c.dimension.by == CompareBy::kDevice) {
+    for (const auto& [has, device] :
+         {std::make_pair(baseline, c.dimension.baseline_device),
+          std::make_pair(other, c.dimension.other_device)}) {
+      if (!has) {
+        missing.push_back(absl::StrCat("device ", device,
+                                       " ran no done run of sweep ",
+                                       sweep_id));
+      }
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        absl::StrJoin(missing, "; "), " (devices with done runs: ", known,
+        ")"));
+  }
+  const std::string absent =
+      baseline ? OtherLabel(c.dimension) : BaselineLabel(c.dimension);
+  const std::string present =
+      baseline ? BaselineLabel(c.dimension) : OtherLabel(c.dimension);
+  return absl::FailedPreconditionError(absl::StrCat(
+      "sweep ", sweep_id, " has no done ", absent, " runs to compare with ",
+      present, " (compare --by ", CompareByName(c.dimension.by), ")"));
+}
+
 absl::StatusOr<Comparison> CompareSweep(Store* store, int64_t sweep_id,
                                         const CompareDimension& dimension) {
   PS_ASSIGN_OR_RETURN(std::vector<RunMetrics> runs,
                       LoadSweepRunMetrics(store, sweep_id));
   Comparison c = CompareRuns(runs, dimension);
-  if (c.cells.empty()) {
-    c.warnings.push_back(
-        absl::StrCat("sweep ", sweep_id, " has no done runs to compare"));
-  }
+  PS_RETURN_IF_ERROR(CheckSides(c, sweep_id));
   return c;
 }
 

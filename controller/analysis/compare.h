@@ -16,6 +16,12 @@
 // compared dimension), a side has fewer than 2 runs (no interval, no test)
 // or none, the sides ran on different devices (not by device).
 //
+// A side with no run in any cell (by device: a named device that ran no
+// done run of the sweep, e.g. a typo; by runtime: a sweep without container
+// runs) makes the comparison meaningless: CompareSweep fails with
+// FailedPrecondition naming the side (CheckSides), instead of printing a
+// table of one-sided cells.
+//
 // Pure functions except CompareSweep (reads the store); thread-safe.
 // compare_table.h prints a comparison.
 #ifndef POWERSWEEP_CONTROLLER_ANALYSIS_COMPARE_H_
@@ -71,7 +77,15 @@ struct Comparison {
   std::vector<CellComparison> cells;
   // Not tied to one cell: runs skipped (not done, on no side).
   std::vector<std::string> warnings;
+  // The devices the compared (done) runs ran on, sorted.
+  std::vector<std::string> devices;
 };
+
+// OK when both sides have runs in some cell; else FailedPrecondition naming
+// the missing side ("device xavier-agx-twin-9 ran no done run of sweep 4
+// (devices with done runs: ...)", "sweep 4 has no done container runs to
+// compare with native").
+absl::Status CheckSides(const Comparison& comparison, int64_t sweep_id);
 
 inline constexpr double kConfidenceLevel = 0.95;
 inline constexpr double kSignificanceAlpha = 0.05;

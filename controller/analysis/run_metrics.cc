@@ -47,19 +47,6 @@ void FillMinibatchMetrics(const v1::RunSummary& s, RunMetrics* m) {
   m->samples = s.samples_per_s() * s.mean_minibatch_s() * s.minibatches();
 }
 
-// Seconds from the first to the last power reading of the samples.
-double PowerSpan(const std::vector<v1::TelemetrySample>& telemetry) {
-  bool any = false;
-  double first = 0, last = 0;
-  for (const v1::TelemetrySample& t : telemetry) {
-    if (!(t.power_mw() > 0)) continue;
-    first = any ? std::min(first, t.t_s()) : t.t_s();
-    last = any ? std::max(last, t.t_s()) : t.t_s();
-    any = true;
-  }
-  return last - first;
-}
-
 void FillTelemetryMetrics(const std::vector<v1::TelemetrySample>& telemetry,
                           RunMetrics* m) {
   m->telemetry_samples = static_cast<int64_t>(telemetry.size());
@@ -137,19 +124,6 @@ void FillCounterMetrics(const std::vector<v1::TelemetrySample>& telemetry,
   }
 }
 
-absl::StatusOr<RunMetrics> Load(Store* store, int64_t run_id,
-                                const std::vector<BaseloadRun>* baseloads) {
-  PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
-  if (stored.result.has_value() && baseloads != nullptr &&
-      stored.result->baseload_run_id() == 0 &&
-      stored.run.spec().workload().task() != v1::TASK_BASELOAD) {
-    std::optional<BaseloadRun> base = PickBaseload(stored.run, *baseloads);
-    if (base.has_value()) ApplyBaseload(*base, &*stored.result);
-  }
-  return ComputeRunMetrics(stored.run, stored.result_or_null(),
-                           stored.minibatches, stored.telemetry);
-}
-
 }  // namespace
 
 RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
@@ -166,10 +140,7 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
   if (s.energy_j() > 0 || s.energy_provenance() != v1::PROVENANCE_UNSPECIFIED) {
     m.energy_j = s.energy_j();
     m.energy_provenance = s.energy_provenance();
-    const double span = result != nullptr && result->energy_span_s() > 0
-                            ? result->energy_span_s()
-                            : PowerSpan(telemetry);
-    if (span > 0) m.mean_power_w = s.energy_j() / span;
+    if (s.mean_power_mw() > 0) m.mean_power_w = s.mean_power_mw() / 1000.0;
   }
   FillTelemetryMetrics(telemetry, &m);
   FillCounterMetrics(telemetry, &m);
@@ -194,25 +165,20 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
 bool IsTwinRun(const RunMetrics& run) { return run.framework == "twin-model"; }
 
 absl::StatusOr<RunMetrics> LoadRunMetrics(Store* store, int64_t run_id) {
-  return Load(store, run_id, nullptr);
-}
-
-absl::StatusOr<RunMetrics> LoadRunMetrics(
-    Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads) {
-  return Load(store, run_id, &baseloads);
+  PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
+  return ComputeRunMetrics(stored.run, stored.result_or_null(),
+                           stored.minibatches, stored.telemetry);
 }
 
 absl::StatusOr<std::vector<RunMetrics>> LoadSweepRunMetrics(Store* store,
                                                             int64_t sweep_id) {
   PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs,
                       store->ListRuns(sweep_id));
-  PS_ASSIGN_OR_RETURN(std::vector<BaseloadRun> baseloads,
-                      LoadBaseloadsFor(store, runs));
   std::vector<RunMetrics> out;
   for (const v1::RunStatus& run : runs) {
     if (run.state() != v1::RUN_STATE_DONE) continue;
     PS_ASSIGN_OR_RETURN(RunMetrics m,
-                        LoadRunMetrics(store, run.spec().run_id(), baseloads));
+                        LoadRunMetrics(store, run.spec().run_id()));
     out.push_back(std::move(m));
   }
   return out;

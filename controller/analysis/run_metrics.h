@@ -7,11 +7,11 @@
 //   (= e2e - stall - compute) per minibatch; throughput (samples / s of
 //   e2e time). From SummarizeRun (run_summary.h).
 // - energy: total (RunResult.energy_j, else the trapezoid of the samples)
-//   and incremental over the device's baseload (RunResult fields the
-//   controller stored at finish; LoadRunMetrics with baseloads fills them
-//   for a result without). Energy provenance. Mean power = energy over the
-//   span it covers (RunResult.energy_span_s, else the first to last power
-//   reading of the samples): the time-weighted mean of the power readings.
+//   and incremental over the device's baseload (the RunResult fields the
+//   controller stored when the run finished; none when it stored none).
+//   Energy provenance. Mean power = energy over the span it covers
+//   (RunSummary.mean_power_mw, run_summary.h): the time-weighted mean of
+//   the power readings. docs/quantities.md.
 // - medians over the telemetry samples: CPU utilization, GPU utilization,
 //   total power (W); memory: peak and median workload RSS
 //   (proc_rss_bytes) and device memory in use (mem_used_bytes).
@@ -122,13 +122,6 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
 // Reads the run's current attempt from `store` (NotFound for an unknown
 // run; a missing result is allowed) and computes its metrics.
 absl::StatusOr<RunMetrics> LoadRunMetrics(Store* store, int64_t run_id);
-
-// Same; when the stored result has no baseload yet (baseload_run_id 0) and
-// the run is not itself a baseload run, the baseload is picked from
-// `baseloads` (PickBaseload) and the incremental energy computed
-// (ApplyBaseload).
-absl::StatusOr<RunMetrics> LoadRunMetrics(
-    Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads);
 
 // The metrics of every DONE run of the sweep, in run_id order (NotFound
 // for an unknown sweep).

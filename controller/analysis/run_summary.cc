@@ -18,7 +18,7 @@ RecordAggregates Aggregate(const std::vector<v1::MinibatchRecord>& minibatches,
   RecordAggregator agg;
   for (const v1::MinibatchRecord& r : minibatches) {
     agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
-                     r.loss());
+                     r.has_loss(), r.loss());
   }
   std::vector<const v1::TelemetrySample*> powered;
   for (const v1::TelemetrySample& t : telemetry) {
@@ -48,19 +48,39 @@ void ApplyResult(const v1::RunResult& result, v1::RunSummary* s) {
     s->set_energy_compute_j(result.energy_compute_j());
   }
   s->set_agent_cpu_fraction(result.agent_cpu_fraction());
+  if (result.has_other_cpu_cores()) {
+    s->set_other_cpu_cores(result.other_cpu_cores());
+  }
+}
+
+void ApplyEnergySpan(const v1::RunResult* result, double power_span_s,
+                     v1::RunSummary* s) {
+  s->clear_energy_span_s();
+  s->clear_mean_power_mw();
+  if (!(s->energy_j() > 0)) return;
+  const bool from_result =
+      result != nullptr && (result->energy_j() > 0 ||
+                            result->energy_provenance() !=
+                                v1::PROVENANCE_UNSPECIFIED);
+  const double span = from_result && result->energy_span_s() > 0
+                          ? result->energy_span_s()
+                          : power_span_s;
+  if (!(span > 0)) return;
+  s->set_energy_span_s(span);
+  s->set_mean_power_mw(s->energy_j() * 1000.0 / span);
 }
 
 v1::RunSummary SummarizeRun(const std::vector<v1::MinibatchRecord>& minibatches,
                             const std::vector<v1::TelemetrySample>& telemetry,
                             const v1::RunResult* result) {
-  v1::RunSummary s = Aggregate(minibatches, telemetry).summary;
+  RecordAggregates agg = Aggregate(minibatches, telemetry);
+  v1::RunSummary s = std::move(agg.summary);
   if (result != nullptr) ApplyResult(*result, &s);
+  ApplyEnergySpan(result, agg.power_span_s, &s);
   return s;
 }
 
 void ApplyRunBaseload(const v1::RunStatus& run, const v1::RunResult* result,
-                      double power_span_s,
-                      const std::vector<BaseloadRun>& baseloads,
                       v1::RunSummary* s) {
   if (run.spec().workload().task() == v1::TASK_BASELOAD) {
     if (result != nullptr) {
@@ -77,33 +97,19 @@ void ApplyRunBaseload(const v1::RunStatus& run, const v1::RunResult* result,
     s->set_baseload_power_mw(result->baseload_power_mw());
     s->set_baseload_run_id(result->baseload_run_id());
     s->set_incremental_energy_j(result->incremental_energy_j());
-    return;
   }
-  std::optional<BaseloadRun> base = PickBaseload(run, baseloads);
-  if (base.has_value()) {
-    const double span = result != nullptr && result->energy_span_s() > 0
-                            ? result->energy_span_s()
-                            : power_span_s;
-    ApplyBaseload(*base, span, s);
-  }
-}
-
-absl::StatusOr<v1::RunSummary> SummarizeStoredRun(
-    Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads) {
-  PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
-  const v1::RunResult* res = stored.result_or_null();
-  RecordAggregates agg = Aggregate(stored.minibatches, stored.telemetry);
-  v1::RunSummary s = std::move(agg.summary);
-  if (res != nullptr) ApplyResult(*res, &s);
-  ApplyRunBaseload(stored.run, res, agg.power_span_s, baseloads, &s);
-  return s;
 }
 
 absl::StatusOr<v1::RunSummary> SummarizeStoredRun(Store* store,
                                                   int64_t run_id) {
   PS_ASSIGN_OR_RETURN(StoredRun stored, LoadStoredRun(store, run_id));
-  return SummarizeRun(stored.minibatches, stored.telemetry,
-                      stored.result_or_null());
+  const v1::RunResult* res = stored.result_or_null();
+  RecordAggregates agg = Aggregate(stored.minibatches, stored.telemetry);
+  v1::RunSummary s = std::move(agg.summary);
+  if (res != nullptr) ApplyResult(*res, &s);
+  ApplyEnergySpan(res, agg.power_span_s, &s);
+  ApplyRunBaseload(stored.run, res, &s);
+  return s;
 }
 
 }  // namespace powersweep

@@ -2,7 +2,7 @@
 // telemetry samples and result (mean minibatch time and its split,
 // throughput, loss at start and end, CPU utilization, peak RSS, energy and
 // its phase split, the agent's CPU fraction, and, given the device's
-// baseload runs, baseload power and incremental energy (baseload.h).
+// stored baseload, baseload power and incremental energy (baseload.h).
 // Pure functions apart from the store reads; thread-safe.
 #ifndef POWERSWEEP_CONTROLLER_ANALYSIS_RUN_SUMMARY_H_
 #define POWERSWEEP_CONTROLLER_ANALYSIS_RUN_SUMMARY_H_
@@ -28,25 +28,26 @@ v1::RunSummary SummarizeRun(const std::vector<v1::MinibatchRecord>& minibatches,
 // split (when the agent measured any), the agent's CPU fraction.
 void ApplyResult(const v1::RunResult& result, v1::RunSummary* summary);
 
-// The baseload fields of `summary` (whose energy is final): a baseload run
-// reports its own power; another run the baseload stored with its result,
-// else PickBaseload among `baseloads` and the incremental energy over the
-// result's energy_span_s, else over `power_span_s` (the records' first to
-// last power reading). `result` may be null.
+// The span energy_j covers and the mean power over it, the one definition
+// every view uses: energy_span_s = result->energy_span_s when the result
+// gave the energy and has a span, else `power_span_s` (the stored samples'
+// first to last power reading); mean_power_mw = energy_j / energy_span_s.
+// Both 0 without energy or span. Call after ApplyResult; `result` may be
+// null.
+void ApplyEnergySpan(const v1::RunResult* result, double power_span_s,
+                     v1::RunSummary* summary);
+
+// The baseload fields of `summary`: a baseload run reports its own power;
+// another run the baseload, its power and the incremental energy stored
+// with its result when it finished (baseload.h), nothing when none was
+// stored. Never picks a baseload itself. `result` may be null.
 void ApplyRunBaseload(const v1::RunStatus& run, const v1::RunResult* result,
-                      double power_span_s,
-                      const std::vector<BaseloadRun>& baseloads,
                       v1::RunSummary* summary);
 
-// Reads the run's records from `store` and summarizes them (a run without
-// a result yet is summarized from what is stored so far).
+// Reads the run's records and result from `store` and summarizes them (a
+// run without a result yet is summarized from what is stored so far),
+// with ApplyEnergySpan and ApplyRunBaseload.
 absl::StatusOr<v1::RunSummary> SummarizeStoredRun(Store* store, int64_t run_id);
-
-// Same, and fills the baseload fields from `baseloads` (LoadBaseloads): a
-// baseload run reports its own power (incremental energy 0); another run
-// the power of PickBaseload and its incremental energy.
-absl::StatusOr<v1::RunSummary> SummarizeStoredRun(
-    Store* store, int64_t run_id, const std::vector<BaseloadRun>& baseloads);
 
 }  // namespace powersweep
 

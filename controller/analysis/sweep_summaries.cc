@@ -17,18 +17,11 @@ absl::StatusOr<std::vector<v1::RunStatus>> ListRunsWithSummaries(
                       store->GetSweepAggregates(sweep_id));
   PS_ASSIGN_OR_RETURN(std::vector<v1::RunResult> results,
                       store->ListRunResults(sweep_id));
-  PS_ASSIGN_OR_RETURN(std::vector<BaseloadRun> baseloads,
-                      LoadBaseloadsFor(store, runs));
 
   std::map<int64_t, const RecordAggregates*> by_run;
   for (const RunAggregates& a : aggregates) by_run[a.run_id] = &a.aggregates;
   std::map<int64_t, const v1::RunResult*> result_of;
   for (const v1::RunResult& r : results) result_of[r.run_id()] = &r;
-  // PickBaseload only takes a baseload of the run's own device: hand it
-  // just those (it copies what it is given).
-  std::map<std::string, std::vector<BaseloadRun>> baseloads_of;
-  for (const BaseloadRun& b : baseloads) baseloads_of[b.device_id].push_back(b);
-  const std::vector<BaseloadRun> none;
 
   for (v1::RunStatus& run : runs) {
     const int64_t id = run.spec().run_id();
@@ -42,9 +35,8 @@ absl::StatusOr<std::vector<v1::RunStatus>> ListRunsWithSummaries(
     auto res = result_of.find(id);
     const v1::RunResult* result = res == result_of.end() ? nullptr : res->second;
     if (result != nullptr) ApplyResult(*result, s);
-    auto device = baseloads_of.find(run.device_id());
-    ApplyRunBaseload(run, result, power_span_s,
-                     device == baseloads_of.end() ? none : device->second, s);
+    ApplyEnergySpan(result, power_span_s, s);
+    ApplyRunBaseload(run, result, s);
   }
   return runs;
 }

@@ -1,8 +1,8 @@
 // The runs of a sweep with their summaries (the `runs` and `summary`
 // tables), from what the store keeps per run (Store::GetSweepAggregates,
-// ListRunResults) and the baseload runs of the sweep's devices: a few
+// ListRunResults, with the baseload stored with each result): a few
 // queries per sweep, no telemetry decoding. Gives the same summaries as
-// SummarizeStoredRun(store, id, LoadBaseloads(store)) for each run.
+// SummarizeStoredRun(store, id) for each run.
 // Thread-safe (the store is).
 #ifndef POWERSWEEP_CONTROLLER_ANALYSIS_SWEEP_SUMMARIES_H_
 #define POWERSWEEP_CONTROLLER_ANALYSIS_SWEEP_SUMMARIES_H_

@@ -39,6 +39,7 @@ void FillAcross(const MetricVariability& m,
   out->set_ms_within(a.ms_within);
   out->set_f(a.f);
   out->set_p_value(a.p_value);
+  out->set_has_f_test(a.has_f_test);
   out->set_n0(a.n0);
   out->set_var_between(a.var_between);
   out->set_var_within(a.var_within);

@@ -173,6 +173,11 @@ OneWayAnova OneWayRandomEffects(const std::vector<std::vector<double>>& groups,
     ss_w += SumSquares(v[index[i]], means[i]);
     sum_n2 += static_cast<double>(n) * n;
   }
+  // The values are scaled to a largest magnitude of 1: a within-device SD
+  // below this is rounding noise (deterministic runs, e.g. twins), not a
+  // spread a test could weigh the devices' differences against.
+  constexpr double kRoundingSd = 1e-9;
+  if (ss_w / (r.n_total - r.k) <= kRoundingSd * kRoundingSd) ss_w = 0;
   const double s2 = scale * scale;
   r.has_anova = true;
   r.df_between = r.k - 1;
@@ -186,15 +191,18 @@ OneWayAnova OneWayRandomEffects(const std::vector<std::vector<double>>& groups,
   if (msw > 0) {
     r.f = msb / msw;
     r.p_value = FUpperTail(r.f, r.df_between, r.df_within);
+    r.has_f_test = true;
   } else if (msb > 0) {
     r.f = std::numeric_limits<double>::infinity();
     r.p_value = 0;
     r.notes.push_back(
-        "no variation within any device: F is infinite, p = 0");
+        "no variation within any device (deterministic runs, e.g. twins): "
+        "the F test is meaningless, so no p-value");
   } else {
     r.f = 0;
     r.p_value = 1;
-    r.notes.push_back("every value is equal: no variation at all");
+    r.notes.push_back(
+        "every value is equal: no variation at all, so no F test");
   }
 
   r.has_components = true;

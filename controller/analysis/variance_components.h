@@ -50,9 +50,12 @@
 //   means still are.
 // - A group with n = 1 adds to the between part only (its within-group sum
 //   of squares is 0 on 0 degrees of freedom).
-// - Zero within variance (MS_within = 0): F = +infinity and p = 0 when the
-//   means differ (ICC = 1); F = 0 and p = 1 and no ICC when every value is
-//   equal. F is the only output that can be non-finite.
+// - Zero within variance (MS_within = 0, or a within-device SD below 1e-9
+//   of the largest value: rounding noise of deterministic runs such as
+//   twins, taken as 0): the F test is meaningless, so has_f_test is false
+//   and a note says so; F = +infinity and p = 0 are kept in the struct when
+//   the means differ (ICC = 1), F = 0 and p = 1 and no ICC when every
+//   value is equal. F is the only output that can be non-finite.
 // - Mean of the means 0: no CV. Any mean <= 0: no max/min.
 // - The other means all equal (so = 0): the interval is that one point,
 //   and any group whose mean differs is an outlier.
@@ -105,6 +108,9 @@ struct OneWayAnova {
   double ms_within = 0;
   double f = 0;
   double p_value = 1;
+  // has_anova and a within-device spread above rounding noise: only then
+  // do F and p mean anything (show them only when true).
+  bool has_f_test = false;
 
   bool has_components = false;  // = has_anova
   double n0 = 0;

@@ -247,11 +247,19 @@ std::string ProgressLine(const v1::SweepStatus& st, double elapsed_s) {
   const int remaining = st.pending() + st.active();
   if (st.finished()) {
     absl::StrAppend(&line, "  finished");
+  } else if (st.active() == 0 && st.waiting_size() > 0) {
+    // Nothing runs and nothing can: no time left to estimate.
+    absl::StrAppend(&line, "  stalled");
   } else if (ended > 0 && elapsed_s > 0) {
     const double left = remaining * elapsed_s / ended;
     absl::StrAppend(&line, "  left ~", FormatDuration(left));
   } else {
     absl::StrAppend(&line, "  left ?");
+  }
+  // Why runs wait (SweepStatus.waiting): "2 runs wait for a xavier-nx:
+  // xavier-nx-twin-0 is drained".
+  if (!st.finished() && st.waiting_size() > 0) {
+    absl::StrAppend(&line, "  | ", absl::StrJoin(st.waiting(), "; "));
   }
   return line;
 }

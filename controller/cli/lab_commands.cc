@@ -35,9 +35,10 @@ Table DevicesTable(const v1::ListDevicesResponse& devices,
   Table t;
   t.header = {"device",    "class",   "platform", "host",
               "cores",     "runtimes", "connected", "drained",
-              "health",    "checked", "current_run", "last_seen"};
+              "health",    "checked", "current_run", "last_seen",
+              "disconnected"};
   t.numeric = {false, false, false, false, true,  false,
-               false, false, false, false, true, false};
+               false, false, false, false, true, false, false};
   for (const v1::DeviceStatus& d : devices.devices()) {
     std::string runtimes;
     for (int r : d.capabilities().runtimes()) {
@@ -51,7 +52,9 @@ Table DevicesTable(const v1::ListDevicesResponse& devices,
          d.connected() ? "yes" : "no", d.drained() ? "yes" : "no",
          HealthCell(d), Time(d.health().checked_unix_ms(), zone),
          d.current_run_id() ? std::to_string(d.current_run_id()) : "-",
-         Time(d.last_seen_unix_ms(), zone)});
+         Time(d.last_seen_unix_ms(), zone),
+         // When its agent went away ("-" while connected).
+         d.connected() ? "-" : Time(d.disconnected_unix_ms(), zone)});
   }
   return t;
 }
@@ -71,12 +74,14 @@ int CmdDeviceState(v1::Control::StubInterface* stub, v1::DeviceAction action,
 }
 
 int CmdRerun(v1::Control::StubInterface* stub, bool failed, bool cancelled,
-             const CliOptions& opt, std::ostream& out, std::ostream& err) {
+             double timeout_s, const CliOptions& opt, std::ostream& out,
+             std::ostream& err) {
   if (!failed && !cancelled) failed = cancelled = true;
   v1::RerunRequest req;
   req.set_sweep_id(opt.sweep_id);
   req.set_failed(failed);
   req.set_cancelled(cancelled);
+  req.set_timeout_s(timeout_s);
   v1::RerunResponse resp;
   auto ctx = RpcContext();
   grpc::Status st = stub->Rerun(ctx.get(), req, &resp);
@@ -86,7 +91,11 @@ int CmdRerun(v1::Control::StubInterface* stub, bool failed, bool cancelled,
                                           : "cancelled";
   out << "re-queued " << resp.requeued() << " " << which << " run"
       << (resp.requeued() == 1 ? "" : "s") << " of sweep " << opt.sweep_id
-      << " as a new attempt\n";
+      << " as a new attempt";
+  if (timeout_s > 0 && resp.requeued() > 0) {
+    out << " with a timeout of " << timeout_s << " s";
+  }
+  out << "\n";
   for (const std::string& s : resp.skipped()) out << "not re-queued: " << s << "\n";
   return kExitOk;
 }

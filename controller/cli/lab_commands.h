@@ -33,9 +33,11 @@ int CmdDeviceState(v1::Control::StubInterface* stub, v1::DeviceAction action,
 
 // `rerun --sweep ID`: re-queues the sweep's failed (`failed`) and/or
 // cancelled (`cancelled`; neither: both) runs; prints how many, and the
-// runs it left out and why.
+// runs it left out and why. `timeout_s` > 0 (--timeout_s): the re-queued
+// runs get that timeout instead of their own.
 int CmdRerun(v1::Control::StubInterface* stub, bool failed, bool cancelled,
-             const CliOptions& opt, std::ostream& out, std::ostream& err);
+             double timeout_s, const CliOptions& opt, std::ostream& out,
+             std::ostream& err);
 
 }  // namespace powersweep
 

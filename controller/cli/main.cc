@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -65,6 +66,9 @@ ABSL_FLAG(bool, failed, false,
 ABSL_FLAG(bool, cancelled, false,
           "rerun: re-queue the sweep's cancelled runs (with neither --failed "
           "nor --cancelled: both).");
+ABSL_FLAG(double, timeout_s, 0,
+          "rerun: give the re-queued runs this per-run timeout in seconds "
+          "(default: keep theirs), e.g. after they timed out.");
 ABSL_FLAG(std::string, by, "runtime",
           "compare: the dimension whose two sides are compared (runtime: "
           "native vs container; page_cache: keep vs drop; device: the runs "
@@ -137,8 +141,14 @@ ABSL_FLAG(int32_t, repetitions, 0,
 
 namespace {
 
+// The command of this invocation, for the usage of a usage error.
+std::string g_command;
+
+// A usage error: the problem and the command's usage (a few lines; the
+// whole text is --help's).
 int Usage(const std::string& problem) {
-  std::cerr << "error: " << problem << "\n\n" << powersweep::kUsage << "\n";
+  std::cerr << "error: " << problem << "\n"
+            << powersweep::ShortUsage(g_command) << "\n";
   return 2;
 }
 
@@ -283,6 +293,7 @@ int main(int argc, char** argv) {
       absl::ParseCommandLine(static_cast<int>(raw.size()), raw.data());
   if (args.size() < 2) return Usage("missing COMMAND");
   const std::string cmd = args[1];
+  g_command = cmd;
 
   powersweep::CliOptions opt;
   opt.controller = absl::GetFlag(FLAGS_controller);
@@ -379,8 +390,13 @@ int main(int argc, char** argv) {
     if (opt.sweep_id <= 0) {
       return Usage("rerun: --sweep: a positive sweep id is required");
     }
+    const double timeout_s = absl::GetFlag(FLAGS_timeout_s);
+    if (timeout_s < 0 || !std::isfinite(timeout_s)) {
+      return Usage("rerun: --timeout_s: must be a positive number of seconds");
+    }
     return powersweep::CmdRerun(stub.get(), absl::GetFlag(FLAGS_failed),
-                                absl::GetFlag(FLAGS_cancelled), opt, out, err);
+                                absl::GetFlag(FLAGS_cancelled), timeout_s, opt,
+                                out, err);
   }
   if (cmd == "report") {
     if (opt.sweep_id <= 0) {

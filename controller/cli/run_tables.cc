@@ -1,5 +1,6 @@
 #include "controller/cli/run_tables.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -81,15 +82,16 @@ struct Stat {
 
 Table RunsTable(const std::vector<v1::RunStatus>& runs) {
   Table t;
-  t.header = {"run", "rep", "device", "class", "model", "task", "batch",
+  t.header = {"run", "rep", "attempt", "device", "class", "model", "task",
+              "batch",
               "workers", "mode", "runtime", "state", "minibatches",
               "ms_per_mb", "stall_pct", "samples_per_s", "loss_first",
               "loss_last", "cpu_util_pct", "telemetry", "duration_s",
-              "energy_j", "power_w", "incr_energy_j", "energy_source",
-              "reason"};
-  t.numeric = {true, true, false, false, false, false, true, false, false,
-               false, false, true, true, true, true, true, true, true, true,
-               true, true, true, true, false, false};
+              "energy_j", "power_w", "incr_energy_j", "baseload_run",
+              "energy_source", "other_cpu", "host_busy", "reason"};
+  t.numeric = {true, true, true, false, false, false, false, true, false,
+               false, false, false, true, true, true, true, true, true, true,
+               true, true, true, true, true, true, false, true, false, false};
   for (const auto& r : runs) {
     const auto& s = r.spec();
     const auto& m = r.summary();
@@ -99,6 +101,9 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
     t.rows.push_back(
         {std::to_string(s.run_id()),
          std::to_string(s.repetition()),
+         // Attempt 2 and later: a retry or a rerun (earlier attempts' data
+         // stay in the database).
+         std::to_string(std::max(1, s.attempt())),
          r.device_id().empty() ? "-" : r.device_id(),
          s.device_class(),
          WorkloadCell(s.workload()),
@@ -112,16 +117,27 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
          has ? Fixed(mb * 1e3, 2) : "-",
          has && mb > 0 ? Fixed(100 * m.mean_stall_s() / mb, 1) : "-",
          has ? Fixed(m.samples_per_s(), 0) : "-",
-         has ? Fixed(m.first_loss(), 3) : "-",
-         has ? Fixed(m.last_loss(), 3) : "-",
+         has && m.has_first_loss() ? Fixed(m.first_loss(), 3) : "-",
+         has && m.has_last_loss() ? Fixed(m.last_loss(), 3) : "-",
          m.telemetry_samples() > 0 ? Fixed(100 * m.mean_cpu_util(), 0) : "-",
          std::to_string(m.telemetry_samples()),
          m.duration_s() > 0 ? Fixed(m.duration_s(), 2) : "-",
          energy ? Fixed(m.energy_j(), 1) : "-",
-         energy && m.duration_s() > 0 ? Fixed(m.energy_j() / m.duration_s(), 2)
-                                      : "-",
-         m.baseload_run_id() > 0 ? Fixed(m.incremental_energy_j(), 1) : "-",
+         energy && m.mean_power_mw() > 0 ? Fixed(m.mean_power_mw() / 1e3, 2)
+                                         : "-",
+         m.baseload_run_id() > 0 && s.workload().task() != v1::TASK_BASELOAD
+             ? Fixed(m.incremental_energy_j(), 1)
+             : "-",
+         m.baseload_run_id() > 0 && s.workload().task() != v1::TASK_BASELOAD
+             ? std::to_string(m.baseload_run_id())
+             : "-",
          energy ? ProvenanceText(m.energy_provenance()) : "-",
+         // Cores other processes kept busy during the run (host_load.h),
+         // and whether that makes its timings suspect.
+         m.has_other_cpu_cores() ? Fixed(m.other_cpu_cores(), 2) : "-",
+         !m.has_other_cpu_cores()                 ? "-"
+         : m.other_cpu_cores() >= kBusyHostCores ? "yes"
+                                                  : "no",
          r.reason()});
   }
   return t;
@@ -153,7 +169,7 @@ Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
     c.cpu.Add(m.mean_cpu_util());
     if (m.energy_j() > 0) {
       c.energy.Add(m.energy_j());
-      if (m.duration_s() > 0) c.power.Add(m.energy_j() / m.duration_s());
+      if (m.mean_power_mw() > 0) c.power.Add(m.mean_power_mw() / 1e3);
       if (m.baseload_run_id() > 0) c.incremental.Add(m.incremental_energy_j());
       c.sources.insert(ProvenanceText(m.energy_provenance()));
     }

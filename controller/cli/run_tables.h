@@ -14,6 +14,11 @@
 
 namespace powersweep {
 
+// Cores other processes kept busy during a run (RunSummary.
+// other_cpu_cores) from which `runs` flags the host as busy (host_busy
+// "yes"): a quarter of a core is more than an idle machine's background.
+inline constexpr double kBusyHostCores = 0.25;
+
 Table RunsTable(const std::vector<::powersweep::v1::RunStatus>& runs);
 // Cells group runs equal in everything but repetition and attempt; mean and
 // standard deviation over the cell's done runs.

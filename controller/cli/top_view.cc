@@ -101,6 +101,8 @@ std::string TopHeader(const std::string& controller,
                                    "': ", s.done(), "/", s.total(), " done, ",
                                    s.active(), " running");
     if (s.failed() > 0) absl::StrAppend(&one, ", ", s.failed(), " failed");
+    // Why runs wait, one line each under the sweep.
+    for (const std::string& w : s.waiting()) absl::StrAppend(&one, "\n  ", w);
     active.push_back(std::move(one));
   }
   absl::StrAppend(&line, "\n", active.empty() ? "no sweep in progress"

@@ -1,5 +1,12 @@
 #include "controller/cli/usage.h"
 
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
 namespace powersweep {
 
 const char kUsage[] =
@@ -35,10 +42,11 @@ const char kUsage[] =
     "  runs --sweep ID         one row per run with its measurements\n"
     "  summary --sweep ID      one row per matrix cell, mean ± sd over\n"
     "                          repetitions\n"
-    "  rerun --sweep ID [--failed] [--cancelled]\n"
+    "  rerun --sweep ID [--failed] [--cancelled] [--timeout_s S]\n"
     "                          re-queue the sweep's runs that ended failed\n"
     "                          and/or cancelled (default both) as a new\n"
     "                          attempt, keeping every earlier attempt's data;\n"
+    "                          --timeout_s gives them a new per-run timeout;\n"
     "                          prints how many were re-queued\n"
     "  cancel --sweep ID [--run ID]\n"
     "                          cancel the sweep's runs that have not ended\n"
@@ -122,5 +130,46 @@ const char kUsage[] =
     "certificate (--tls_cert, --tls_key).\n\n"
     "Exit codes: 0 ok, 1 failed request or failed runs, 2 bad usage,\n"
     "3 controller unreachable.";
+
+namespace {
+
+// An entry's first line: two spaces, then the command (continuation lines
+// are indented further).
+bool IsEntryStart(absl::string_view line) {
+  return line.size() > 2 && line[0] == ' ' && line[1] == ' ' && line[2] != ' ';
+}
+
+absl::string_view EntryCommand(absl::string_view line) {
+  line.remove_prefix(2);
+  return line.substr(0, line.find(' '));
+}
+
+}  // namespace
+
+std::string ShortUsage(absl::string_view command) {
+  const std::vector<absl::string_view> lines = absl::StrSplit(kUsage, '\n');
+  std::vector<std::string> entry, commands;
+  bool in_entry = false;
+  for (absl::string_view line : lines) {
+    if (IsEntryStart(line) && !absl::StartsWith(line, "  (")) {
+      const absl::string_view name = EntryCommand(line);
+      if (!absl::StartsWith(name, "-") &&
+          (commands.empty() || commands.back() != name)) {
+        commands.emplace_back(name);
+      }
+      in_entry = !command.empty() && name == command;
+    } else if (line.empty() || !absl::StartsWith(line, "   ")) {
+      in_entry = false;
+    }
+    if (in_entry) entry.emplace_back(line);
+  }
+  const std::string more = "(powersweep --help lists every command and flag)";
+  if (!entry.empty()) {
+    return absl::StrCat("usage: powersweep [flags] ", command, " ...\n",
+                        absl::StrJoin(entry, "\n"), "\n", more);
+  }
+  return absl::StrCat("usage: powersweep [flags] COMMAND [ARGS]\ncommands: ",
+                      absl::StrJoin(commands, ", "), "\n", more);
+}
 
 }  // namespace powersweep

@@ -81,7 +81,7 @@ std::string AcrossLine(const v1::VariabilityMetricReport& m) {
       fig(a.has_anova(), Number(a.sd_within())), ", ICC ",
       fig(a.has_icc(), absl::StrFormat("%.3f", a.icc())), ", CV ",
       fig(a.has_cv(), absl::StrFormat("%.2f%%", a.cv_percent())),
-      ", F-test p ", fig(a.has_anova(), PValue(a.p_value())), ", max/min ",
+      ", F-test p ", fig(a.has_f_test(), PValue(a.p_value())), ", max/min ",
       fig(a.has_max_min(), absl::StrFormat("%.3f", a.max_min_ratio())),
       ", outliers: ", outliers, "\n");
 }
@@ -185,8 +185,8 @@ std::string AcrossJson(const VariabilityAcrossDevices& a, int indent) {
        {"df_within", JsonNumber(anova, a.df_within())},
        {"ms_between", JsonNumber(anova, a.ms_between())},
        {"ms_within", JsonNumber(anova, a.ms_within())},
-       {"f", JsonNumber(anova, a.f())},
-       {"p_value", JsonNumber(anova, a.p_value())},
+       {"f", JsonNumber(a.has_f_test(), a.f())},
+       {"p_value", JsonNumber(a.has_f_test(), a.p_value())},
        {"n0", JsonNumber(anova, a.n0())},
        {"var_between", JsonNumber(anova, a.var_between())},
        {"var_within", JsonNumber(anova, a.var_within())},
@@ -254,8 +254,8 @@ std::string VariabilityCsv(const VariabilityResponse& r) {
                CsvNumber(a.has_anova(), a.sd_within()),
                CsvNumber(a.has_icc(), a.icc()),
                CsvNumber(a.has_cv(), a.cv_percent()),
-               CsvNumber(a.has_anova(), a.f()),
-               CsvNumber(a.has_anova(), a.p_value()),
+               CsvNumber(a.has_f_test(), a.f()),
+               CsvNumber(a.has_f_test(), a.p_value()),
                CsvNumber(a.has_max_min(), a.max_min_ratio()),
                absl::StrJoin(a.outlier_devices(), ";")},
               &out);

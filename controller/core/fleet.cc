@@ -261,6 +261,7 @@ absl::StatusOr<std::vector<v1::DeviceStatus>> Fleet::ListDevices() {
     d.set_current_run_id(0);
     if (it != connected.end()) {
       const AgentEntry& e = it->second;
+      d.clear_disconnected_unix_ms();
       d.set_current_run_id(e.current_run_id);
       d.set_last_seen_unix_ms(std::max(d.last_seen_unix_ms(),
                                        absl::ToUnixMillis(e.last_message)));

@@ -131,9 +131,12 @@ class Fleet {
   // agent still holds (a cancelled run it is stopping) is skipped and
   // named in `skipped`. NotFound for an unknown sweep. A store error on one
   // run does not stop the others: every error is reported at the end, with
-  // how many runs were re-queued.
+  // how many runs were re-queued. `timeout_s` > 0: the re-queued runs get
+  // that timeout (RunSpec.timeout_s) instead of their own; InvalidArgument
+  // when it is negative or not finite.
   absl::StatusOr<v1::RerunResponse> Rerun(int64_t sweep_id, bool failed,
-                                          bool cancelled);
+                                          bool cancelled,
+                                          double timeout_s = 0);
 
   // One log line per sweep that has not finished, with its pending and
   // in-flight runs (after a restart: the in-flight ones' agents have

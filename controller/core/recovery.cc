@@ -23,6 +23,13 @@ void Fleet::Impl::EndSession(const std::string& device_id,
                     << device_id;
       return;
     }
+    // `devices` shows when it went and when it was last heard.
+    absl::Status saved = store->SaveDeviceDisconnected(
+        device_id, gone->last_message, clock->Now());
+    if (!saved.ok()) {
+      PS_LOG(WARNING) << "cannot record that " << device_id
+                      << " disconnected: " << saved;
+    }
     const int64_t run_id = gone->current_run_id;
     PS_LOG(INFO) << cause
                  << (run_id != 0 ? absl::StrCat(" holding run ", run_id)

@@ -1,6 +1,7 @@
 // Fleet::Rerun: a user re-queues the runs of a sweep that ended failed
 // and/or cancelled. Each becomes PENDING as a new attempt (the store keeps
 // every earlier attempt's data), then the fleet dispatches.
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,8 +16,14 @@
 namespace powersweep {
 
 absl::StatusOr<v1::RerunResponse> Fleet::Rerun(int64_t sweep_id, bool failed,
-                                               bool cancelled) {
+                                               bool cancelled,
+                                               double timeout_s) {
   if (!failed && !cancelled) failed = cancelled = true;
+  if (timeout_s < 0 || !std::isfinite(timeout_s)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timeout_s: must be a positive number of seconds (0 keeps the runs' "
+        "own), got ", timeout_s));
+  }
   Impl& im = *impl_;
   Outbox out;
   v1::RerunResponse response;
@@ -51,6 +58,9 @@ absl::StatusOr<v1::RerunResponse> Fleet::Rerun(int64_t sweep_id, bool failed,
                        StateText(state),
                        run.reason().empty() ? "" : ": ", run.reason()),
           now);
+      // A new timeout before dispatch can lease the new attempt (run_mu
+      // is held).
+      if (st.ok() && timeout_s > 0) st = im.store->SetRunTimeout(id, timeout_s);
       if (!st.ok()) {
         // Keep going: one run the store refuses must not keep the others
         // from being re-queued.

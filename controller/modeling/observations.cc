@@ -91,9 +91,9 @@ absl::StatusOr<RunObservation> ObserveRun(
   const double phases = summary.energy_stall_j() + summary.energy_compute_j();
   if (phases > 0) {
     o.epoch_energy_j = phases / static_cast<double>(o.minibatches) * per_epoch;
-  } else if (summary.energy_j() > 0 && summary.duration_s() > 0) {
-    o.epoch_energy_j =
-        summary.energy_j() / summary.duration_s() * o.epoch_time_s;
+  } else if (summary.mean_power_mw() > 0) {
+    // Mean power over the span the energy covers (run_summary.h).
+    o.epoch_energy_j = summary.mean_power_mw() / 1000.0 * o.epoch_time_s;
   }
   if (o.epoch_energy_j > 0) o.energy_provenance = summary.energy_provenance();
   return o;

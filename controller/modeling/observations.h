@@ -14,7 +14,7 @@
 //   epoch energy  (energy_stall_j + energy_compute_j) / minibatches x
 //                 minibatches per epoch when the phase split is > 0 (the
 //                 energy of the minibatches themselves, without start-up);
-//                 else energy_j / duration_s x epoch time; 0 (none) when the
+//                 else the mean power (energy over its span) x epoch time; 0 (none) when the
 //                 run has no energy.
 // With T tenants, minibatches per tenant are the run's minibatches / T:
 // the epoch time is each tenant's, the energy the device's while all T

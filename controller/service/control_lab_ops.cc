@@ -21,7 +21,7 @@ grpc::Status ControlService::Rerun(grpc::ServerContext* context,
                                    v1::RerunResponse* response) {
   if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto rerun = fleet_->Rerun(request->sweep_id(), request->failed(),
-                             request->cancelled());
+                             request->cancelled(), request->timeout_s());
   if (!rerun.ok()) return ToGrpcStatus(rerun.status());
   *response = *std::move(rerun);
   return grpc::Status::OK;

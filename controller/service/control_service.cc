@@ -1,7 +1,9 @@
 #include "controller/service/control_service.h"
 
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -52,7 +54,28 @@ grpc::Status ControlService::GetSweep(grpc::ServerContext* context,
   auto status = store_->GetSweepStatus(request->sweep_id());
   if (!status.ok()) return ToGrpcStatus(status.status());
   *response = *status;
+  FillWaiting({response});
   return grpc::Status::OK;
+}
+
+void ControlService::FillWaiting(const std::vector<v1::SweepStatus*>& sweeps) {
+  bool any = false;
+  for (const v1::SweepStatus* s : sweeps) any |= s->pending() > 0;
+  if (!any) return;
+  // Best effort: a status without the explanation beats no status.
+  auto devices = fleet_->ListDevices();
+  auto pending = store_->ListPendingRuns(kMaxPendingExplained);
+  if (!devices.ok() || !pending.ok()) return;
+  std::map<int64_t, std::vector<v1::RunSpec>> by_sweep;
+  for (v1::RunSpec& r : *pending) by_sweep[r.sweep_id()].push_back(std::move(r));
+  const absl::Time now = absl::Now();
+  for (v1::SweepStatus* s : sweeps) {
+    if (s->pending() == 0) continue;
+    for (std::string& line :
+         WaitingReasons(by_sweep[s->sweep_id()], *devices, now)) {
+      s->add_waiting(std::move(line));
+    }
+  }
 }
 
 grpc::Status ControlService::ListSweeps(grpc::ServerContext* context,
@@ -62,6 +85,9 @@ grpc::Status ControlService::ListSweeps(grpc::ServerContext* context,
   auto sweeps = store_->ListSweeps();
   if (!sweeps.ok()) return ToGrpcStatus(sweeps.status());
   for (auto& s : *sweeps) *response->add_sweeps() = std::move(s);
+  std::vector<v1::SweepStatus*> listed;
+  for (v1::SweepStatus& s : *response->mutable_sweeps()) listed.push_back(&s);
+  FillWaiting(listed);
   return grpc::Status::OK;
 }
 

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/power/power_catalog.h"
 #include "controller/core/fleet.h"
+#include "controller/core/sweep_waiting.h"
 #include "controller/importer/import_run.h"
 #include "controller/service/control_auth.h"
 #include "controller/modeling/modeling_service.h"
@@ -118,6 +119,10 @@ class ControlService final : public v1::Control::Service {
  private:
   // OK, or the authenticator's refusal of this call.
   grpc::Status Authorize(const grpc::ServerContext* context) const;
+  // SweepStatus.waiting of the unfinished `sweeps` (WaitingReasons over
+  // the fleet's devices and the first kMaxPendingExplained pending runs).
+  void FillWaiting(const std::vector<v1::SweepStatus*>& sweeps);
+  static constexpr int kMaxPendingExplained = 100000;
 
   Store* store_;
   Fleet* fleet_;

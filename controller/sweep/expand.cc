@@ -81,6 +81,25 @@ absl::StatusOr<WorkloadPair> ParseWorkloadEntry(const std::string& entry) {
   return p;
 }
 
+bool ModeAppliesTo(const v1::SweepSpec& spec, int mode_index,
+                   const std::string& device_class) {
+  if (mode_index >= spec.power_mode_classes_size()) return true;
+  const auto& classes = spec.power_mode_classes(mode_index).device_classes();
+  return classes.empty() ||
+         std::find(classes.begin(), classes.end(), device_class) !=
+             classes.end();
+}
+
+std::vector<v1::Task> PairTasks(const v1::SweepSpec& spec,
+                                const WorkloadPair& pair) {
+  if (pair.task != v1::TASK_UNSPECIFIED) return {pair.task};
+  std::vector<v1::Task> out;
+  for (int t : spec.tasks()) {
+    if (t != v1::TASK_BASELOAD) out.push_back(static_cast<v1::Task>(t));
+  }
+  return out;
+}
+
 std::vector<WorkloadPair> WorkloadPairs(const v1::SweepSpec& spec) {
   std::vector<WorkloadPair> pairs;
   if (!spec.workloads().empty()) {
@@ -100,31 +119,34 @@ std::vector<WorkloadPair> WorkloadPairs(const v1::SweepSpec& spec) {
 
 int64_t CountRuns(const v1::SweepSpec& spec,
                   const DevicePlacement& placement) {
-  // With every_device a class counts once per device of it.
-  int64_t class_copies = 0;
+  // With every_device a class counts once per device of it; each copy
+  // runs the modes that apply to its class.
+  int64_t class_modes = 0;
   for (const std::string& cls : spec.device_classes()) {
     auto it = placement.devices.find(cls);
-    class_copies += placement.every_device && it != placement.devices.end()
-                        ? static_cast<int64_t>(it->second.size())
-                        : 1;
+    const int64_t copies =
+        placement.every_device && it != placement.devices.end()
+            ? static_cast<int64_t>(it->second.size())
+            : 1;
+    int64_t modes = 0;
+    for (int i = 0; i < spec.power_modes_size(); ++i) {
+      modes += ModeAppliesTo(spec, i, cls) ? 1 : 0;
+    }
+    const int64_t add = Product({copies, modes});
+    class_modes = class_modes > kMax - add ? kMax : class_modes + add;
   }
   const int64_t cells = Product(
-      {class_copies, spec.power_modes_size(),
-       spec.runtimes_size(), spec.repetitions() > 0 ? spec.repetitions() : 0});
+      {class_modes, spec.runtimes_size(),
+       spec.repetitions() > 0 ? spec.repetitions() : 0});
   const int64_t baseload = BaseloadTasks(spec);
-  // (workload, task) combinations: every task, or the entry's own task
-  // when the sweep has it.
+  // (workload, task) combinations: every task, or the entry's own task.
   int64_t workload_tasks = 0;
   if (spec.workloads().empty()) {
     workload_tasks = Product({spec.models_size(), spec.datasets_size(),
                               spec.tasks_size() - baseload});
   } else {
-    std::map<int, int64_t> task_count;  // counted once, not per pair
-    for (int t : spec.tasks()) ++task_count[t];
     for (const WorkloadPair& p : WorkloadPairs(spec)) {
-      workload_tasks += p.task == v1::TASK_UNSPECIFIED
-                            ? spec.tasks_size() - baseload
-                            : task_count[p.task];
+      workload_tasks += static_cast<int64_t>(PairTasks(spec, p).size());
     }
   }
   const int64_t workloads =
@@ -185,7 +207,9 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
       // Baseload cells first: the idle device is measured before its
       // workloads. They have no model, dataset or batch axes.
       for (int64_t b = 0; b < BaseloadTasks(spec); ++b) {
-        for (const v1::PowerMode& mode : spec.power_modes()) {
+        for (int m = 0; m < spec.power_modes_size(); ++m) {
+          if (!ModeAppliesTo(spec, m, device_class)) continue;
+          const v1::PowerMode& mode = spec.power_modes(m);
           for (int runtime : spec.runtimes()) {
             v1::RunSpec& run = runs.emplace_back();
             run.set_device_class(device_class);
@@ -207,17 +231,15 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
         const std::string& model = pair.model;
         const std::string& dataset = pair.dataset;
         {
-          for (int task : spec.tasks()) {
-            if (task == v1::TASK_BASELOAD) continue;
-            if (pair.task != v1::TASK_UNSPECIFIED && task != pair.task) {
-              continue;
-            }
+          for (v1::Task task : PairTasks(spec, pair)) {
             for (int32_t batch_size : spec.batch_sizes()) {
               for (int32_t workers : spec.loader_workers()) {
                for (int32_t tenants : Tenants(spec)) {
                for (int32_t depth : PrefetchDepths(spec)) {
                for (v1::PageCache cache : PageCaches(spec)) {
-                for (const v1::PowerMode& mode : spec.power_modes()) {
+                for (int m = 0; m < spec.power_modes_size(); ++m) {
+                  if (!ModeAppliesTo(spec, m, device_class)) continue;
+                  const v1::PowerMode& mode = spec.power_modes(m);
                   for (int runtime : spec.runtimes()) {
                     v1::RunSpec& run = runs.emplace_back();
                     run.set_device_class(device_class);

@@ -35,12 +35,26 @@ absl::StatusOr<WorkloadPair> ParseWorkloadEntry(const std::string& entry);
 // of models and datasets.
 std::vector<WorkloadPair> WorkloadPairs(const v1::SweepSpec& spec);
 
+// Whether power_modes[mode_index] applies to `device_class`
+// (SweepSpec.power_mode_classes: no entry, or an empty list, is every
+// class).
+bool ModeAppliesTo(const v1::SweepSpec& spec, int mode_index,
+                   const std::string& device_class);
+
+// The tasks a workload pair runs: its own task when its entry has a
+// suffix (":infer" implies infer, whatever `tasks` says), else every
+// non-baseload task of the sweep.
+std::vector<v1::Task> PairTasks(const v1::SweepSpec& spec,
+                                const WorkloadPair& pair);
+
 // Number of runs ExpandSweep would produce (saturates at INT64_MAX, so it
 // is safe to call on unvalidated specs).
 int64_t CountRuns(const v1::SweepSpec& spec,
                   const DevicePlacement& placement = {});
 
-// Expects a spec with defaults filled and validated. Order: repetition
+// Expects a spec with defaults filled and validated. A class runs only the
+// power modes that apply to it (ModeAppliesTo); a workload pair its
+// PairTasks. Order: repetition
 // outermost, then device_classes, models, datasets, tasks, batch_sizes,
 // loader_workers, tenants, prefetch_depths, page_cache, power_modes,
 // runtimes (the last varies fastest). preload is set on infer runs only,

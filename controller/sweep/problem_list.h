@@ -14,8 +14,10 @@
 namespace powersweep {
 
 inline constexpr size_t kMaxProblemLines = 50;
-// A longer line is cut and ends with "...".
-inline constexpr size_t kMaxProblemLineChars = 300;
+// A longer line is cut and ends with "...". Long enough for any list of
+// known names a problem gives (xavier-agx's 22 presets are ~400 chars):
+// only pathological input is cut.
+inline constexpr size_t kMaxProblemLineChars = 2000;
 
 // `status` with its message (one problem per line) cut to `max_lines`
 // lines, each at most kMaxProblemLineChars, then a line

@@ -1,5 +1,6 @@
 #include "controller/sweep/sweep_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -67,8 +68,13 @@ std::string UnknownKey(const YAML::Node& key, const std::string& in,
   return msg;
 }
 
+// The keys a map of `d` takes in the file: its fields, but for SweepSpec
+// not power_mode_classes (written in each power_modes entry).
 std::vector<std::string> KnownKeys(const Descriptor* d) {
-  return absl::StrSplit(FieldNames(d), ", ");
+  std::vector<std::string> keys = absl::StrSplit(FieldNames(d), ", ");
+  keys.erase(std::remove(keys.begin(), keys.end(), "power_mode_classes"),
+             keys.end());
+  return keys;
 }
 
 class Reader {
@@ -86,8 +92,10 @@ class Reader {
   // A singular message of scalar fields (settle).
   void ReadFlatMessage(const YAML::Node& node, const std::string& where,
                        google::protobuf::Message* msg);
+  // A power_modes entry; its `device_class`/`device_classes` key goes to
+  // `classes`.
   void ReadPowerMode(const YAML::Node& node, const std::string& where,
-                     v1::PowerMode* mode);
+                     v1::PowerMode* mode, v1::PowerModeClasses* classes);
 
   std::vector<std::string> problems_;
 };
@@ -111,7 +119,8 @@ void Reader::ReadSpec(const YAML::Node& root, v1::SweepSpec* spec) {
   const Descriptor* d = v1::SweepSpec::descriptor();
   if (!root.IsMap()) {
     problems_.push_back(absl::StrCat("expected a map of sweep fields (",
-                                     FieldNames(d), ") at line ", LineOf(root),
+                                     absl::StrJoin(KnownKeys(d), ", "),
+                                     ") at line ", LineOf(root),
                                      ", got ", Describe(root)));
     return;
   }
@@ -122,6 +131,13 @@ void Reader::ReadSpec(const YAML::Node& root, v1::SweepSpec* spec) {
     const FieldDescriptor* f = d->FindFieldByName(name);
     if (f == nullptr) {
       problems_.push_back(UnknownKey(kv.first, "", KnownKeys(d)));
+      continue;
+    }
+    if (f->number() == v1::SweepSpec::kPowerModeClassesFieldNumber) {
+      problems_.push_back(absl::StrCat(
+          name, " at line ", LineOf(kv.first),
+          ": give each power_modes entry its classes instead "
+          "({preset: MODE_15W, device_class: orin-agx})"));
       continue;
     }
     const YAML::Node& value = kv.second;
@@ -144,8 +160,18 @@ void Reader::ReadSpec(const YAML::Node& root, v1::SweepSpec* spec) {
 void Reader::ReadItem(const YAML::Node& node, const FieldDescriptor* f,
                       v1::SweepSpec* spec, const std::string& where) {
   if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-    // The only message-typed axis is power_modes.
-    ReadPowerMode(node, where, spec->add_power_modes());
+    // The only message-typed axis is power_modes (power_mode_classes is
+    // written as each entry's device_classes key, ReadSpec).
+    v1::PowerModeClasses classes;
+    ReadPowerMode(node, where, spec->add_power_modes(), &classes);
+    if (!classes.device_classes().empty()) {
+      // One entry per power mode once any entry names classes.
+      while (spec->power_mode_classes_size() < spec->power_modes_size()) {
+        spec->add_power_mode_classes();
+      }
+      *spec->mutable_power_mode_classes(spec->power_modes_size() - 1) =
+          std::move(classes);
+    }
   } else {
     ReadScalarInto(node, f, spec, where, &problems_);
   }
@@ -176,10 +202,12 @@ void Reader::ReadFlatMessage(const YAML::Node& node, const std::string& where,
 }
 
 void Reader::ReadPowerMode(const YAML::Node& node, const std::string& where,
-                           v1::PowerMode* mode) {
+                           v1::PowerMode* mode, v1::PowerModeClasses* classes) {
   const Descriptor* d = v1::PowerMode::descriptor();
   std::vector<std::string> known = KnownKeys(d);
   for (const MhzKey& m : kMhzKeys) known.push_back(m.key);
+  known.push_back("device_class");
+  known.push_back("device_classes");
   if (node.IsNull()) return;  // an empty mode leaves the device as it is
   if (node.IsScalar()) {
     mode->set_preset(node.Scalar());
@@ -199,6 +227,30 @@ void Reader::ReadPowerMode(const YAML::Node& node, const std::string& where,
     const std::string& name = kv.first.Scalar();
     const std::string at = absl::StrCat(where, ".", name);
     if (kv.second.IsNull()) continue;
+    if (name == "device_class" || name == "device_classes") {
+      // A class name, or a list of them.
+      const YAML::Node& v = kv.second;
+      if (v.IsScalar()) {
+        classes->add_device_classes(v.Scalar());
+      } else if (v.IsSequence() && name == "device_classes") {
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (v[i].IsScalar()) {
+            classes->add_device_classes(v[i].Scalar());
+          } else {
+            problems_.push_back(absl::StrCat(at, "[", i, "] at line ",
+                                             LineOf(v[i]),
+                                             ": expected a device class, got ",
+                                             Describe(v[i])));
+          }
+        }
+      } else {
+        problems_.push_back(absl::StrCat(
+            at, " at line ", LineOf(v), ": expected a device class",
+            name == "device_classes" ? " or a list of them" : "", ", got ",
+            Describe(v)));
+      }
+      continue;
+    }
     const MhzKey* mhz = nullptr;
     for (const MhzKey& m : kMhzKeys) {
       if (name == m.key) mhz = &m;
@@ -223,6 +275,11 @@ void Reader::ReadPowerMode(const YAML::Node& node, const std::string& where,
     }
     ReadScalarInto(kv.second, f, mode, at, &problems_);
   }
+  if (seen.count("device_class") > 0 && seen.count("device_classes") > 0) {
+    problems_.push_back(absl::StrCat(where, " at line ", LineOf(node),
+                                     ": give device_class or device_classes, "
+                                     "not both"));
+  }
   for (const MhzKey& m : kMhzKeys) {
     if (seen.count(m.key) > 0 && seen.count(m.field) > 0) {
       problems_.push_back(absl::StrCat(where, " at line ", LineOf(node),
@@ -246,11 +303,24 @@ std::string Quoted(const std::string& s) {
   return out + "\"";
 }
 
-// The shortest text strtod reads back as exactly `v`.
+// The shortest text strtod reads back as exactly `v`, in plain notation
+// where that is as exact ("10", "600", "0.1"; not "1e+01"): exponents only
+// for very large or small magnitudes.
 std::string ExactNumber(double v) {
+  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e15) {
+    return absl::StrFormat("%.0f", v);
+  }
   for (int digits = 1; digits < 17; ++digits) {
-    const std::string text = absl::StrFormat("%.*g", digits, v);
-    if (std::strtod(text.c_str(), nullptr) == v) return text;
+    std::string text = absl::StrFormat("%.*g", digits, v);
+    if (std::strtod(text.c_str(), nullptr) != v) continue;
+    if (text.find('e') != std::string::npos && std::fabs(v) >= 1e-4) {
+      // %g chose an exponent for a magnitude plain notation shows exactly.
+      for (int decimals = 1; decimals < 17; ++decimals) {
+        const std::string plain = absl::StrFormat("%.*f", decimals, v);
+        if (std::strtod(plain.c_str(), nullptr) == v) return plain;
+      }
+    }
+    return text;
   }
   return absl::StrFormat("%.17g", v);
 }
@@ -323,11 +393,28 @@ std::string SweepYaml(const v1::SweepSpec& spec,
       continue;
     }
     const int n = spec.GetReflection()->FieldSize(spec, f);
+    if (f->number() == v1::SweepSpec::kPowerModeClassesFieldNumber) {
+      continue;  // written in each power_modes entry
+    }
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-      // One map per line, as people write power modes.
+      // One map per line, as people write power modes; an entry's classes
+      // as its device_classes key.
       absl::StrAppend(&y, f->name(), ":\n");
       for (int i = 0; i < n; ++i) {
-        absl::StrAppend(&y, "  - ", ValueYaml(spec, f, i), "\n");
+        std::string entry = ValueYaml(spec, f, i);
+        if (i < spec.power_mode_classes_size() &&
+            !spec.power_mode_classes(i).device_classes().empty()) {
+          std::vector<std::string> names;
+          for (const std::string& c :
+               spec.power_mode_classes(i).device_classes()) {
+            names.push_back(Quoted(c));
+          }
+          entry.pop_back();  // the closing brace
+          absl::StrAppend(&entry, entry.size() > 1 ? ", " : "",
+                          "device_classes: [", absl::StrJoin(names, ", "),
+                          "]}");
+        }
+        absl::StrAppend(&y, "  - ", entry, "\n");
       }
       continue;
     }
@@ -349,6 +436,11 @@ absl::StatusOr<v1::SweepSpec> ParseSweepYaml(const std::string& text) {
           "name, device_classes, models, datasets, batch_sizes, epochs)");
     }
     reader.ReadSpec(root, &spec);
+    // Entries after the last one that names classes apply to every class.
+    while (spec.power_mode_classes_size() > 0 &&
+           spec.power_mode_classes_size() < spec.power_modes_size()) {
+      spec.add_power_mode_classes();
+    }
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("YAML syntax error at line ", e.mark.line + 1, ", column ",

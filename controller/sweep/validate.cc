@@ -48,11 +48,71 @@ auto ToVector(const Repeated& r) {
 
 const auto kSelf = [](const auto& v) { return absl::StrCat(v); };
 
+// Whether the sweep has baseload runs (`baseload`) or workload runs: a
+// workload entry's :train/:infer suffix is a workload task too.
 bool HasTask(const v1::SweepSpec& spec, bool baseload) {
   for (int t : spec.tasks()) {
     if ((t == v1::TASK_BASELOAD) == baseload) return true;
   }
+  if (baseload) return false;
+  for (const WorkloadPair& p : WorkloadPairs(spec)) {
+    if (p.task != v1::TASK_UNSPECIFIED) return true;
+  }
   return false;
+}
+
+// Whether some run is an inference run: `infer` in tasks, or a workload
+// entry with the :infer suffix.
+bool HasInfer(const v1::SweepSpec& spec) {
+  if (std::find(spec.tasks().begin(), spec.tasks().end(), v1::TASK_INFER) !=
+      spec.tasks().end()) {
+    return true;
+  }
+  for (const WorkloadPair& p : WorkloadPairs(spec)) {
+    if (p.task == v1::TASK_INFER) return true;
+  }
+  return false;
+}
+
+// power_mode_classes (the device_class key of power_modes entries): one
+// entry per power mode, classes of the sweep, and a mode for every class.
+void CheckPowerModeClasses(const v1::SweepSpec& spec, Problems* problems) {
+  if (spec.power_mode_classes().empty()) return;
+  if (spec.power_mode_classes_size() != spec.power_modes_size()) {
+    problems->push_back(absl::StrCat(
+        "power_mode_classes: ", spec.power_mode_classes_size(),
+        " entries for ", spec.power_modes_size(),
+        " power modes (one per power mode, an empty one for every class)"));
+    return;
+  }
+  const std::vector<std::string> sweep_classes(spec.device_classes().begin(),
+                                               spec.device_classes().end());
+  for (int i = 0; i < spec.power_mode_classes_size(); ++i) {
+    const auto& classes = spec.power_mode_classes(i).device_classes();
+    for (int j = 0; j < classes.size(); ++j) {
+      if (std::find(sweep_classes.begin(), sweep_classes.end(), classes[j]) ==
+          sweep_classes.end()) {
+        problems->push_back(absl::StrCat(
+            "power_modes[", i, "].device_class",
+            classes.size() > 1 ? absl::StrCat("es[", j, "]") : "", ": '",
+            classes[j], "' is not one of device_classes (",
+            absl::StrJoin(sweep_classes, ", "), ")"));
+      }
+    }
+  }
+  for (int c = 0; c < spec.device_classes_size(); ++c) {
+    bool any = false;
+    for (int i = 0; i < spec.power_modes_size() && !any; ++i) {
+      any = ModeAppliesTo(spec, i, spec.device_classes(c));
+    }
+    if (!any) {
+      problems->push_back(absl::StrCat(
+          "device_classes[", c, "]: no power mode applies to ",
+          spec.device_classes(c),
+          " (every power_modes entry names other classes; add one with "
+          "device_class: ", spec.device_classes(c), ")"));
+    }
+  }
 }
 
 void CheckNames(const std::string& field, const std::string& what,
@@ -96,8 +156,8 @@ void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
   const std::string known = absl::StrCat(
       " (models: ", absl::StrJoin(w.ModelNames(), ", "),
       "; datasets: ", absl::StrJoin(w.DatasetNames(), ", "), ")");
-  const absl::flat_hash_set<int> tasks(spec.tasks().begin(),
-                                       spec.tasks().end());
+  bool workload_tasks = false;
+  for (int t : spec.tasks()) workload_tasks |= t != v1::TASK_BASELOAD;
   for (int i = 0; i < spec.workloads_size(); ++i) {
     const std::string at = absl::StrCat("workloads[", i, "]: ");
     absl::StatusOr<WorkloadPair> pair = ParseWorkloadEntry(spec.workloads(i));
@@ -107,10 +167,13 @@ void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
     }
     const std::string& model = pair->model;
     const std::string& dataset = pair->dataset;
-    if (pair->task != v1::TASK_UNSPECIFIED && !tasks.contains(pair->task)) {
-      problems->push_back(absl::StrCat(at, "task ", TaskText(pair->task),
-                                       " is not in tasks, so this workload "
-                                       "would never run"));
+    // A :train/:infer suffix implies its task (expand.h, PairTasks); an
+    // unsuffixed entry needs a workload task in tasks.
+    if (pair->task == v1::TASK_UNSPECIFIED && !workload_tasks) {
+      problems->push_back(absl::StrCat(
+          at, "no task: tasks has no train or infer, so this workload would "
+          "never run (add a task, or a suffix: ", spec.workloads(i),
+          ":infer)"));
     }
     if (!w.HasModel(model)) {
       problems->push_back(
@@ -250,9 +313,7 @@ void CheckIntAxes(const v1::SweepSpec& spec, Problems* problems) {
                                      " and ", kMaxInputSize, ", got ",
                                      spec.input_size()));
   }
-  if (spec.preload() &&
-      std::find(spec.tasks().begin(), spec.tasks().end(), v1::TASK_INFER) ==
-          spec.tasks().end()) {
+  if (spec.preload() && !HasInfer(spec)) {
     problems->push_back(
         "preload: applies to infer runs only, and tasks has no infer");
   }
@@ -314,7 +375,15 @@ v1::SweepSpec WithDefaults(const v1::SweepSpec& spec) {
   if (out.telemetry_hz() == 0) out.set_telemetry_hz(10);
   if (out.timeout_s() == 0) out.set_timeout_s(600);
   if (out.seed() == 0) out.set_seed(1);
-  if (out.tasks().empty()) out.add_tasks(v1::TASK_TRAIN);
+  if (out.tasks().empty()) {
+    // train, unless every workload entry names its own task
+    // (resnet50/imagenet:infer implies infer).
+    bool unsuffixed = out.workloads().empty();
+    for (const WorkloadPair& p : WorkloadPairs(out)) {
+      unsuffixed |= p.task == v1::TASK_UNSPECIFIED;
+    }
+    if (unsuffixed) out.add_tasks(v1::TASK_TRAIN);
+  }
   if (out.runtimes().empty()) out.add_runtimes(v1::RUNTIME_NATIVE);
   if (out.loader_workers().empty()) out.add_loader_workers(0);
   if (out.power_modes().empty()) out.add_power_modes();
@@ -355,6 +424,7 @@ absl::Status ValidateSweep(const v1::SweepSpec& spec,
         "power_modes: at least one power mode is required ({} leaves the "
         "device as it is)");
   }
+  CheckPowerModeClasses(spec, &problems);
   CheckPowerModes(spec, ctx, &problems, &notes);
   CheckRuntimeAvailability(spec, ctx, &problems);
   CheckScalars(spec, &problems);

@@ -160,7 +160,16 @@ void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
                                          value));
       }
     }
-    auto [dup, inserted] = first_of.emplace(KeyOf(m), i);
+    // The same mode for other classes is no duplicate.
+    ModeKey key = KeyOf(m);
+    if (i < spec.power_mode_classes_size()) {
+      std::vector<std::string> classes(
+          spec.power_mode_classes(i).device_classes().begin(),
+          spec.power_mode_classes(i).device_classes().end());
+      std::sort(classes.begin(), classes.end());
+      std::get<std::string>(key) += "\n" + absl::StrJoin(classes, ",");
+    }
+    auto [dup, inserted] = first_of.emplace(key, i);
     if (!inserted) {
       problems->push_back(absl::StrCat("power_modes[", i,
                                        "]: duplicate of power_modes[",
@@ -168,6 +177,8 @@ void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
     }
     for (const ClassFacts& facts : classes) {
       const DeviceClassInfo* cls = facts.info;
+      // A mode meant for other classes is not checked against this one.
+      if (!ModeAppliesTo(spec, i, cls->name)) continue;
       const bool per_device = cls->cpu_cores == 0 && cls->cpu_freqs_khz.empty();
       if (!m.preset().empty() && !facts.presets.contains(m.preset())) {
         problems->push_back(absl::StrCat(
@@ -243,6 +254,9 @@ void CheckWorkloadsServed(const v1::SweepSpec& spec,
   const std::vector<WorkloadPair> pairs = WorkloadPairs(spec);
   bool only_baseload = !spec.tasks().empty();
   for (int t : spec.tasks()) only_baseload &= t == v1::TASK_BASELOAD;
+  for (const WorkloadPair& p : pairs) {
+    only_baseload &= p.task == v1::TASK_UNSPECIFIED;  // a suffix is a task
+  }
   if (only_baseload) return;
   for (const DeviceClassInfo* cls : KnownClassesOf(spec, ctx)) {
     const std::vector<const v1::DeviceStatus*> devices =

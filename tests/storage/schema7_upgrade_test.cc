@@ -106,6 +106,51 @@ TEST(Schema7UpgradeTest, OldTelemetryRowsReadTheSameAndRunsGetAggregates) {
   EXPECT_DOUBLE_EQ((*aggs)[0].aggregates.power_span_s, 1.0);
 }
 
+// Schemas 13 and 14 on the same old file: its rails and temperatures are
+// readable with plain SQL, and a twin's inference run that stored 0 as its
+// loss has no loss (NULL) in its minibatches and aggregates.
+TEST(Schema7UpgradeTest, OldRowsGetSqlRailsAndTwinInferenceLosesItsZeroLoss) {
+  TempDir dir;
+  const std::string path = dir.path() + "/store.db";
+  WriteVersion6File(path);
+  {
+    RawConnection raw(path, /*read_only=*/false);
+    ASSERT_TRUE(raw.Exec(R"sql(
+INSERT INTO runs(sweep_id, device_class, model, dataset, task, batch_size,
+  loader_workers, cpu_cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, preset, runtime,
+  repetition, attempt, state, device_id, created_unix_ms, finished_unix_ms, spec_json)
+  VALUES (1, 'orin-agx', 'lenet5', 'fashion-mnist', 'infer', 8, 0, 4, 0, 0, 0, 'MAXN',
+  'native', 0, 1, 'done', 'orin-agx-twin-0', 0, 1000,
+  '{"workload":{"model":"lenet5","task":"TASK_INFER","batch_size":8}}');
+INSERT INTO minibatches(run_id, attempt, seq, idx, epoch, t_start_s, stall_s,
+  compute_s, e2e_s, samples, loss) VALUES
+  (2, 1, 1, 0, 0, 0.0, 0.1, 0.2, 0.5, 8, 0),
+  (2, 1, 1, 1, 0, 0.5, 0.1, 0.2, 0.5, 8, 0);
+INSERT INTO run_results(run_id, attempt, ok, exit_code, term_signal, duration_s,
+  energy_j, energy_provenance, sampler_cpu_s, framework, result_json)
+  VALUES (2, 1, 1, 0, 0, 1.0, 0, 'unspecified', 0, 'twin-model', '{}');
+)sql")
+                    .ok());
+  }
+  auto store = OpenStore(path);
+  ASSERT_NE(store, nullptr);
+  RawConnection raw(path);
+  EXPECT_EQ(raw.Text("SELECT rails_mw FROM telemetry WHERE t_s = 0"),
+            "{\"VDD_IN\":5200}");
+  EXPECT_EQ(raw.Text("SELECT zone || '=' || celsius FROM telemetry_temperatures"),
+            "CPU-therm=41.5");
+  EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM telemetry WHERE rails_mw IS NULL"), 1);
+  EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM minibatches WHERE run_id = 2"
+                    " AND loss IS NULL"),
+            2);
+  EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM minibatches WHERE run_id = 1"
+                    " AND loss IS NOT NULL"),
+            3);  // a training run keeps its losses
+  EXPECT_EQ(raw.Int("SELECT COUNT(*) FROM run_aggregates WHERE run_id = 2"
+                    " AND first_loss IS NULL"),
+            1);
+}
+
 TEST(Schema7UpgradeTest, NewRowsExportTheJsonOldVersionsStored) {
   TempDir dir;
   auto store = OpenStore(dir.path() + "/store.db");

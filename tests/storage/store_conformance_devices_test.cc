@@ -60,6 +60,23 @@ TYPED_TEST(StoreDevicesTest, ANewDeviceIsNotDrainedNorForgottenAndHasNoHealth) {
   EXPECT_FALSE(d.has_health());
 }
 
+// `devices` shows when a device's agent went and when it was last heard,
+// not the time it registered; registering again clears the mark.
+TYPED_TEST(StoreDevicesTest, ADisconnectionIsStoredUntilTheDeviceRegisters) {
+  this->Upsert("orin-0");
+  const int64_t registered = this->Device("orin-0").last_seen_unix_ms();
+  EXPECT_EQ(this->Device("orin-0").disconnected_unix_ms(), 0);
+  const absl::Time heard = absl::FromUnixMillis(registered + 90'000);
+  const absl::Time gone = absl::FromUnixMillis(registered + 95'000);
+  ASSERT_TRUE(this->store_->SaveDeviceDisconnected("orin-0", heard, gone).ok());
+  EXPECT_EQ(this->Device("orin-0").last_seen_unix_ms(), registered + 90'000);
+  EXPECT_EQ(this->Device("orin-0").disconnected_unix_ms(), registered + 95'000);
+  this->Upsert("orin-0");
+  EXPECT_EQ(this->Device("orin-0").disconnected_unix_ms(), 0);
+  EXPECT_EQ(this->store_->SaveDeviceDisconnected("nano-9", heard, gone).code(),
+            absl::StatusCode::kNotFound);
+}
+
 TYPED_TEST(StoreDevicesTest, DrainingIsStoredPerDeviceAndUndone) {
   this->Upsert("orin-0");
   this->Upsert("orin-1");

@@ -206,6 +206,26 @@ TYPED_TEST(StoreIngestTest,
   EXPECT_THAT(utils, ElementsAre(1.0, 3.0, 4.0, 2.0, 0.0));
 }
 
+// A twin's inference computes no loss: the record carries none and reads
+// back with none (not 0); a loss of exactly 0 is a value and stays one.
+TYPED_TEST(StoreIngestTest, AMinibatchWithoutLossReadsBackWithoutOne) {
+  const int64_t id = this->run_id_;
+  v1::DataBatch batch;
+  batch.set_run_id(id);
+  batch.set_seq(1);
+  batch.add_minibatches()->set_index(0);  // no loss
+  v1::MinibatchRecord* zero = batch.add_minibatches();
+  zero->set_index(1);
+  zero->set_loss(0);
+  EXPECT_EQ(this->Ingest(batch), IngestOutcome::kStored);
+  auto minibatches = this->store_->GetMinibatches(id);
+  ASSERT_TRUE(minibatches.ok());
+  ASSERT_EQ(minibatches->size(), 2u);
+  EXPECT_FALSE((*minibatches)[0].has_loss());
+  EXPECT_TRUE((*minibatches)[1].has_loss());
+  EXPECT_EQ((*minibatches)[1].loss(), 0);
+}
+
 TYPED_TEST(StoreIngestTest, BatchForUnknownRunIsNotFoundAndStoresNothing) {
   auto outcome = this->store_->IngestBatch(MakeBatch(4242, 1, 5, 2));
   EXPECT_EQ(outcome.status().code(), absl::StatusCode::kNotFound);

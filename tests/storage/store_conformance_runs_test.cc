@@ -107,6 +107,21 @@ TYPED_TEST(StoreRunsTest, RefusedTransitionNamesTheRunAndBothStates) {
             absl::StrCat("run ", id, " is done and cannot move to running"));
 }
 
+// A rerun may give a run a longer timeout: only while it is pending.
+TYPED_TEST(StoreRunsTest, ThePendingRunsTimeoutCanBeChanged) {
+  const int64_t id = this->CreateRuns(1)[0];
+  ASSERT_TRUE(this->store_->SetRunTimeout(id, 1800).ok());
+  EXPECT_DOUBLE_EQ(this->store_->GetRun(id)->spec().timeout_s(), 1800);
+  EXPECT_EQ(this->store_->SetRunTimeout(id, -1).code(),
+            absl::StatusCode::kInvalidArgument);
+  this->Move(id, PathTo(kDone));
+  const absl::Status st = this->store_->SetRunTimeout(id, 60);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(st.message(), absl::StrCat("run ", id, " is done, not pending: "
+                                       "its timeout is not changed"));
+  EXPECT_DOUBLE_EQ(this->store_->GetRun(id)->spec().timeout_s(), 1800);
+}
+
 TYPED_TEST(StoreRunsTest, TransitionsSetDeviceTimesAndReason) {
   Store& store = *this->store_;
   const int64_t id = this->CreateRuns(1)[0];

@@ -55,7 +55,7 @@ RecordAggregates FromRecords(Store* store, int64_t run_id) {
   if (!mb.ok() || !tel.ok()) return agg.Finish();
   for (const v1::MinibatchRecord& r : *mb) {
     agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
-                     r.loss());
+                     r.has_loss(), r.loss());
   }
   for (const v1::TelemetrySample& t : *tel) {
     agg.AddSample(t.t_s(), t.cpu_util(), t.proc_rss_bytes());

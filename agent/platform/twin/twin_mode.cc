@@ -110,6 +110,9 @@ double FillTwinSample(const TwinClass& cls, const InstanceVariation& variation,
   sample->set_mem_used_bytes(kTwinOsMemoryBytes);
   sample->set_gpu_util(load.gpu_util);
   sample->set_gpu_freq_hz(op.gpu_hz);
+  // Every clock the twin simulates is recorded (telemetry.mem_freq_hz,
+  // `top`'s emc_mhz); 0 (a class without an EMC table) stays unset.
+  if (op.mem_hz > 0) sample->set_mem_freq_hz(op.mem_hz);
   const PowerBreakdown power = ModelPower(cls, variation, op, load);
   sample->clear_rails();
   for (const auto& [name, mw] : power.rails_mw) {

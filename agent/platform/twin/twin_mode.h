@@ -11,7 +11,7 @@
 // that was not itself a table step.
 //
 // FillTwinSample: per-core utilization and frequency, CPU mean, GPU
-// utilization and frequency, memory, rails and total power from the power
+// utilization and frequency, EMC frequency, memory, rails and total power from the power
 // model, every power value marked PROVENANCE_SIMULATED.
 //
 // Pure functions; thread-safe.

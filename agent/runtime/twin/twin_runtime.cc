@@ -177,6 +177,7 @@ ExitStatus TwinRuntime::Wait() {
   }
   platform_->SetLoad(platform_->perf().IdleLoad(platform_->Current()));
   exit.timed_out = !cancelled && sim_->timed_out();
+  exit.simulated_time = true;
   exit.wall_s = static_cast<double>(clock_->MonotonicNanos() - start_ns_) * 1e-9;
   exit.cpu_s = sim_->cpu_s();
   exit.max_rss_bytes = kTwinWorkloadRssBytes;

@@ -1,8 +1,12 @@
 #include "agent/run/run_executor.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -151,6 +155,27 @@ TEST_F(RunExecutorTest, SuccessfulRunSendsStartedNumberedBatchesAndResult) {
   EXPECT_EQ(next_index, 10);
   EXPECT_EQ(platform_.applies(), 1);
   EXPECT_EQ(platform_.restores(), 1);
+}
+
+// Another process that keeps a core busy while the workload runs (the
+// workload itself sleeps): the result records about a core of other use
+// (RunResult.other_cpu_cores; `runs` flags the host as busy). The machine
+// may be busier still (other jobs), never idler.
+TEST_F(RunExecutorTest, ANativeRunRecordsTheCpuOtherProcessesUsed) {
+  setenv("FAKE_WORKLOAD_FLAGS", "--sleep-s 1.5", 1);
+  const pid_t spinner = fork();
+  ASSERT_GE(spinner, 0);
+  if (spinner == 0) {
+    volatile uint64_t n = 0;
+    for (;;) n = n + 1;  // until killed
+  }
+  RunExecutor ex = Make();
+  v1::RunFinished f = ex.Execute(Spec(3), &sink_);
+  kill(spinner, SIGKILL);
+  waitpid(spinner, nullptr, 0);
+  ASSERT_TRUE(f.result().ok()) << f.result().reason();
+  ASSERT_TRUE(f.result().has_other_cpu_cores());
+  EXPECT_GT(f.result().other_cpu_cores(), 0.5);
 }
 
 TEST_F(RunExecutorTest, UnknownModelFailsBeforeStartingAnything) {

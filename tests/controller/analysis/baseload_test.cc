@@ -42,10 +42,11 @@ TEST(BaseloadTest, PicksLatestBeforeTheRunOfTheSameDeviceAndMode) {
   auto got = PickBaseload(RunOn(10, "orin-0", 1000, 500), b);
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(got->run_id, 2);
-  // No baseload before the run: the latest one after it.
-  got = PickBaseload(RunOn(11, "orin-0", 1000, 50), b);
-  ASSERT_TRUE(got.has_value());
-  EXPECT_EQ(got->run_id, 3);
+  // No baseload before the run: none (README: a run gets a baseload only
+  // from a baseload run that finished before it), though later ones exist.
+  EXPECT_FALSE(PickBaseload(RunOn(11, "orin-0", 1000, 50), b).has_value());
+  // A run that never started has none either.
+  EXPECT_FALSE(PickBaseload(RunOn(14, "orin-0", 1000, 0), b).has_value());
   EXPECT_FALSE(PickBaseload(RunOn(12, "nano-0", 1000, 500), b).has_value());
   EXPECT_FALSE(PickBaseload(RunOn(13, "orin-0", 3000, 500), b).has_value());
 }
@@ -68,14 +69,16 @@ TEST(BaseloadTest, AContainerRunPrefersTheIdleContainerBaseload) {
 }
 
 TEST(BaseloadTest, IncrementalEnergySubtractsBaseloadOverTheSpan) {
-  v1::RunSummary s;
-  s.set_energy_j(100);
-  ApplyBaseload(Base(7, "d", 0, 1, 2500), 30, &s);
-  EXPECT_DOUBLE_EQ(s.baseload_power_mw(), 2500);
-  EXPECT_EQ(s.baseload_run_id(), 7);
-  EXPECT_DOUBLE_EQ(s.incremental_energy_j(), 100 - 2.5 * 30);
-  v1::RunSummary none;  // no energy: nothing to subtract from
-  ApplyBaseload(Base(7, "d", 0, 1, 2500), 30, &none);
+  v1::RunResult r;
+  r.set_energy_j(100);
+  r.set_energy_span_s(30);
+  r.set_duration_s(31);
+  ApplyBaseload(Base(7, "d", 0, 1, 2500), &r);
+  EXPECT_DOUBLE_EQ(r.baseload_power_mw(), 2500);
+  EXPECT_EQ(r.baseload_run_id(), 7);
+  EXPECT_DOUBLE_EQ(r.incremental_energy_j(), 100 - 2.5 * 30);
+  v1::RunResult none;  // no energy: nothing to subtract from
+  ApplyBaseload(Base(7, "d", 0, 1, 2500), &none);
   EXPECT_EQ(none.ByteSizeLong(), 0u);
 }
 
@@ -121,12 +124,21 @@ TEST(BaseloadTest, StoredRunsGetBaseloadAndIncrementalEnergyInTheirSummary) {
   wr.set_energy_stall_j(10);
   wr.set_energy_compute_j(80);
   wr.set_agent_cpu_fraction(0.01);
+  {
+    // What the controller does when the run finishes (ingest.cc).
+    auto baseloads = LoadBaseloads(store.get(), "host-0");
+    ASSERT_TRUE(baseloads.ok()) << baseloads.status();
+    ASSERT_EQ(baseloads->size(), 1u);
+    v1::RunStatus started = (*runs)[1];
+    started.set_device_id("host-0");
+    started.set_started_unix_ms(absl::ToUnixMillis(t));
+    auto pick = PickBaseload(started, *baseloads);
+    ASSERT_TRUE(pick.has_value());
+    ApplyBaseload(*pick, &wr);
+  }
   finish(work_id, wr);
 
-  auto baseloads = LoadBaseloads(store.get());
-  ASSERT_TRUE(baseloads.ok()) << baseloads.status();
-  ASSERT_EQ(baseloads->size(), 1u);
-  auto ws = SummarizeStoredRun(store.get(), work_id, *baseloads);
+  auto ws = SummarizeStoredRun(store.get(), work_id);
   ASSERT_TRUE(ws.ok()) << ws.status();
   EXPECT_DOUBLE_EQ(ws->baseload_power_mw(), 3000);
   EXPECT_EQ(ws->baseload_run_id(), base_id);
@@ -134,10 +146,45 @@ TEST(BaseloadTest, StoredRunsGetBaseloadAndIncrementalEnergyInTheirSummary) {
   EXPECT_DOUBLE_EQ(ws->energy_stall_j(), 10);
   EXPECT_DOUBLE_EQ(ws->energy_compute_j(), 80);
   EXPECT_DOUBLE_EQ(ws->agent_cpu_fraction(), 0.01);
-  auto bs = SummarizeStoredRun(store.get(), base_id, *baseloads);
+  auto bs = SummarizeStoredRun(store.get(), base_id);
   ASSERT_TRUE(bs.ok());
   EXPECT_DOUBLE_EQ(bs->baseload_power_mw(), 3000);
   EXPECT_EQ(bs->incremental_energy_j(), 0);
+}
+
+// A workload run stored without a baseload keeps none in every view, even
+// once a baseload of its device and mode is measured after it: views read
+// what was stored, they never pick a baseload themselves.
+TEST(BaseloadTest, ABaseloadMeasuredLaterIsNotAppliedBySummaries) {
+  TempDir dir;
+  auto store = OpenStore(dir.path() + "/store.db");
+  ASSERT_NE(store, nullptr);
+  absl::Time t = absl::FromUnixSeconds(1800000000);
+  v1::RunSpec work = MakeRuns(1)[0];
+  v1::RunSpec base = work;
+  base.mutable_workload()->set_task(v1::TASK_BASELOAD);
+  auto sweep = store->CreateSweep(MakeSpec("s"), {work, base}, t);
+  ASSERT_TRUE(sweep.ok());
+  auto runs = store->ListRuns(*sweep);
+  ASSERT_TRUE(runs.ok());
+  for (int i = 0; i < 2; ++i) {
+    const int64_t id = (*runs)[i].spec().run_id();
+    ASSERT_TRUE(store->TransitionRun(id, v1::RUN_STATE_LEASED, "host-0", "", t).ok());
+    ASSERT_TRUE(store->TransitionRun(id, v1::RUN_STATE_RUNNING, "", "", t).ok());
+    t += absl::Seconds(20);
+    v1::RunResult r;
+    r.set_run_id(id);
+    r.set_ok(true);
+    r.set_energy_j(100);
+    r.set_energy_span_s(20);
+    r.set_energy_provenance(v1::PROVENANCE_MEASURED);
+    if (i == 1) r.set_baseload_power_mw(3000);
+    ASSERT_TRUE(store->FinishRun(r, v1::RUN_STATE_DONE, "", t).ok());
+  }
+  auto s = SummarizeStoredRun(store.get(), (*runs)[0].spec().run_id());
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->baseload_run_id(), 0);
+  EXPECT_EQ(s->incremental_energy_j(), 0);
 }
 
 }  // namespace

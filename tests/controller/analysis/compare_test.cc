@@ -449,6 +449,41 @@ TEST(CompareRunsTest, ByDeviceWarnsWhenANamedDeviceHasNoRuns) {
   EXPECT_THAT(c.cells[0].warnings, Contains(HasSubstr("no host-9 runs")));
 }
 
+// A typo in --devices, or a sweep without container runs: an error that
+// names the missing side, not a table of one-sided cells.
+TEST(CheckSidesTest, AnAbsentSideIsAnErrorNamingIt) {
+  std::vector<RunMetrics> runs = Sweep();
+  runs[1].device_id = "host-1";
+  const Comparison typo = CompareRuns(
+      runs, ParseCompareDimension("device", {"host-0", "host-9"}).value());
+  const absl::Status st = CheckSides(typo, 4);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(st.message(),
+            "device host-9 ran no done run of sweep 4 (devices with done "
+            "runs: host-0, host-1)");
+  EXPECT_TRUE(CheckSides(CompareRuns(runs, ParseCompareDimension(
+                                               "device", {"host-0", "host-1"})
+                                               .value()),
+                         4)
+                  .ok());
+
+  std::vector<RunMetrics> native;
+  for (const RunMetrics& r : Sweep()) {
+    if (r.spec.runtime() == v1::RUNTIME_NATIVE) native.push_back(r);
+  }
+  const absl::Status none = CheckSides(
+      CompareRuns(native, ParseCompareDimension("runtime", {}).value()), 7);
+  EXPECT_EQ(none.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(none.message(),
+            "sweep 7 has no done container runs to compare with native "
+            "(compare --by runtime)");
+  EXPECT_TRUE(CheckSides(CompareRuns(Sweep(), ParseCompareDimension(
+                                                  "runtime", {})
+                                                  .value()),
+                         7)
+                  .ok());
+}
+
 TEST(ToTableTest, RowsPerCellAndMetric) {
   Comparison c = CompareRuns(Sweep(), CompareBy::kRuntime);
   ComparisonTable t = ToTable(c);

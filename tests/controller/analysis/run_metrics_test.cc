@@ -294,7 +294,7 @@ TEST_F(LoadRunMetricsTest, UnknownRunIsNotFound) {
   EXPECT_TRUE(absl::IsNotFound(LoadSweepRunMetrics(store_.get(), 9999).status()));
 }
 
-TEST_F(LoadRunMetricsTest, SweepMetricsHoldDoneRunsWithBaseloadApplied) {
+TEST_F(LoadRunMetricsTest, SweepMetricsHoldDoneRunsWithTheStoredBaseload) {
   // The baseload run: 2 W over 10 s on host-0, same mode as the others.
   const int64_t base = ids_[2];
   Start(base);
@@ -307,20 +307,20 @@ TEST_F(LoadRunMetricsTest, SweepMetricsHoldDoneRunsWithBaseloadApplied) {
   b.set_baseload_power_mw(2000);
   ASSERT_TRUE(store_->FinishRun(b, v1::RUN_STATE_DONE, "", Now()).ok());
 
-  // A workload run finished without a baseload in its result (as before
-  // the baseload was measured): 42 J over 2 s.
+  // A workload run whose result the controller stored with that baseload
+  // (ApplyBaseload when it finished): 42 J over 2 s.
   const int64_t id = ids_[0];
   Start(id);
   v1::RunResult r = Result(id);
   r.set_baseload_run_id(0);
   r.set_baseload_power_mw(0);
   r.set_incremental_energy_j(0);
+  BaseloadRun measured;
+  measured.run_id = base;
+  measured.power_mw = 2000;
+  ApplyBaseload(measured, &r);
   ASSERT_TRUE(store_->FinishRun(r, v1::RUN_STATE_DONE, "", Now()).ok());
   // ids_[1] stays pending.
-
-  absl::StatusOr<RunMetrics> plain = LoadRunMetrics(store_.get(), id);
-  ASSERT_TRUE(plain.ok());
-  EXPECT_FALSE(plain->incremental_energy_j.has_value());
 
   absl::StatusOr<std::vector<RunMetrics>> all =
       LoadSweepRunMetrics(store_.get(), sweep_id_);
@@ -335,6 +335,36 @@ TEST_F(LoadRunMetricsTest, SweepMetricsHoldDoneRunsWithBaseloadApplied) {
   // A baseload run has no incremental energy of its own.
   EXPECT_FALSE((*all)[1].incremental_energy_j.has_value());
   EXPECT_DOUBLE_EQ(*(*all)[1].energy_j, 20);
+}
+
+// A run stored without a baseload has no incremental energy, even with a
+// baseload of its device and mode in the store: metrics read what the
+// controller stored, as every other view does.
+TEST_F(LoadRunMetricsTest, NoStoredBaseloadMeansNoIncrementalEnergy) {
+  const int64_t id = ids_[0];
+  Start(id);
+  v1::RunResult r = Result(id);
+  r.set_baseload_run_id(0);
+  r.set_baseload_power_mw(0);
+  r.set_incremental_energy_j(0);
+  ASSERT_TRUE(store_->FinishRun(r, v1::RUN_STATE_DONE, "", Now()).ok());
+  const int64_t base = ids_[2];
+  Start(base);
+  v1::RunResult b;
+  b.set_run_id(base);
+  b.set_ok(true);
+  b.set_energy_j(20);
+  b.set_energy_span_s(10);
+  b.set_baseload_power_mw(2000);
+  ASSERT_TRUE(store_->FinishRun(b, v1::RUN_STATE_DONE, "", Now()).ok());
+
+  absl::StatusOr<std::vector<RunMetrics>> all =
+      LoadSweepRunMetrics(store_.get(), sweep_id_);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].run_id, id);
+  EXPECT_FALSE((*all)[0].incremental_energy_j.has_value());
+  EXPECT_EQ((*all)[0].baseload_run_id, 0);
 }
 
 }  // namespace

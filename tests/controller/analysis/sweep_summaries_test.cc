@@ -49,9 +49,9 @@ TEST(SweepSummariesTest, EqualTheSummariesRecomputedFromRecords) {
     ASSERT_TRUE(runs.ok());
     for (const v1::RunStatus& r : *runs) ids.push_back(r.spec().run_id());
   }
-  // ids[1]: done before any baseload (picks the later one, span from its
-  // result); ids[0]: the baseload; ids[2]: done with records only (span from
-  // its samples); ids[3]: still running; ids[4]: pending.
+  // ids[1]: done before any baseload (none applied, span from its result);
+  // ids[0]: the baseload; ids[2]: done with records only (span from its
+  // samples); ids[3]: still running; ids[4]: pending.
   auto run = [&](int64_t id, const std::string& device) {
     ASSERT_TRUE(store->TransitionRun(id, v1::RUN_STATE_LEASED, device, "", t).ok());
     ASSERT_TRUE(store->TransitionRun(id, v1::RUN_STATE_RUNNING, "", "", t).ok());
@@ -81,23 +81,23 @@ TEST(SweepSummariesTest, EqualTheSummariesRecomputedFromRecords) {
   auto listed = ListRunsWithSummaries(store.get(), *sweep);
   ASSERT_TRUE(listed.ok()) << listed.status();
   ASSERT_EQ(listed->size(), 5u);
-  auto baseloads = LoadBaseloads(store.get());
-  ASSERT_TRUE(baseloads.ok()) << baseloads.status();
   for (size_t i = 0; i < 5; ++i) {
     const v1::RunStatus& got = (*listed)[i];
     EXPECT_EQ(got.spec().run_id(), ids[i]);
-    auto want = SummarizeStoredRun(store.get(), ids[i], *baseloads);
+    auto want = SummarizeStoredRun(store.get(), ids[i]);
     ASSERT_TRUE(want.ok()) << want.status();
     EXPECT_TRUE(MessageDifferencer::Equals(got.summary(), *want))
         << "run " << ids[i] << "\ngot  " << got.summary().ShortDebugString()
         << "\nwant " << want->ShortDebugString();
   }
-  // What a user sees: the later baseload was applied to the earlier run,
-  // and the baseload run reports its own power.
-  EXPECT_EQ((*listed)[1].summary().baseload_run_id(), ids[0]);
-  EXPECT_DOUBLE_EQ((*listed)[1].summary().incremental_energy_j(), 120 - 3.0 * 25);
+  // What a user sees: the later baseload is not applied to the earlier run
+  // (nothing was stored with its result), and the baseload run reports its
+  // own power.
+  EXPECT_EQ((*listed)[1].summary().baseload_run_id(), 0);
+  EXPECT_EQ((*listed)[1].summary().incremental_energy_j(), 0);
   EXPECT_DOUBLE_EQ((*listed)[0].summary().baseload_power_mw(), 3000);
-  EXPECT_EQ((*listed)[2].summary().baseload_run_id(), ids[0]);
+  EXPECT_EQ((*listed)[2].summary().baseload_run_id(), 0);
+  EXPECT_NEAR((*listed)[1].summary().mean_power_mw(), 120.0 / 25 * 1000, 1e-9);
   EXPECT_EQ((*listed)[3].summary().minibatches(), 18);
   EXPECT_EQ((*listed)[4].summary().minibatches(), 0);
 }

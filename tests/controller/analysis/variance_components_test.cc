@@ -264,6 +264,29 @@ TEST(OneWayAnovaTest, ZeroWithinVarianceGivesInfiniteFAndIccOne) {
   EXPECT_EQ(a.sd_within, 0);
   EXPECT_NEAR(a.sd_between, 0.1, 1e-12);
   EXPECT_EQ(a.icc, 1);
+  // A test against zero spread means nothing: none, and a note says why.
+  EXPECT_FALSE(a.has_f_test);
+  EXPECT_THAT(a.notes.back(), HasSubstr("the F test is meaningless"));
+}
+
+// Deterministic runs (twins) whose values differ only by rounding (here
+// 1e-15 of the value; `variability` printed within-SD 8.094e-16 and
+// F-test p 2.4e-168): the spread is taken as zero, no F test.
+TEST(OneWayAnovaTest, RoundingNoiseWithinDevicesIsNoSpread) {
+  const double x = 41.07, y = 41.5, z = 40.9;
+  const OneWayAnova a = OneWayRandomEffects(
+      {{x, x * (1 + 1e-15), x * (1 - 1e-15)},
+       {y, y * (1 + 2e-15), y},
+       {z, z, z * (1 + 1e-15)}});
+  ASSERT_TRUE(a.has_anova);
+  EXPECT_FALSE(a.has_f_test);
+  EXPECT_EQ(a.sd_within, 0);
+  EXPECT_THAT(a.notes.back(), HasSubstr("the F test is meaningless"));
+  // A real spread, however small against the mean, is tested.
+  const OneWayAnova b = OneWayRandomEffects(
+      {{x, x * (1 + 1e-6), x * (1 - 1e-6)}, {y, y * (1 + 2e-6), y}});
+  EXPECT_TRUE(b.has_f_test);
+  EXPECT_LT(b.p_value, 1e-6);
 }
 
 TEST(OneWayAnovaTest, AllValuesEqualIsNotSignificantAndHasNoIcc) {
@@ -271,6 +294,7 @@ TEST(OneWayAnovaTest, AllValuesEqualIsNotSignificantAndHasNoIcc) {
   ASSERT_TRUE(a.has_anova);
   EXPECT_EQ(a.f, 0);
   EXPECT_EQ(a.p_value, 1);
+  EXPECT_FALSE(a.has_f_test);
   EXPECT_FALSE(a.has_icc);
   EXPECT_EQ(a.cv, 0);
   EXPECT_EQ(a.max_min_ratio, 1);

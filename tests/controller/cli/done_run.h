@@ -23,6 +23,11 @@ inline v1::RunStatus DoneRun(int64_t id, double mean_minibatch_s,
   s->set_mean_minibatch_s(mean_minibatch_s);
   s->set_duration_s(duration_s);
   s->set_energy_j(energy_j);
+  // Power read over the whole run (SummarizeRun sets these).
+  if (energy_j > 0 && duration_s > 0) {
+    s->set_energy_span_s(duration_s);
+    s->set_mean_power_mw(energy_j * 1000 / duration_s);
+  }
   s->set_energy_provenance(v1::PROVENANCE_SIMULATED);
   return r;
 }

@@ -48,6 +48,19 @@ TEST(DevicesTableTest, ShowsDrainHealthItsReasonAndTheTimeOfTheCheck) {
   EXPECT_EQ(Cell(t, 2, "health"), "-");
   EXPECT_EQ(Cell(t, 2, "checked"), "-");
   EXPECT_EQ(Cell(t, 2, "connected"), "no");
+  EXPECT_EQ(Cell(t, 2, "disconnected"), "-");  // not recorded
+  EXPECT_EQ(Cell(t, 0, "disconnected"), "-");  // connected
+}
+
+TEST(DevicesTableTest, ShowsWhenADeviceDisconnected) {
+  v1::ListDevicesResponse resp;
+  v1::DeviceStatus* gone = resp.add_devices();
+  gone->mutable_identity()->set_device_id("nano-0");
+  gone->set_last_seen_unix_ms(1'700'000'000'000);
+  gone->set_disconnected_unix_ms(1'700'000'003'000);
+  const Table t = DevicesTable(resp, absl::UTCTimeZone());
+  EXPECT_EQ(Cell(t, 0, "last_seen"), "2023-11-14 22:13:20");
+  EXPECT_EQ(Cell(t, 0, "disconnected"), "2023-11-14 22:13:23");
 }
 
 TEST(DevicesTableTest, ActionsAreDrainUndrainAndForget) {

@@ -36,10 +36,56 @@ TEST(RunTablesTest, RunsTableShowsEnergyPowerIncrementalAndSource) {
   EXPECT_EQ(Cell(t, 0, "energy_j"), "50.0");
   EXPECT_EQ(Cell(t, 0, "power_w"), "5.00");
   EXPECT_EQ(Cell(t, 0, "incr_energy_j"), "20.0");
+  EXPECT_EQ(Cell(t, 0, "baseload_run"), "7");  // which baseload it used
   EXPECT_EQ(Cell(t, 0, "energy_source"), "simulated");
   EXPECT_EQ(Cell(t, 1, "energy_j"), "-");
   EXPECT_EQ(Cell(t, 1, "incr_energy_j"), "-");
+  EXPECT_EQ(Cell(t, 1, "baseload_run"), "-");
   EXPECT_EQ(Cell(t, 1, "energy_source"), "-");
+}
+
+// The first power reading comes 0.25 s into a 10 s run: the energy covers
+// 9.75 s, and the power column is the energy over those 9.75 s (the
+// summary's mean_power_mw), not over the run's duration.
+TEST(RunTablesTest, PowerIsEnergyOverTheSpanItCovers) {
+  v1::RunStatus run = BaseloadRun(1, 39, 10, 0, 0);
+  run.mutable_summary()->set_energy_span_s(9.75);
+  run.mutable_summary()->set_mean_power_mw(4000);
+  EXPECT_EQ(Cell(RunsTable({run}), 0, "power_w"), "4.00");
+  EXPECT_EQ(Cell(SummaryTable({run}), 0, "power_w"), "4.00");
+}
+
+// A host run that overlapped another job is flagged; an unmeasured one
+// (twin, container) shows "-".
+TEST(RunTablesTest, RunsTableFlagsABusyHost) {
+  v1::RunStatus busy = DoneRun(1, 0.1, 10, 50);
+  busy.mutable_summary()->set_other_cpu_cores(1.3);
+  v1::RunStatus quiet = DoneRun(2, 0.1, 10, 50);
+  quiet.mutable_summary()->set_other_cpu_cores(0.02);
+  v1::RunStatus twin = DoneRun(3, 0.1, 10, 50);
+  const Table t = RunsTable({busy, quiet, twin});
+  EXPECT_EQ(t.header.size(), t.numeric.size());
+  EXPECT_EQ(Cell(t, 0, "other_cpu"), "1.30");
+  EXPECT_EQ(Cell(t, 0, "host_busy"), "yes");
+  EXPECT_EQ(Cell(t, 1, "other_cpu"), "0.02");
+  EXPECT_EQ(Cell(t, 1, "host_busy"), "no");
+  EXPECT_EQ(Cell(t, 2, "other_cpu"), "-");
+  EXPECT_EQ(Cell(t, 2, "host_busy"), "-");
+}
+
+TEST(RunTablesTest, RunsTableShowsTheAttempt) {
+  v1::RunStatus run = DoneRun(1, 0.1, 10, 50);
+  run.mutable_spec()->set_attempt(3);
+  EXPECT_EQ(Cell(RunsTable({run}), 0, "attempt"), "3");
+}
+
+TEST(RunTablesTest, NoLossIsADashNotZero) {
+  v1::RunStatus run = DoneRun(1, 0.1, 10, 50);
+  EXPECT_EQ(Cell(RunsTable({run}), 0, "loss_first"), "-");
+  run.mutable_summary()->set_first_loss(0);
+  run.mutable_summary()->set_last_loss(0.25);
+  EXPECT_EQ(Cell(RunsTable({run}), 0, "loss_first"), "0.000");
+  EXPECT_EQ(Cell(RunsTable({run}), 0, "loss_last"), "0.250");
 }
 
 TEST(RunTablesTest, SummaryTableAveragesEnergyOverTheCell) {

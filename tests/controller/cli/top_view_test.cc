@@ -142,5 +142,28 @@ TEST(TopViewTest, HeaderCountsDevicesAndListsSweepsInProgress) {
   EXPECT_THAT(h, ::testing::Not(HasSubstr("sweep 1")));
 }
 
+// A stalled sweep says why its runs wait.
+TEST(TopViewTest, HeaderSaysWhyASweepsRunsWait) {
+  v1::ListDevicesResponse r;
+  v1::ListSweepsResponse sweeps;
+  v1::SweepStatus* s = sweeps.add_sweeps();
+  s->set_sweep_id(5);
+  s->set_name("mixed");
+  s->set_total(8);
+  s->set_done(6);
+  s->set_pending(2);
+  s->add_waiting("2 runs wait for a xavier-nx: xavier-nx-twin-0 is drained");
+  const std::string h =
+      TopHeader("127.0.0.1:7070", r, sweeps, kNow, absl::UTCTimeZone());
+  EXPECT_THAT(h, HasSubstr("sweep 5 'mixed': 6/8 done, 0 running\n  2 runs "
+                           "wait for a xavier-nx: xavier-nx-twin-0 is "
+                           "drained"));
+  // watch: no time left to estimate, and the reason.
+  const std::string line = ProgressLine(*s, 96);
+  EXPECT_THAT(line, HasSubstr("stalled  | 2 runs wait for a xavier-nx: "
+                              "xavier-nx-twin-0 is drained"));
+  EXPECT_THAT(line, ::testing::Not(HasSubstr("left ~")));
+}
+
 }  // namespace
 }  // namespace powersweep

@@ -85,6 +85,7 @@ TEST(VariabilityJsonTest, ParsesBackWithNumbersAndNulls) {
   EXPECT_NEAR(Field(across, "sd_between").number_value(),
               std::sqrt(169.75 / 3), 1e-9);
   EXPECT_EQ(Field(across, "df_within").number_value(), 8);
+  EXPECT_EQ(Field(across, "p_value").kind_case(), Value::kNumberValue);
   ASSERT_EQ(List(across, "outliers").values_size(), 1);
   EXPECT_EQ(List(across, "outliers").values(0).string_value(), "xavier-3");
 
@@ -118,6 +119,7 @@ TEST(VariabilityJsonTest, InfiniteFIsNullAndTextIsEscaped) {
   v1::VariabilityMetricReport* m = cell->add_metrics();
   m->set_name("minibatch_time");
   m->mutable_across()->set_has_anova(true);
+  m->mutable_across()->set_has_f_test(true);
   m->mutable_across()->set_f(std::numeric_limits<double>::infinity());
   m->mutable_across()->set_p_value(0);
   const Struct doc = Parse(VariabilityJson(r));
@@ -130,6 +132,38 @@ TEST(VariabilityJsonTest, InfiniteFIsNullAndTextIsEscaped) {
           .struct_value();
   EXPECT_EQ(Field(across, "f").kind_case(), Value::kNullValue);
   EXPECT_EQ(Field(across, "p_value").number_value(), 0);
+}
+
+// Zero within-device spread (twins): no F test to show, in any format,
+// and the note that says why is a warning of the cell.
+TEST(VariabilityTextTest, NoFTestWithoutWithinDeviceSpread) {
+  v1::VariabilityResponse r;
+  r.set_sweep_id(3);
+  v1::VariabilityCell* cell = r.add_cells();
+  cell->set_label("twins");
+  cell->add_warnings(
+      "no variation within any device (deterministic runs, e.g. twins): the "
+      "F test is meaningless, so no p-value");
+  v1::VariabilityMetricReport* m = cell->add_metrics();
+  m->set_name("energy");
+  v1::VariabilityAcrossDevices* a = m->mutable_across();
+  a->set_devices(3);
+  a->set_runs(9);
+  a->set_has_anova(true);
+  a->set_f(std::numeric_limits<double>::infinity());
+  a->set_p_value(0);
+  const std::string text = VariabilityText(r);
+  EXPECT_THAT(text, HasSubstr("F-test p -"));
+  EXPECT_THAT(text, HasSubstr("the F test is meaningless"));
+  const Struct doc = Parse(VariabilityJson(r));
+  const Struct& across =
+      Field(List(List(doc, "cells").values(0).struct_value(), "metrics")
+                .values(0)
+                .struct_value(),
+            "across")
+          .struct_value();
+  EXPECT_EQ(Field(across, "p_value").kind_case(), Value::kNullValue);
+  EXPECT_EQ(Field(across, "f").kind_case(), Value::kNullValue);
 }
 
 TEST(SavedOffsetsTest, OneLinePerDeviceAndInTheJson) {

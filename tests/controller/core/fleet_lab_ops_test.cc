@@ -81,6 +81,24 @@ TEST_F(FleetLabOpsTest, ADrainedDeviceFinishesItsRunAndTakesNoOther) {
   EXPECT_FALSE(Listed("host-0")->drained());
 }
 
+// A disconnected agent's device shows when it went and when it was last
+// heard (its last message), not the time it registered; reconnected, none.
+TEST_F(FleetLabOpsTest, DevicesShowWhenADeviceDisconnected) {
+  Connect("host-0");
+  const int64_t registered = Listed("host-0")->last_seen_unix_ms();
+  clock_.Advance(absl::Seconds(30));
+  SendHealth("host-0", Health(true, "", 1000));  // heard 30 s later
+  clock_.Advance(absl::Seconds(5));
+  Disconnect("host-0");
+  std::optional<v1::DeviceStatus> d = Listed("host-0");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_FALSE(d->connected());
+  EXPECT_EQ(d->last_seen_unix_ms(), registered + 30'000);
+  EXPECT_EQ(d->disconnected_unix_ms(), registered + 35'000);
+  Connect("host-0");
+  EXPECT_EQ(Listed("host-0")->disconnected_unix_ms(), 0);
+}
+
 TEST_F(FleetLabOpsTest, DrainingIsKeptAcrossAControllerRestartAndReconnects) {
   auto runs = AddSweep({HostRun()});
   Connect("host-0");
@@ -241,6 +259,27 @@ TEST_F(FleetLabOpsTest, RerunRequeuesFailedAndCancelledRunsAsTheNextAttempt) {
   EXPECT_EQ(Run(runs[1]).spec().attempt(), 2);
   EXPECT_EQ(fleet_->Rerun(sweep + 100, true, true).status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// Twin runs that timed out fail again with the same timeout: a rerun may
+// give them another, which the agent receives with the assignment.
+TEST_F(FleetLabOpsTest, RerunMayGiveTheRunsANewTimeout) {
+  auto runs = AddSweep({HostRun()});
+  const int64_t sweep = Run(runs[0]).spec().sweep_id();
+  Connect("host-0");
+  SendStarted("host-0", runs[0]);
+  SendFinished("host-0", runs[0], 0, /*ok=*/false, "timed out after 600 s");
+  Disconnect("host-0");
+  ASSERT_EQ(State(runs[0]), v1::RUN_STATE_FAILED);
+  EXPECT_EQ(fleet_->Rerun(sweep, true, false, -5).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  auto rerun = fleet_->Rerun(sweep, true, false, 1800);
+  ASSERT_TRUE(rerun.ok()) << rerun.status();
+  EXPECT_EQ(rerun->requeued(), 1);
+  EXPECT_DOUBLE_EQ(Run(runs[0]).spec().timeout_s(), 1800);
+  auto conn = Connect("host-1");
+  ASSERT_EQ(conn->Assigned().size(), 1u);
+  EXPECT_DOUBLE_EQ(conn->Assigned()[0].timeout_s(), 1800);
 }
 
 TEST_F(FleetLabOpsTest, ACancelledRunItsAgentIsStillStoppingIsNotRerunYet) {

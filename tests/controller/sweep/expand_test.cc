@@ -212,6 +212,50 @@ TEST(ExpandSweepTest, WorkloadPairsReplaceTheModelDatasetProduct) {
                                         v1::TASK_INFER)));
 }
 
+// A suffixed entry runs its task even when `tasks` lacks it; unsuffixed
+// entries run the tasks of `tasks`.
+TEST(ExpandSweepTest, SuffixesImplyTheirTaskWhateverTasksSays) {
+  v1::SweepSpec s = TwoOfEach();
+  s.clear_models();
+  s.clear_datasets();
+  s.clear_tasks();
+  s.add_tasks(v1::TASK_TRAIN);
+  s.add_workloads("lenet5/mnist");
+  s.add_workloads("resnet50/imagenet:infer");
+  const std::vector<v1::RunSpec> runs = ExpandSweep(s);
+  EXPECT_EQ(static_cast<int64_t>(runs.size()), CountRuns(s));
+  std::set<std::tuple<std::string, int>> seen;
+  for (const v1::RunSpec& r : runs) {
+    seen.emplace(r.workload().model(), r.workload().task());
+  }
+  EXPECT_THAT(seen, ::testing::ElementsAre(
+                        std::make_tuple("lenet5", v1::TASK_TRAIN),
+                        std::make_tuple("resnet50", v1::TASK_INFER)));
+}
+
+// Power modes per class: each class runs the modes that apply to it.
+TEST(ExpandSweepTest, EachClassRunsItsOwnPowerModes) {
+  v1::SweepSpec s = TwoOfEach();  // MAXN, MODE_15W
+  s.add_device_classes("xavier-nx");
+  s.add_power_modes()->set_preset("MODE_10W_2CORE");
+  s.add_power_mode_classes();  // MAXN: every class
+  s.add_power_mode_classes()->add_device_classes("orin-agx");
+  s.add_power_mode_classes()->add_device_classes("xavier-nx");
+  const std::vector<v1::RunSpec> runs = ExpandSweep(s);
+  EXPECT_EQ(static_cast<int64_t>(runs.size()), CountRuns(s));
+  std::set<std::tuple<std::string, std::string>> seen;
+  for (const v1::RunSpec& r : runs) {
+    seen.emplace(r.device_class(), r.power_mode().preset());
+  }
+  EXPECT_THAT(seen, ::testing::ElementsAre(
+                        std::make_tuple("orin-agx", "MAXN"),
+                        std::make_tuple("orin-agx", "MODE_15W"),
+                        std::make_tuple("xavier-nx", "MAXN"),
+                        std::make_tuple("xavier-nx", "MODE_10W_2CORE")));
+  // 2 classes x 2 modes x 2 tasks x 2 workers x 2 repetitions.
+  EXPECT_EQ(runs.size(), 32u);
+}
+
 TEST(ExpandSweepTest, PipelineAxesMultiplyAndPreloadIsForInferOnly) {
   v1::SweepSpec s = TwoOfEach();
   s.clear_prefetch_depths();

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/fake_clock.h"
 #include "controller/sweep/problem_list.h"
@@ -155,10 +156,23 @@ TEST(LimitProblemLines, KeepsShortListsAndCutsLongLines) {
   EXPECT_EQ(LimitProblemLines(few), few);
   absl::Status three = absl::InvalidArgumentError("a\nb\nc");
   EXPECT_EQ(LimitProblemLines(three, 2).message(), "a\nb\n... and 1 more problem");
-  absl::Status wide = absl::InvalidArgumentError(std::string(1000, 'x'));
+  absl::Status wide = absl::InvalidArgumentError(std::string(5000, 'x'));
   const std::string cut(LimitProblemLines(wide).message());
   EXPECT_EQ(cut.size(), kMaxProblemLineChars);
   EXPECT_THAT(cut, ::testing::EndsWith("..."));
+}
+
+// The list of known presets in a problem is never cut ("sigmetr...").
+TEST(LimitProblemLines, KeepsAClassesWholeListOfPresets) {
+  std::string line =
+      "power_modes[0].preset: unknown preset 'MODE_30W' for xavier-agx "
+      "(known: MAXN, MODE_10W, MODE_15W, MODE_30W_ALL, MODE_30W_6CORE, "
+      "MODE_30W_4CORE, MODE_30W_2CORE, MODE_15W_DESKTOP";
+  for (char c = 'a'; c <= 'n'; ++c) absl::StrAppend(&line, ", sigmetrics-", std::string(1, c));
+  absl::StrAppend(&line, ")");
+  ASSERT_GT(line.size(), 300u);
+  const absl::Status st = absl::InvalidArgumentError(line);
+  EXPECT_EQ(LimitProblemLines(st).message(), line);
 }
 
 TEST_F(SweepSubmitterTest, SweepOverTheRunLimitStoresNothing) {

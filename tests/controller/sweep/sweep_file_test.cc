@@ -174,7 +174,8 @@ TEST(ParseSweepYamlTest, UnknownKeyInPowerMode) {
   EXPECT_EQ(ErrorOf("power_modes:\n  - MAXN\n  - {gpu_freq: 5}\n"),
             "unknown key 'gpu_freq' in power_modes[1] at line 3 (known keys: "
             "preset, cpu_cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, "
-            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz); did you mean "
+            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, device_class, "
+            "device_classes); did you mean "
             "'gpu_freq_hz'?");
 }
 
@@ -199,7 +200,8 @@ TEST(ParseSweepYamlTest, WrongTypeNamesIndexLineAndValue) {
   EXPECT_EQ(ErrorOf("power_modes: [[MAXN]]\n"),
             "power_modes[0] at line 1: expected a preset name or a map with "
             "keys preset, cpu_cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, "
-            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, got a list");
+            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, device_class, "
+            "device_classes, got a list");
 }
 
 TEST(ParseSweepYamlTest, EnumsTakeTheirShortNames) {
@@ -390,6 +392,9 @@ v1::SweepSpec EveryFieldSet() {
   s.set_placement(v1::PLACEMENT_EVERY_DEVICE);
   s.mutable_settle()->set_temp_band_c(1.5);
   s.mutable_settle()->set_max_wait_s(1.0 / 3.0);
+  s.add_power_mode_classes()->add_device_classes("xavier-agx");
+  s.add_power_mode_classes();
+  s.add_power_mode_classes();
   return s;
 }
 
@@ -411,6 +416,50 @@ TEST(SweepYamlTest, ReadsBackIntoAnEqualSpec) {
   google::protobuf::util::MessageDifferencer d;
   d.ReportDifferencesToString(&diff);
   EXPECT_TRUE(d.Compare(spec, *back)) << diff << "\n" << yaml;
+}
+
+// A mixed fleet in one sweep file: each power_modes entry may name its
+// classes (device_class or device_classes); the others apply to every
+// class.
+TEST(ParseSweepYamlTest, PowerModesNameTheirDeviceClasses) {
+  absl::StatusOr<v1::SweepSpec> s = ParseSweepYaml(
+      "name: mixed\n"
+      "device_classes: [orin-agx, xavier-nx, nano]\n"
+      "power_modes:\n"
+      "  - MAXN\n"
+      "  - {preset: MODE_15W, device_class: orin-agx}\n"
+      "  - {preset: MODE_10W, device_classes: [xavier-nx, nano]}\n"
+      "  - {cpu_cores: 2}\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->power_modes_size(), 4);
+  ASSERT_EQ(s->power_mode_classes_size(), 4);
+  EXPECT_TRUE(s->power_mode_classes(0).device_classes().empty());
+  EXPECT_THAT(s->power_mode_classes(1).device_classes(),
+              ::testing::ElementsAre("orin-agx"));
+  EXPECT_THAT(s->power_mode_classes(2).device_classes(),
+              ::testing::ElementsAre("xavier-nx", "nano"));
+  EXPECT_TRUE(s->power_mode_classes(3).device_classes().empty());
+  EXPECT_EQ(s->power_modes(1).preset(), "MODE_15W");
+  const absl::StatusOr<v1::SweepSpec> bad = ParseSweepYaml(
+      "power_modes:\n  - {preset: MAXN, device_class: [a, b]}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              ::testing::HasSubstr("power_modes[0].device_class at line 2: "
+                                   "expected a device class, got"));
+}
+
+// Plan files show numbers as people write them.
+TEST(SweepYamlTest, NumbersInPlainNotation) {
+  v1::SweepSpec s;
+  s.set_telemetry_hz(10);
+  s.set_timeout_s(600);
+  s.set_duration_s(0.25);
+  s.set_minibatches(200);
+  const std::string y = SweepYaml(s);
+  EXPECT_THAT(y, ::testing::HasSubstr("telemetry_hz: 10\n"));
+  EXPECT_THAT(y, ::testing::HasSubstr("timeout_s: 600\n"));
+  EXPECT_THAT(y, ::testing::HasSubstr("duration_s: 0.25\n"));
+  EXPECT_EQ(y.find("e+"), std::string::npos) << y;
 }
 
 TEST(SweepYamlTest, DefaultSpecIsEmptyAndReadsBack) {

@@ -126,10 +126,7 @@ TEST(ValidateSweepTest, WorkloadPairsAreCheckedEach) {
   s.add_workloads("lenet5/mnist");
   s.add_workloads("resnet18/cifar10:train");
   s.add_workloads("resnet50/imagenet:infer");
-  EXPECT_THAT(Problems(s),
-              ElementsAre("workloads[2]: task infer is not in tasks, so this "
-                          "workload would never run"));
-  s.add_tasks(v1::TASK_INFER);
+  // The :infer suffix implies its task: no `tasks: [infer]` needed.
   EXPECT_THAT(Problems(s), IsEmpty());
   s.add_workloads("vgg11/mnist");
   s.add_workloads("resnet18");
@@ -165,6 +162,47 @@ TEST(ValidateSweepTest, SyntheticDataFitsEveryModelButHasNoEpochs) {
   EXPECT_THAT(Problems(product),
               ElementsAre(HasSubstr("datasets[0]: a model on synthetic data "
                                     "has no epochs")));
+}
+
+// `workloads: [mobilenetv3/gld23k:infer]` alone is a sweep: the suffix is
+// its task, tasks stays empty (no train runs), and an unsuffixed entry
+// with only baseload in tasks is the error that names it.
+TEST(ValidateSweepTest, SuffixesImplyTheirTasks) {
+  v1::SweepSpec in = GoodSpec();
+  in.clear_models();
+  in.clear_datasets();
+  in.clear_tasks();
+  in.add_workloads("resnet50/imagenet:infer");
+  v1::SweepSpec s = WithDefaults(in);
+  EXPECT_THAT(s.tasks(), IsEmpty());
+  EXPECT_THAT(Problems(s), IsEmpty());
+  in.add_workloads("lenet5/mnist");
+  EXPECT_THAT(WithDefaults(in).tasks(), ElementsAre(v1::TASK_TRAIN));
+  in.add_tasks(v1::TASK_BASELOAD);
+  in.set_duration_s(5);
+  EXPECT_THAT(Problems(WithDefaults(in)),
+              ElementsAre(HasSubstr("workloads[1]: no task: tasks has no "
+                                    "train or infer")));
+}
+
+// Mixed fleets: a power_modes entry scoped to its classes is checked
+// against those only; a class left without a mode, or a class the sweep
+// does not have, is named.
+TEST(ValidateSweepTest, PowerModesPerDeviceClass) {
+  v1::SweepSpec s = GoodSpec();
+  s.add_device_classes("xavier-nx");
+  s.clear_power_modes();
+  s.add_power_modes()->set_preset("MODE_15W");  // orin-agx only
+  s.add_power_modes()->set_preset("MODE_10W_2CORE");  // xavier-nx only
+  s.add_power_mode_classes()->add_device_classes("orin-agx");
+  s.add_power_mode_classes()->add_device_classes("xavier-nx");
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.mutable_power_mode_classes(1)->set_device_classes(0, "nano");
+  EXPECT_THAT(Problems(s),
+              ElementsAre(HasSubstr("power_modes[1].device_class: 'nano' is "
+                                    "not one of device_classes"),
+                          HasSubstr("device_classes[1]: no power mode applies "
+                                    "to xavier-nx")));
 }
 
 TEST(ValidateSweepTest, WorkloadsExcludeModelsAndDatasets) {

@@ -132,6 +132,9 @@ TEST(TwinPlatformTest, SamplesAreSimulatedAndFollowTheLoad) {
   }
   EXPECT_EQ(idle.gpu_freq_hz(), 1109250000);
   EXPECT_EQ(idle.cores(0).freq_khz(), 1907200);
+  // The EMC clock it simulates is recorded too (telemetry.mem_freq_hz).
+  EXPECT_GT(idle.mem_freq_hz(), 0);
+  EXPECT_EQ(idle.mem_freq_hz(), twin->Current().mem_hz);
 
   PhaseLoad busy;
   busy.core_util.assign(6, 1.0);
