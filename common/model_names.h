@@ -14,8 +14,9 @@
 namespace powersweep {
 
 // Sorted by name.
-inline constexpr std::array<const char*, 5> kModelNames = {
-    "lenet5", "mobilenetv3", "resnet18", "resnet50", "vgg11"};
+inline constexpr std::array<const char*, 9> kModelNames = {
+    "alexnet",  "inception_v3",  "lenet5", "mobilenetv3", "resnet18",
+    "resnet50", "squeezenet1_1", "vgg11",  "vgg19"};
 
 // Whether the `name` members of `table` are kModelNames, in order.
 template <typename Row, size_t N>

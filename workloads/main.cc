@@ -24,8 +24,8 @@
 #include "workloads/runner/runner.h"
 
 ABSL_FLAG(std::string, model, "lenet5",
-          "run, describe: the model (lenet5, mobilenetv3, resnet18, resnet50, "
-          "vgg11).");
+          "run, describe: the model (alexnet, inception_v3, lenet5, "
+          "mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, vgg19).");
 ABSL_FLAG(std::string, dataset_path, "",
           "run: the data set directory: IDX files {train,t10k}-{images-idx3,"
           "labels-idx1}-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist), "
@@ -55,7 +55,8 @@ ABSL_FLAG(int64_t, preload_limit, 0,
           "run: with --preload, build at most this many minibatches (0 = "
           "--minibatches, else one epoch); the timed loop cycles over them.");
 ABSL_FLAG(int64_t, input_size, 0,
-          "run: side of the model input for image folders (0 = 224); "
+          "run: side of the model input for image folders (0 = 224, or 299 "
+          "for inception_v3); "
           "describe: input side (0 = the model's study default).");
 ABSL_FLAG(int64_t, epochs, 0,
           "run: stop after this many epochs (0 = no limit).");
@@ -105,8 +106,11 @@ Usage:
 run: at least one of --epochs, --minibatches, --duration-s is needed; the
 first limit reached ends the run. The last partial minibatch of an epoch is
 dropped. Models: lenet5 (1x28x28), resnet18 and vgg11 (3x32x32 on CIFAR-10),
-mobilenetv3 (MobileNetV3-large) and resnet50 (3x224x224 on image folders);
-the class count comes from the data set.
+mobilenetv3 (MobileNetV3-large), resnet50, alexnet, squeezenet1_1 and vgg19
+(3x224x224 on image folders), inception_v3 (3x299x299; image folders are
+decoded at 299 unless --input-size is given, and training, which runs its
+auxiliary classifier, needs at least 299); the class count comes from the
+data set.
 
 Records: one JSON object per line on --records-fd, the protobuf JSON form of
 powersweep.v1.WorkloadEvent: a "started" event (build provenance and the

@@ -55,9 +55,12 @@ std::vector<std::string> DeviceClassCatalog::Names() const {
 
 WorkloadCatalog WorkloadCatalog::Default() {
   // LeNet-5 takes 28x28 grey images (IDX sets); the torchvision networks
-  // take RGB: CIFAR-10 at 32x32 or image folders at input_size.
+  // take RGB: CIFAR-10 at 32x32 or image folders at input_size. AlexNet
+  // (63x63 at least) and Inception-v3 (75x75, 299x299 to train) cannot
+  // take CIFAR-10's 32x32 images (workloads/models/catalog.h).
   const std::vector<std::string> grey = {"fashion-mnist", "mnist"};
   const std::vector<std::string> rgb = {"cifar10", "gld23k", "imagenet"};
+  const std::vector<std::string> large_rgb = {"gld23k", "imagenet"};
   std::vector<std::string> all = grey;
   all.insert(all.end(), rgb.begin(), rgb.end());
   // Every model takes `synthetic` (common/synthetic_dataset.h): random
@@ -66,9 +69,13 @@ WorkloadCatalog WorkloadCatalog::Default() {
   all.push_back(synthetic);
   std::vector<ModelInfo> models;
   for (const char* name : kModelNames) {
-    std::vector<std::string> sets = std::string(name) == "lenet5" ? grey : rgb;
+    const std::string model = name;
+    std::vector<std::string> sets =
+        model == "lenet5"                                 ? grey
+        : model == "alexnet" || model == "inception_v3" ? large_rgb
+                                                          : rgb;
     sets.push_back(synthetic);
-    models.push_back(ModelInfo{name, std::move(sets)});
+    models.push_back(ModelInfo{model, std::move(sets)});
   }
   return WorkloadCatalog(std::move(models), all);
 }

@@ -61,9 +61,11 @@ struct ModelInfo {
 class WorkloadCatalog {
  public:
   // The built-in workloads: lenet5 on the grey IDX sets (fashion-mnist,
-  // mnist); mobilenetv3, resnet18, resnet50 and vgg11 on the RGB sets
-  // (cifar10, gld23k, imagenet); every model on `synthetic` (random
-  // tensors of its input shape made in memory, common/synthetic_dataset.h).
+  // mnist); mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11 and vgg19
+  // on the RGB sets (cifar10, gld23k, imagenet); alexnet and inception_v3,
+  // which cannot take 32x32 images, on gld23k and imagenet; every model on
+  // `synthetic` (random tensors of its input shape made in memory,
+  // common/synthetic_dataset.h).
   static WorkloadCatalog Default();
 
   // This catalog plus data sets the agents advertise under other names

@@ -30,8 +30,9 @@ TEST(RunConfigTest, UnknownModelNamesFlagAndKnownModels) {
   RunConfig c = Valid();
   c.model = "resnet9";
   EXPECT_EQ(ErrorOf(c),
-            "--model: unknown model 'resnet9' (known: lenet5, mobilenetv3, "
-            "resnet18, resnet50, vgg11)");
+            "--model: unknown model 'resnet9' (known: alexnet, inception_v3, "
+            "lenet5, mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, "
+            "vgg19)");
   c.model = "mobilenet_v3_large";  // torchvision's name is an alias
   EXPECT_TRUE(ValidateRunConfig(c).ok());
 }

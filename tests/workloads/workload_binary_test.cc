@@ -386,5 +386,41 @@ TEST(WorkloadSyntheticTest, InputSizeSetsTheShapeAndEpochsAreRefused) {
   EXPECT_THAT(epochs.err, HasSubstr("--epochs: synthetic data has no epochs"));
 }
 
+// Inception-v3 takes image folders at its own 299x299 by default; its
+// training (auxiliary classifier) refuses a smaller --input-size, and
+// AlexNet refuses CIFAR-10's 32x32, naming the flag and the minimum.
+TEST(WorkloadSuiteTest, ModelsRefuseInputsTheirDownsamplingCannotTake) {
+  GeneratedSet folder("inception", {"--format", "image-folder",
+                                    "--train-count", "8", "--test-count", "4",
+                                    "--classes", "2"});
+  Outcome infer = RunWorkloadBinary(
+      {"run", "--model", "inception_v3", "--dataset-path", folder.path(),
+       "--task", "infer", "--batch-size", "2", "--minibatches", "1",
+       "--seed", "1", "--threads", "2", "--records-fd", "3"});
+  ASSERT_EQ(infer.exit_code, 0) << infer.err;
+  std::vector<v1::WorkloadEvent> e = ParseRecords(infer.records);
+  ASSERT_FALSE(e.empty());
+  EXPECT_THAT(e[0].started().workload().input_shape(),
+              ::testing::ElementsAre(3, 299, 299));
+  Outcome train = RunWorkloadBinary(
+      {"run", "--model", "inception_v3", "--dataset-path", folder.path(),
+       "--input-size", "224", "--task", "train", "--batch-size", "2",
+       "--minibatches", "1", "--seed", "1", "--threads", "1", "--records-fd",
+       "3"});
+  EXPECT_EQ(train.exit_code, 1);
+  EXPECT_THAT(train.err, HasSubstr("--input-size: 224 is too small to train "
+                                   "inception_v3"));
+  GeneratedSet cifar("alexnet", {"--format", "cifar10", "--train-count", "16",
+                                 "--test-count", "8"});
+  Outcome alexnet = RunWorkloadBinary(
+      {"run", "--model", "alexnet", "--dataset-path", cifar.path(), "--task",
+       "train", "--batch-size", "8", "--minibatches", "1", "--seed", "1",
+       "--threads", "1", "--records-fd", "3"});
+  EXPECT_EQ(alexnet.exit_code, 1);
+  EXPECT_THAT(alexnet.err, HasSubstr("does not fit model alexnet"));
+  EXPECT_THAT(alexnet.err, HasSubstr("--input-size: 32 is too small for "
+                                     "alexnet (at least 63"));
+}
+
 }  // namespace
 }  // namespace powersweep

@@ -41,7 +41,20 @@ def build_model(name, classes):
         return lenet5(classes)
     if name == "mobilenetv3":
         return torchvision.models.mobilenet_v3_large(num_classes=classes)
+    if name == "inception_v3":
+        return torchvision.models.inception_v3(
+            num_classes=classes, aux_logits=True, transform_input=False,
+            init_weights=True)
     return getattr(torchvision.models, name)(num_classes=classes)
+
+
+def training_loss(loss_fn, out, y):
+    """Cross-entropy; for Inception-v3's (logits, aux_logits) in training,
+    CE(main) + 0.4 x CE(aux), as torchvision's reference training and
+    powersweep's InceptionV3::Loss compute it."""
+    if isinstance(out, torchvision.models.InceptionOutputs):
+        return loss_fn(out.logits, y) + 0.4 * loss_fn(out.aux_logits, y)
+    return loss_fn(out, y)
 
 
 def read_idx(path):
@@ -128,7 +141,7 @@ def main():
                 break
             t1 = time.monotonic()
             opt.zero_grad()
-            loss = loss_fn(model(x), y)
+            loss = training_loss(loss_fn, model(x), y)
             loss.backward()
             opt.step()
             loss.item()

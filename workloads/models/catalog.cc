@@ -13,18 +13,27 @@ struct Spec {
   int64_t channels;
   int64_t default_size;
   int64_t min_size;  // smallest input the network's downsampling allows
+  int64_t min_train_size;  // the same in training (auxiliary heads)
   bool fixed_size;   // the default size is the only one it takes
   int64_t default_classes;
 };
 
 // Sorted by name. The networks with five 2x downsamplings (VGG's pools,
-// the strides of ResNet and MobileNetV3) reach 1x1 at 32x32.
+// the strides of ResNet and MobileNetV3) reach 1x1 at 32x32; AlexNet's
+// 11x11/4 stem and three 3x3/2 pools at 63x63; SqueezeNet 1.1's 3x3/2 stem
+// and three ceil-mode 3x3/2 pools at 17x17; Inception-v3's main network at
+// 75x75, and its auxiliary classifier (training only: 5x5/3 average pool
+// and 5x5 conv on the 17x17 map of Mixed_6e) needs 299x299.
 constexpr Spec kSpecs[] = {
-    {"lenet5", 1, 28, 28, true, 10},
-    {"mobilenetv3", 3, 224, 32, false, 2000},
-    {"resnet18", 3, 32, 32, false, 10},
-    {"resnet50", 3, 224, 32, false, 1000},
-    {"vgg11", 3, 32, 32, false, 10},
+    {"alexnet", 3, 224, 63, 63, false, 1000},
+    {"inception_v3", 3, 299, 75, 299, false, 1000},
+    {"lenet5", 1, 28, 28, 28, true, 10},
+    {"mobilenetv3", 3, 224, 32, 32, false, 2000},
+    {"resnet18", 3, 32, 32, 32, false, 10},
+    {"resnet50", 3, 224, 32, 32, false, 1000},
+    {"squeezenet1_1", 3, 224, 17, 17, false, 1000},
+    {"vgg11", 3, 32, 32, 32, false, 10},
+    {"vgg19", 3, 224, 32, 32, false, 1000},
 };
 static_assert(NamesAreModelNames(kSpecs),
               "a spec for every name of common/model_names.h");
@@ -38,6 +47,12 @@ const Spec* FindSpec(absl::string_view name) {
 }
 
 }  // namespace
+
+int64_t ImageFolderInputSize(absl::string_view name) {
+  const Spec* spec = FindSpec(name);
+  return spec != nullptr && spec->default_size > 224 ? spec->default_size
+                                                     : 224;
+}
 
 std::vector<std::string> KnownModels() {
   return std::vector<std::string>(kModelNames.begin(), kModelNames.end());
@@ -80,6 +95,12 @@ absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
         "--input-size: ", options.input_size, " is too small for ", r.name,
         " (at least ", spec->min_size, "; 0 means the default of ",
         spec->default_size, ")"));
+  }
+  if (options.train && size < spec->min_train_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input-size: ", size, " is too small to train ", r.name,
+        " (its auxiliary classifier needs at least ", spec->min_train_size,
+        "; inference takes ", spec->min_size, " and up)"));
   }
   r.input_shape = {spec->channels, size, size};
   return r;

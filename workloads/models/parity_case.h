@@ -11,6 +11,9 @@
 //   state/      every parameter and buffer (ExportModuleState)
 //   input.npy   (batch, C, H, W) float32, standard normal
 //   output.npy  (batch, classes) float32, the eval-mode output (no-grad)
+//   aux_output.npy  inception_v3 only: its auxiliary classifier's
+//               training-mode output on the same input (written after the
+//               state, as that pass moves the batch norms' statistics)
 // and returns the model's description. Errors: MakeModel's, or a write
 // failure naming the file. Uses torch's global generator: call from one
 // thread at a time.

@@ -179,11 +179,16 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
   DatasetOptions data_options;
   data_options.split = train ? Split::kTrain : Split::kTest;
   data_options.augment = train;
-  // --input-size sizes image folders only; CIFAR-10 and IDX samples keep
+  // --input-size sizes image folders only (0: 224, or the model's larger
+  // study default, 299 for inception_v3); CIFAR-10 and IDX samples keep
   // their native size (a sweep's input_size applies to all its runs).
   absl::StatusOr<std::string> format = DetectDatasetFormat(config.dataset_path);
   if (!format.ok()) return format.status();
-  if (*format == "image-folder") data_options.image_size = config.input_size;
+  if (*format == "image-folder") {
+    data_options.image_size = config.input_size != 0
+                                  ? config.input_size
+                                  : ImageFolderInputSize(config.model);
+  }
   absl::StatusOr<std::unique_ptr<Dataset>> data =
       OpenDataset(config.dataset_path, data_options);
   if (!data.ok()) return data.status();
@@ -196,6 +201,7 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
   ModelOptions model_options;
   model_options.num_classes = set.num_classes();
   model_options.input_size = set.shape().height;
+  model_options.train = train;
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
   if (absl::IsInvalidArgument(model.status())) {

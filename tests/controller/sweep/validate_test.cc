@@ -69,8 +69,9 @@ TEST(ValidateSweepTest, UnknownNames) {
       Problems(s),
       ElementsAre("device_classes[1]: unknown device class 'tx2' "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
-                  "models[0]: unknown model 'resnet9' (known: lenet5, "
-                  "mobilenetv3, resnet18, resnet50, vgg11)",
+                  "models[0]: unknown model 'resnet9' (known: alexnet, "
+                  "inception_v3, lenet5, mobilenetv3, resnet18, "
+                  "resnet50, squeezenet1_1, vgg11, vgg19)",
                   "datasets[0]: unknown dataset 'cifar100' (known: "
                   "cifar10, fashion-mnist, gld23k, imagenet, mnist, "
                   "synthetic)"));
@@ -89,8 +90,9 @@ TEST(ValidateSweepTest, EmptyAxesAndName) {
       ElementsAre("name: must not be empty",
                   "device_classes: at least one device class is required "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
-                  "models: at least one model is required (known: lenet5, "
-                  "mobilenetv3, resnet18, resnet50, vgg11)",
+                  "models: at least one model is required (known: alexnet, "
+                  "inception_v3, lenet5, mobilenetv3, resnet18, "
+                  "resnet50, squeezenet1_1, vgg11, vgg19)",
                   "datasets: at least one dataset is required (known: "
                   "cifar10, fashion-mnist, gld23k, imagenet, mnist, "
                   "synthetic)",
@@ -364,8 +366,9 @@ TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
       ElementsAre("name: must not be empty",
                   "device_classes[1]: unknown device class 'tx2' (known: "
                   "host, nano, orin-agx, xavier-agx, xavier-nx)",
-                  "models[0]: unknown model 'resnet9' (known: lenet5, "
-                  "mobilenetv3, resnet18, resnet50, vgg11)",
+                  "models[0]: unknown model 'resnet9' (known: alexnet, "
+                  "inception_v3, lenet5, mobilenetv3, resnet18, "
+                  "resnet50, squeezenet1_1, vgg11, vgg19)",
                   "batch_sizes[0]: must be positive, got 0",
                   "loader_workers[0]: must be between 0 and 64, got -1",
                   "power_modes[1].preset: unknown preset 'TURBO' for orin-agx "
