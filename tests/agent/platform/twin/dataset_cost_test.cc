@@ -107,7 +107,8 @@ TEST(TwinWorkloadCostTest, PairsAreTheModelsOnTheSetsTheyCanRead) {
       "resnet50/gld23k",       "resnet50/imagenet",     "vgg11/cifar10",
       "vgg11/gld23k",          "vgg11/imagenet",        "lenet5/synthetic",
       "mobilenetv3/synthetic", "resnet18/synthetic",    "resnet50/synthetic",
-      "vgg11/synthetic"};
+      "vgg11/synthetic",       "alexnet/synthetic",     "inception_v3/synthetic",
+      "squeezenet1_1/synthetic", "vgg19/synthetic"};
   EXPECT_EQ(pairs, expected);
 }
 
