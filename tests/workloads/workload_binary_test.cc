@@ -410,6 +410,13 @@ TEST(WorkloadSuiteTest, ModelsRefuseInputsTheirDownsamplingCannotTake) {
   EXPECT_EQ(train.exit_code, 1);
   EXPECT_THAT(train.err, HasSubstr("--input-size: 224 is too small to train "
                                    "inception_v3"));
+  Outcome synthetic = RunWorkloadBinary(
+      {"run", "--model", "inception_v3", "--dataset-path", "synthetic",
+       "--input-size", "224", "--task", "train", "--batch-size", "2",
+       "--minibatches", "1", "--threads", "1", "--records-fd", "3"});
+  EXPECT_NE(synthetic.exit_code, 0);
+  EXPECT_THAT(synthetic.err, HasSubstr("--input-size: 224 is too small to "
+                                       "train inception_v3"));
   GeneratedSet cifar("alexnet", {"--format", "cifar10", "--train-count", "16",
                                  "--test-count", "8"});
   Outcome alexnet = RunWorkloadBinary(

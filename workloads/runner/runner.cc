@@ -145,6 +145,7 @@ absl::StatusOr<v1::WorkloadFinished> RunSynthetic(const RunConfig& config,
                                                   int threads) {
   ModelOptions model_options;
   model_options.input_size = config.input_size;
+  model_options.train = config.task == v1::TASK_TRAIN;
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
   if (!model.ok()) return model.status();
