@@ -67,7 +67,7 @@ TEST(TwinAgentTest, RegistersTheClassTablesAndEveryModelAndDataSetItCosts) {
                                    "squeezenet1_1", "vgg11", "vgg19"));
   EXPECT_THAT(caps.datasets(),
               testing::ElementsAre("cifar10", "fashion-mnist", "gld23k",
-                                   "imagenet", "mnist"));
+                                   "imagenet", "mnist", "synthetic"));
   // Simulated runs only: never offers containers.
   EXPECT_THAT(caps.runtimes(), testing::ElementsAre(v1::RUNTIME_NATIVE));
 }

@@ -71,7 +71,7 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
   const v1::DeviceCapabilities caps =
       AgentCapabilities(*agent->platform, agent->catalog);
   ASSERT_EQ(caps.models_size(), 9);
-  ASSERT_EQ(caps.datasets_size(), 5);
+  ASSERT_EQ(caps.datasets_size(), 6);  // the five sets and synthetic
   int runnable = 0;
   for (const std::string& model : caps.models()) {
     EXPECT_EQ(agent->catalog.models.count(model), 1u) << model;
@@ -107,8 +107,8 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
     }
   }
   // lenet5 on 2 grey sets; 6 RGB models on 3 RGB sets; alexnet and
-  // inception_v3 on the 2 image-folder sets.
-  EXPECT_EQ(runnable, 2 + 6 * 3 + 2 * 2);
+  // inception_v3 on the 2 image-folder sets; all 9 on synthetic.
+  EXPECT_EQ(runnable, 2 + 6 * 3 + 2 * 2 + 9);
 }
 
 TEST(TwinWorkloadsTest, UnknownModelOrDataSetIsAClearErrorNamingIt) {
