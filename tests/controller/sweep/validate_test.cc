@@ -152,7 +152,7 @@ TEST(ValidateSweepTest, SyntheticDataFitsEveryModelButHasNoEpochs) {
   const std::vector<std::string> problems = Problems(s);
   ASSERT_EQ(problems.size(), kModelNames.size());
   EXPECT_EQ(problems[0],
-            "workloads[0]: lenet5 on synthetic data has no epochs (one random "
+            "workloads[0]: alexnet on synthetic data has no epochs (one random "
             "minibatch is reused): set epochs to 0 and stop with minibatches "
             "or duration_s");
   s.set_epochs(0);
