@@ -363,18 +363,20 @@ const KernelTableRow* FindRow(absl::string_view kernel, absl::string_view name) 
 }
 
 // Kernel launches of one iteration of torch::nn::{RNN,LSTM,GRU} on
-// LibTorch 1.13's CPU path: leaf ATen ops other than allocation and view
-// ops (workloads/kernels/launch_counter.h), per time step and per call,
-// calibrated on the counts powersweep-workload measures (the per-step
-// figures do not depend on the sizes).
+// LibTorch 1.13's CPU path as workloads/kernels/launch_counter.h counts
+// them, per time step and per call: the counts powersweep-workload
+// measured (tests/workloads/kernel_binary_test.cc checks that they still
+// agree). They do not depend on the sizes. Forward: one addmm for the
+// input projection of all steps, then per step the hidden projection
+// (addmm and its bias copy), the gate arithmetic (add, sigmoid, tanh,
+// mul, ...) and the output copy; backward the gradients of each.
 double RnnLaunchesPerIteration(const RnnShape& r) {
   struct PerCell {
     double fwd_step, fwd_call, bwd_step, bwd_call;
   };
-  // Placeholder until calibrated.
-  PerCell p{4, 2, 8, 4};
-  if (r.cell == RnnCell::kLstm) p = PerCell{8, 2, 16, 4};
-  if (r.cell == RnnCell::kGru) p = PerCell{12, 2, 24, 4};
+  PerCell p{4, 6, 9, 11};                                  // vanilla (tanh)
+  if (r.cell == RnnCell::kLstm) p = PerCell{12, 9, 22, 9};
+  if (r.cell == RnnCell::kGru) p = PerCell{12, 6, 25, 10};
   double n = r.steps * p.fwd_step + p.fwd_call;
   if (r.backward) n += r.steps * p.bwd_step + p.bwd_call;
   return n;
@@ -490,7 +492,7 @@ KernelCost KernelCostOf(const KernelShape& s) {
       c.flops = 2 * m * n * k;
       c.bytes = kF * (m * k + k * n + m * n);
       c.footprint_bytes = c.bytes;
-      c.launches = 1;  // one mm (at::matmul of two matrices)
+      c.launches = 1;  // one aten::mm under at::matmul_out
       break;
     }
     case KernelFamily::kConv: {
@@ -511,8 +513,8 @@ KernelCost KernelCostOf(const KernelShape& s) {
       c.footprint_bytes =
           kF * (in + filt + out + result +
                 static_cast<double>(v.c) * v.r * v.s * oh * ow);
-      // Forward: convolution (mkldnn); a backward pass: convolution_backward
-      // (one kernel for the gradient asked for).
+      // Forward: aten::mkldnn_convolution; a backward pass:
+      // aten::convolution_backward for the gradient asked for.
       c.launches = 1;
       break;
     }
