@@ -25,7 +25,19 @@
 
 ABSL_FLAG(std::string, model, "lenet5",
           "run, describe: the model (alexnet, inception_v3, lenet5, "
-          "mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, vgg19).");
+          "mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, vgg19); "
+          "run: or a kernel (gemm, conv, rnn) with --kernel-shape.");
+ABSL_FLAG(std::string, kernel_shape, "",
+          "run, kernels only: the shape, a row of the built-in DeepBench "
+          "table (deepbench-train-1, deepbench-server-N, deepbench-device-N, "
+          "optionally followed by a pass: -fwd, -bwd-data, -bwd-filter, "
+          "-fwdbwd) or explicit: gemm m<M>-n<N>-k<K>[-nn|tn|nt|tt]; conv "
+          "n<N>-c<C>-h<H>-w<W>-k<K>-r<R>-s<S>[-pad<P>][-stride<U>]"
+          "[-fwd|-bwd-data|-bwd-filter]; rnn <vanilla|lstm|gru>-h<H>-b<B>-t<T>"
+          "[-fwd|-fwdbwd].");
+ABSL_FLAG(int32_t, warmup_iterations, 5,
+          "run, kernels only: untimed iterations before timing (all but the "
+          "first count the kernel launches).");
 ABSL_FLAG(std::string, dataset_path, "",
           "run: the data set directory: IDX files {train,t10k}-{images-idx3,"
           "labels-idx1}-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist), "
@@ -96,6 +108,9 @@ Usage:
       --batch-size N --workers N [--prefetch-depth N] [--page-cache keep|drop]
       [--preload] [--input-size S] [--epochs N] [--minibatches N]
       [--duration-s X] --seed S --threads T --records-fd FD
+  powersweep-workload run --model gemm|conv|rnn --kernel-shape SHAPE
+      [--warmup-iterations N] (--minibatches N | --duration-s X) --seed S
+      --threads T --records-fd FD
   powersweep-workload describe --model M [--classes N] [--input-size S] [--json]
   powersweep-workload gen-dataset --format idx|cifar10|image-folder --out DIR
       [--train-count N] [--test-count N] [--classes K] [--image-size S]
@@ -111,6 +126,13 @@ mobilenetv3 (MobileNetV3-large), resnet50, alexnet, squeezenet1_1 and vgg19
 decoded at 299 unless --input-size is given, and training, which runs its
 auxiliary classifier, needs at least 299); the class count comes from the
 data set.
+
+Kernels (DeepBench-style micro-benchmarks, no data set): gemm, conv and rnn
+with --kernel-shape; each "minibatch" record is one timed iteration after
+--warmup-iterations untimed ones (samples 1, compute_s the iteration). The
+started event's workload.kernel gives the FLOPs, bytes and kernel launches
+per iteration (forward_macs = FLOPs / 2). A shape whose operands do not fit
+the memory available fails before allocating (exit 1, naming both sizes).
 
 Records: one JSON object per line on --records-fd, the protobuf JSON form of
 powersweep.v1.WorkloadEvent: a "started" event (build provenance and the
@@ -137,6 +159,8 @@ Example:
   powersweep-workload run --dataset-path /usr/share/datasets/fashion-mnist \
       --task train --batch-size 64 --workers 2 --minibatches 200 --seed 1
   powersweep-workload describe --model resnet18
+  powersweep-workload run --model rnn --kernel-shape gru-h512-b32-t25-fwdbwd \
+      --minibatches 100 --seed 1
 )";
 
 int Fail(int code, const std::string& message) {
@@ -225,6 +249,8 @@ int main(int argc, char** argv) {
   config.preload = absl::GetFlag(FLAGS_preload);
   config.preload_limit = absl::GetFlag(FLAGS_preload_limit);
   config.input_size = absl::GetFlag(FLAGS_input_size);
+  config.kernel_shape = absl::GetFlag(FLAGS_kernel_shape);
+  config.warmup_iterations = absl::GetFlag(FLAGS_warmup_iterations);
   st = powersweep::ValidateRunConfig(config);
   if (!st.ok()) return Fail(2, std::string(st.message()));
 

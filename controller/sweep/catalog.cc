@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
+#include "common/kernel_names.h"
+#include "common/kernel_shape.h"
 #include "common/model_names.h"
 #include "common/power/power_catalog.h"
 #include "common/synthetic_dataset.h"
@@ -77,6 +81,8 @@ WorkloadCatalog WorkloadCatalog::Default() {
     sets.push_back(synthetic);
     models.push_back(ModelInfo{model, std::move(sets)});
   }
+  // Kernels take shapes, not data sets (Accepts parses them).
+  for (const char* name : kKernelNames) models.push_back(ModelInfo{name, {}});
   return WorkloadCatalog(std::move(models), all);
 }
 
@@ -111,8 +117,18 @@ bool WorkloadCatalog::HasDataset(const std::string& dataset) const {
   return std::binary_search(datasets_.begin(), datasets_.end(), dataset);
 }
 
+absl::Status WorkloadCatalog::CheckKernelShape(const std::string& model,
+                                               const std::string& shape) const {
+  if (!HasModel(model) || !IsKernelName(model)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", model, "' is not a kernel of this catalog"));
+  }
+  return ParseKernelShape(model, shape).status();
+}
+
 bool WorkloadCatalog::Accepts(const std::string& model,
                               const std::string& dataset) const {
+  if (IsKernelName(model)) return CheckKernelShape(model, dataset).ok();
   auto it = models_.find(model);
   if (it == models_.end() || !HasDataset(dataset)) return false;
   // A data set only an agent knows: its shape is checked when the run starts.
@@ -123,7 +139,17 @@ bool WorkloadCatalog::Accepts(const std::string& model,
 
 std::vector<std::string> WorkloadCatalog::ModelNames() const {
   std::vector<std::string> names;
-  for (const auto& [name, info] : models_) names.push_back(name);
+  for (const auto& [name, info] : models_) {
+    if (!IsKernelName(name)) names.push_back(name);
+  }
+  return names;
+}
+
+std::vector<std::string> WorkloadCatalog::KernelNames() const {
+  std::vector<std::string> names;
+  for (const auto& [name, info] : models_) {
+    if (IsKernelName(name)) names.push_back(name);
+  }
   return names;
 }
 

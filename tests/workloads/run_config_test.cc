@@ -32,7 +32,7 @@ TEST(RunConfigTest, UnknownModelNamesFlagAndKnownModels) {
   EXPECT_EQ(ErrorOf(c),
             "--model: unknown model 'resnet9' (known: alexnet, inception_v3, "
             "lenet5, mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, "
-            "vgg19)");
+            "vgg19; kernels: conv, gemm, rnn)");
   c.model = "mobilenet_v3_large";  // torchvision's name is an alias
   EXPECT_TRUE(ValidateRunConfig(c).ok());
 }

@@ -9,9 +9,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "common/kernel_names.h"
 #include "common/log.h"
 #include "common/synthetic_dataset.h"
 #include "workloads/data/dataset.h"
+#include "workloads/kernels/kernel_runner.h"
 #include "workloads/models/model.h"
 #include "workloads/pipeline/loader.h"
 #include "workloads/runner/environment.h"
@@ -273,6 +275,7 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
 absl::StatusOr<v1::WorkloadFinished> RunWorkload(const RunConfig& config,
                                                  Clock* clock,
                                                  RecordSink* sink) {
+  if (IsKernelName(config.model)) return RunKernel(config, clock, sink);
   absl::StatusOr<v1::WorkloadFinished> result =
       absl::UnknownError("workload did not run");
   absl::Status st = CatchTorchErrors("workload", [&] {

@@ -13,6 +13,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::StartsWith;
 using testing_util::Ctx;
 using testing_util::Device;
 using testing_util::GoodSpec;
@@ -205,6 +206,45 @@ TEST(ValidateSweepTest, PowerModesPerDeviceClass) {
                                     "not one of device_classes"),
                           HasSubstr("device_classes[1]: no power mode applies "
                                     "to xavier-nx")));
+}
+
+TEST(ValidateSweepTest, KernelWorkloadsTakeTableRowsAndExplicitShapes) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.set_epochs(0);
+  s.set_minibatches(100);
+  s.add_workloads("gemm/deepbench-train-1");
+  s.add_workloads("conv/deepbench-train-18-bwd-filter");
+  s.add_workloads("rnn/gru-h512-b32-t25-fwdbwd");
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.add_workloads("gemm/deepbench-train-9999");
+  s.add_workloads("conv/n8-c3-h2-w2-k4-r3-s3");
+  s.add_workloads("rnn/lstm-h512-b32");
+  s.add_workloads("gemm/cifar10");
+  const std::vector<std::string> problems = Problems(s);
+  ASSERT_EQ(problems.size(), 4u);
+  EXPECT_THAT(problems[0], StartsWith("workloads[3]: gemm shape "
+                                      "'deepbench-train-9999': no such row"));
+  EXPECT_EQ(problems[1],
+            "workloads[4]: conv shape 'n8-c3-h2-w2-k4-r3-s3': the 3x3 filter "
+            "does not fit the 2x2 input with padding 0x0");
+  EXPECT_EQ(problems[2],
+            "workloads[5]: rnn shape 'lstm-h512-b32': missing field "
+            "t<time steps>");
+  EXPECT_THAT(problems[3], StartsWith("workloads[6]: gemm shape 'cifar10': "
+                                      "unknown field 'cifar'"));
+}
+
+TEST(ValidateSweepTest, KernelWorkloadsHaveNoEpochs) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("gemm/m64-n64-k64");
+  EXPECT_THAT(Problems(s),
+              ElementsAre("workloads[0]: kernel gemm reads no data set, so it "
+                          "has no epochs; stop it with minibatches (timed "
+                          "iterations) or duration_s"));
 }
 
 TEST(ValidateSweepTest, WorkloadsExcludeModelsAndDatasets) {
