@@ -339,8 +339,16 @@ int Serve() {
 
   absl::Notification stopping;
   std::thread liveness([&] {
-    while (!stopping.WaitForNotificationWithTimeout(
-        absl::Seconds(heartbeat_s / 2))) {
+    const absl::Duration tick = absl::Seconds(heartbeat_s / 2);
+    absl::Time last = absl::Now();
+    while (!stopping.WaitForNotificationWithTimeout(tick)) {
+      // Woken more than a heartbeat late: this process was not running
+      // (SIGSTOP, a suspended VM); agents are not to blame for the gap.
+      const absl::Time now = absl::Now();
+      if (now - last > tick + absl::Seconds(heartbeat_s)) {
+        fleet.NoteStall(now - last - tick);
+      }
+      last = now;
       fleet.CheckLiveness();
       fleet.Dispatch();
     }

@@ -71,11 +71,13 @@ void RenderCounters(const FleetCounters& c, ExpositionWriter* w) {
            "Data batches from agents by outcome: stored; duplicate (already "
            "stored, acknowledged again); dropped (of a run or attempt the "
            "agent no longer holds); failed (the database refused it; not "
-           "acknowledged, the agent sends it again).");
+           "acknowledged, the agent sends it again); rejected (a batch or "
+           "result with values that cannot be stored: the run failed).");
   w->Sample({{"outcome", "stored"}}, Load(c.batches_stored));
   w->Sample({{"outcome", "duplicate"}}, Load(c.batches_duplicate));
   w->Sample({{"outcome", "dropped"}}, Load(c.batches_dropped));
   w->Sample({{"outcome", "failed"}}, Load(c.batches_failed));
+  w->Sample({{"outcome", "rejected"}}, Load(c.batches_rejected));
   w->Begin("powersweep_ingest_rows_total", MetricType::kCounter,
            "Rows stored from agents' batches: minibatch records and "
            "telemetry samples.");
