@@ -118,6 +118,13 @@ class Store {
   // Marks the device forgotten or not. Its runs and data stay.
   virtual absl::Status SetDeviceForgotten(const std::string& device_id,
                                           bool forgotten) = 0;
+  // Devices no run ever named (never leased, ran, or targeted, no
+  // calibration offsets): what a registration alone left behind.
+  virtual absl::StatusOr<std::vector<std::string>> ListUnusedDevices() = 0;
+  // Deletes the device if it is still unused (as ListUnusedDevices):
+  // true when it was deleted, false when a run names it or it is unknown.
+  virtual absl::StatusOr<bool> DeleteUnusedDevice(
+      const std::string& device_id) = 0;
   // Stores the device's latest health check, replacing the previous one.
   // Records that the device's agent disconnected at `at`, last heard at
   // `last_seen` (last_seen_unix_ms becomes the later of it and the stored

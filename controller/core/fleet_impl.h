@@ -66,6 +66,32 @@ struct Fleet::Impl {
   // most every reconnect_grace / 3.
   std::map<int64_t, absl::Time> unheld_since ABSL_GUARDED_BY(run_mu);
   absl::Time next_unheld_scan ABSL_GUARDED_BY(run_mu) = absl::InfinitePast();
+  // Devices that registered without a verified identity (no client
+  // certificate) and have not started a run: they do not count against
+  // max_devices (at most max_devices of them at once), and once
+  // disconnected for unconfirmed_device_ttl they are deleted from the
+  // store (if still unused). Value: when the device disconnected
+  // (InfiniteFuture while connected). Loaded with the devices: every
+  // stored device no run names starts unconfirmed.
+  std::map<std::string, absl::Time> unconfirmed ABSL_GUARDED_BY(run_mu);
+  // Deletes unconfirmed devices disconnected for unconfirmed_device_ttl
+  // (all disconnected ones, oldest first, up to `make_room`, when that is
+  // > 0: room for a new registration).
+  void ExpireUnconfirmedLocked(absl::Time now, int make_room = 0)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+
+  // Devices that let assignments expire unanswered: how many in a row and
+  // until when they get no run (lease_timeout x 2^(missed-1), at most 10
+  // min). Kept by device id, so a reconnect does not clear it; an answer
+  // to an assignment (AssignReply, RunStarted) does.
+  struct MissedLeases {
+    int missed = 0;
+    absl::Time hold_until = absl::InfinitePast();
+  };
+  std::map<std::string, MissedLeases> missed_leases ABSL_GUARDED_BY(run_mu);
+  // Clears `device_id`'s missed leases (it answered an assignment).
+  void LeaseAnsweredLocked(const std::string& device_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
   // Fleet::NoteStall: no session is judged (silent, stalled, lease
   // expired, run overdue) before this time.
   std::atomic<int64_t> judge_after_unix_ns{0};

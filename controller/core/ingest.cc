@@ -32,6 +32,8 @@ void Fleet::Impl::OnRunStarted(const std::string& device_id,
       }
     } else {
       registry.ClearLeaseDeadline(device_id, conn, run_id);
+      LeaseAnsweredLocked(device_id);
+      unconfirmed.erase(device_id);  // it runs: a device, not a stray id
       absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
       if (!run.ok()) {
         PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status();
