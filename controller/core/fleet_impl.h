@@ -66,6 +66,19 @@ struct Fleet::Impl {
   // most every reconnect_grace / 3.
   std::map<int64_t, absl::Time> unheld_since ABSL_GUARDED_BY(run_mu);
   absl::Time next_unheld_scan ABSL_GUARDED_BY(run_mu) = absl::InfinitePast();
+  // Runs failed because their agent sent data that cannot be stored
+  // (FailHeldRunLocked for rejected data): never revived by late data.
+  std::set<int64_t> refused_runs ABSL_GUARDED_BY(run_mu);
+  // Whether data of `run_id` (attempt `attempt`, 0: the current one) that
+  // `device_id` sends although it no longer holds the run is stored: the
+  // controller failed the run for a lost agent (disconnected, silent,
+  // restarted, did not come back), its attempt was not retried and has no
+  // result, and its data was never refused. The agent's spooled batches
+  // and result then complete it (FAILED -> DONE) instead of being thrown
+  // away.
+  bool AcceptsLateData(const std::string& device_id, int64_t run_id,
+                       int32_t attempt) ABSL_SHARED_LOCKS_REQUIRED(run_mu);
+
   // Devices that registered without a verified identity (no client
   // certificate) and have not started a run: they do not count against
   // max_devices (at most max_devices of them at once), and once
@@ -168,6 +181,12 @@ struct Fleet::Impl {
                            const std::shared_ptr<AgentConnection>& conn,
                            int64_t run_id, const std::string& reason,
                            Outbox* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+  // A RunFinished the agent sends for a run AcceptsLateData: DONE with
+  // the result once all its batches are stored (else a ResendRequest).
+  void CompleteLateRunLocked(const std::string& device_id,
+                             const std::shared_ptr<AgentConnection>& conn,
+                             const v1::RunFinished& msg, Outbox* out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
   v1::RunResult WithBaseload(const v1::RunStatus& run,
                              const v1::RunResult& result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
