@@ -165,7 +165,9 @@ class Store {
   // Allowed: PENDING->LEASED|CANCELLED; LEASED->RUNNING|PENDING|FAILED|
   // CANCELLED; RUNNING->DONE|FAILED|CANCELLED; FAILED->PENDING (a retry)
   // and CANCELLED->PENDING (a rerun): attempt is incremented, the ended
-  // attempt's data is kept. LEASED sets
+  // attempt's data is kept; FAILED->DONE (through FinishRun: the result of
+  // an attempt the controller had failed for a lost agent arrived). LEASED
+  // sets
   // device_id (InvalidArgument without one); RUNNING sets started time (and
   // device_id when one is given); DONE/FAILED/CANCELLED set finished time
   // and reason. PENDING clears device_id and the times; a retry or rerun
