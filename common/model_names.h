@@ -14,8 +14,9 @@
 namespace powersweep {
 
 // Sorted by name.
-inline constexpr std::array<const char*, 5> kModelNames = {
-    "lenet5", "mobilenetv3", "resnet18", "resnet50", "vgg11"};
+inline constexpr std::array<const char*, 7> kModelNames = {
+    "lenet5",   "lstm_lm", "mobilebert", "mobilenetv3",
+    "resnet18", "resnet50", "vgg11"};
 
 // Whether the `name` members of `table` are kModelNames, in order.
 template <typename Row, size_t N>

@@ -6,6 +6,7 @@
 #include "common/model_names.h"
 #include "common/power/power_catalog.h"
 #include "common/synthetic_dataset.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 namespace {
@@ -55,18 +56,24 @@ std::vector<std::string> DeviceClassCatalog::Names() const {
 
 WorkloadCatalog WorkloadCatalog::Default() {
   // LeNet-5 takes 28x28 grey images (IDX sets); the torchvision networks
-  // take RGB: CIFAR-10 at 32x32 or image folders at input_size.
+  // take RGB: CIFAR-10 at 32x32 or image folders at input_size; the
+  // sequence models (common/text_models.h) take token files: the WordNet
+  // glosses and the Wikipedia-shaped set gen-dataset writes.
   const std::vector<std::string> grey = {"fashion-mnist", "mnist"};
   const std::vector<std::string> rgb = {"cifar10", "gld23k", "imagenet"};
+  const std::vector<std::string> text = {"wikitext", "wordnet"};
   std::vector<std::string> all = grey;
   all.insert(all.end(), rgb.begin(), rgb.end());
+  all.insert(all.end(), text.begin(), text.end());
   // Every model takes `synthetic` (common/synthetic_dataset.h): random
   // tensors of its own input shape.
   const std::string synthetic(kSyntheticDataset);
   all.push_back(synthetic);
   std::vector<ModelInfo> models;
   for (const char* name : kModelNames) {
-    std::vector<std::string> sets = std::string(name) == "lenet5" ? grey : rgb;
+    const bool tokens = FindTextModel(name) != nullptr;
+    std::vector<std::string> sets =
+        tokens ? text : std::string(name) == "lenet5" ? grey : rgb;
     sets.push_back(synthetic);
     models.push_back(ModelInfo{name, std::move(sets)});
   }

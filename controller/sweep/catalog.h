@@ -62,8 +62,9 @@ class WorkloadCatalog {
  public:
   // The built-in workloads: lenet5 on the grey IDX sets (fashion-mnist,
   // mnist); mobilenetv3, resnet18, resnet50 and vgg11 on the RGB sets
-  // (cifar10, gld23k, imagenet); every model on `synthetic` (random
-  // tensors of its input shape made in memory, common/synthetic_dataset.h).
+  // (cifar10, gld23k, imagenet); lstm_lm and mobilebert on the text sets
+  // (wikitext, wordnet); every model on `synthetic` (random tensors of its
+  // input shape made in memory, common/synthetic_dataset.h).
   static WorkloadCatalog Default();
 
   // This catalog plus data sets the agents advertise under other names

@@ -2,18 +2,28 @@
 // check of a model's options. Kept free of LibTorch so argument validation
 // (run configs, sweep files) does not need it. Stateless and thread-safe.
 //
-// Names: lenet5, mobilenetv3 (MobileNetV3-large; "mobilenet_v3_large" is an
-// alias), resnet18, resnet50, vgg11. Study defaults (an option left 0):
+// Names: lenet5, lstm_lm, mobilebert, mobilenetv3 (MobileNetV3-large;
+// "mobilenet_v3_large" is an alias), resnet18, resnet50, vgg11. Study
+// defaults (an option left 0):
 //   lenet5       1x28x28,   10 classes (MNIST / Fashion-MNIST)
 //   resnet18     3x32x32,   10 classes (CIFAR-10)
 //   vgg11        3x32x32,   10 classes (CIFAR-10)
 //   mobilenetv3  3x224x224, 2000 classes (GLD23k)
 //   resnet50     3x224x224, 1000 classes (ImageNet)
+//   lstm_lm      1x1x36 token ids (seq_len 35 + 1), vocabulary 33,278
+//   mobilebert   1x1x128 token ids (seq_len 128), vocabulary 30,522
+// The sequence models (common/text_models.h) take a sample of token ids
+// carried as floats, shape (1, 1, seq_len + extra); their "classes" are the
+// vocabulary (num_classes == vocab), and they take --seq-len and --vocab
+// instead of --input-size and --classes.
 //
 // ResolveModelOptions errors are kInvalidArgument naming the option as the
 // workload binary spells it: "--model" (unknown name, lists the known ones),
-// "--classes" (fewer than 2), "--input-size" (negative, below the network's
-// minimum of 32, or anything but 28 for lenet5).
+// "--classes" (fewer than 2; or given to a sequence model), "--input-size"
+// (negative, below the network's minimum of 32, or anything but 28 for
+// lenet5; or given to a sequence model), "--seq-len" (below 1 or above the
+// model's maximum; or given to an image model), "--vocab" (outside
+// 4..2^24; or given to an image model).
 #ifndef POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 #define POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 
@@ -31,13 +41,18 @@ namespace powersweep {
 struct ModelOptions {
   int64_t num_classes = 0;
   int64_t input_size = 0;  // height = width of the square input image
+  int64_t seq_len = 0;     // sequence models: tokens read per sample
+  int64_t vocab = 0;       // sequence models: vocabulary size
 };
 
 // A model with every option decided.
 struct ResolvedModel {
   std::string name;  // canonical (an alias resolved)
   std::array<int64_t, 3> input_shape{};  // (channels, height, width)
-  int64_t num_classes = 0;
+  int64_t num_classes = 0;  // sequence models: == vocab
+  int64_t seq_len = 0;      // 0 for image models
+  int64_t vocab = 0;        // 0 for image models
+  bool takes_tokens() const { return vocab > 0; }
 };
 
 // Canonical names MakeModel accepts, sorted (aliases not included).

@@ -8,7 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
+<<<<<<< HEAD
 #include "common/synthetic_dataset.h"
+=======
+#include "common/text_models.h"
+>>>>>>> 180349a (text workloads: lstm_lm and mobilebert models, text data set format and generators (WordNet glosses, Wikipedia-shaped), --seq-len/--vocab, twin costs, controller catalog entries (WIP: not yet built))
 #include "workloads/models/catalog.h"
 
 namespace powersweep {
@@ -87,6 +91,23 @@ absl::Status ValidateRunConfig(const RunConfig& c) {
                absl::StrCat("must be 0 (the model's default) or within "
                             "28..1024, got ",
                             c.input_size));
+  }
+  if (const TextModelLimits* t = FindTextModel(CanonicalModelName(c.model))) {
+    if (c.seq_len < 0 || c.seq_len > t->max_seq_len) {
+      return Bad("seq-len",
+                 absl::StrCat("must be 0 (", c.model, "'s default of ",
+                              t->default_seq_len, ") or within 1..",
+                              t->max_seq_len, " for ", c.model, ", got ",
+                              c.seq_len));
+    }
+    if (c.vocab != 0 && (c.vocab < kMinTextVocab || c.vocab > kMaxTextVocab)) {
+      return Bad("vocab", absl::StrCat("must be 0 (the data set's) or within ",
+                                       kMinTextVocab, "..", kMaxTextVocab,
+                                       ", got ", c.vocab));
+    }
+  } else if (c.seq_len != 0 || c.vocab != 0) {
+    return Bad(c.seq_len != 0 ? "seq-len" : "vocab",
+               absl::StrCat(c.model, " takes images, not token sequences"));
   }
   if (c.preload && c.task != v1::TASK_INFER) {
     return Bad("preload", "applies to --task infer only");

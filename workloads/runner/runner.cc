@@ -44,7 +44,7 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
                                              Clock* clock, RecordSink* sink,
                                              MinibatchSource& source,
                                              EpochPageCache* cache,
-                                             Step& step) {
+                                             Step& step, int64_t seq_len) {
   const StopCondition stop(config.epochs, config.minibatches,
                            config.duration_s);
   MinibatchTimer timer;
@@ -72,6 +72,7 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
     r->set_e2e_s(t.e2e_s);
     r->set_samples(static_cast<int32_t>(mb->samples));
     r->set_loss(loss);
+    if (seq_len > 0) r->set_tokens(mb->samples * seq_len);
     if (cache != nullptr && mb->index % source.batches_per_epoch() == 0) {
       std::optional<double> resident = cache->TakeResidency(mb->epoch);
       if (resident.has_value()) r->set_page_cache_resident(*resident);
@@ -184,6 +185,22 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
   absl::StatusOr<std::string> format = DetectDatasetFormat(config.dataset_path);
   if (!format.ok()) return format.status();
   if (*format == "image-folder") data_options.image_size = config.input_size;
+  // A text set is cut into the windows the sequence model reads.
+  const bool text = *format == "text";
+  ModelOptions model_options;
+  if (text) {
+    model_options.seq_len = config.seq_len;
+    absl::StatusOr<ResolvedModel> shape =
+        ResolveModelOptions(config.model, model_options);
+    if (!shape.ok() || !shape->takes_tokens()) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: a text set (token ids) does not fit model %s, which takes "
+          "images",
+          config.dataset_path, config.model));
+    }
+    data_options.seq_len = shape->seq_len;
+    data_options.sample_tokens = shape->input_shape[2];
+  }
   absl::StatusOr<std::unique_ptr<Dataset>> data =
       OpenDataset(config.dataset_path, data_options);
   if (!data.ok()) return data.status();
@@ -193,9 +210,18 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
         absl::StrFormat("--batch-size: %d exceeds the %d samples of %s",
                         config.batch_size, set.size(), set.path()));
   }
-  ModelOptions model_options;
-  model_options.num_classes = set.num_classes();
-  model_options.input_size = set.shape().height;
+  if (text) {
+    if (config.vocab != 0 && config.vocab < set.num_classes()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--vocab: %d is smaller than the %d tokens of %s/vocab.txt",
+          config.vocab, set.num_classes(), set.path()));
+    }
+    model_options.vocab =
+        config.vocab != 0 ? config.vocab : set.num_classes();
+  } else {
+    model_options.num_classes = set.num_classes();
+    model_options.input_size = set.shape().height;
+  }
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
   if (absl::IsInvalidArgument(model.status())) {
@@ -257,8 +283,32 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
       config.batch_size, config.workers, threads,
       config.page_cache == v1::PAGE_CACHE_DROP ? "dropped per epoch" : "kept",
       config.preload ? ", preloaded" : "", device_name, config.seed);
+<<<<<<< HEAD
   return RunTimed(config, clock, sink, threads, *std::move(model), device,
                   *info, std::move(source), config.preload ? nullptr : &cache);
+=======
+  absl::StatusOr<v1::WorkloadFinished> finished = RunLoop(
+      config, clock, sink, *source, config.preload ? nullptr : &cache, *step,
+      info->seq_len());
+  source.reset();  // stop and join the workers before anything else
+  if (!finished.ok()) return finished.status();
+
+  v1::WorkloadEvent event;
+  *event.mutable_finished() = *finished;
+  st = sink->Write(event);
+  if (!st.ok()) return st;
+  const double secs = finished->elapsed_s();
+  const double samples_per_s =
+      secs > 0 ? finished->minibatches() * config.batch_size / secs : 0.0;
+  PS_LOG(INFO) << absl::StrFormat(
+      "finished: %d minibatches, %d epochs, %.3f s (stop: %s), %.0f samples/s%s",
+      finished->minibatches(), finished->epochs_completed(), secs,
+      finished->stop_reason(), samples_per_s,
+      info->seq_len() > 0
+          ? absl::StrFormat(", %.0f tokens/s", samples_per_s * info->seq_len())
+          : "");
+  return finished;
+>>>>>>> 180349a (text workloads: lstm_lm and mobilebert models, text data set format and generators (WordNet glosses, Wikipedia-shaped), --seq-len/--vocab, twin costs, controller catalog entries (WIP: not yet built))
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "agent/platform/twin/model_architectures.h"
 #include "common/model_names.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 namespace {
@@ -17,6 +18,8 @@ struct KnownModel {
 // Sorted by name.
 constexpr KnownModel kModels[] = {
     {"lenet5", {1, 28, 10}, LeNet5Cost},
+    {"lstm_lm", {1, 35, 33278}, LstmLmCost},
+    {"mobilebert", {1, 128, 30522}, MobileBertCost},
     {"mobilenetv3", {3, 224, 2000}, MobileNetV3LargeCost},
     {"resnet18", {3, 32, 10}, ResNet18Cost},
     {"resnet50", {3, 224, 1000}, ResNet50Cost},
@@ -71,6 +74,18 @@ absl::StatusOr<ModelCost> ModelCostFor(const std::string& model,
                                        const ModelInput& input) {
   const KnownModel* m = Find(model);
   if (m == nullptr) return Unknown(model);
+  if (const TextModelLimits* t = FindTextModel(model)) {
+    if (input.channels != 1 || input.size < kMinTextSeqLen ||
+        input.size > t->max_seq_len || input.classes < kMinTextVocab ||
+        input.classes > kMaxTextVocab) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "model ", model, " cannot take ", input.channels, " x ", input.size,
+          " tokens with a vocabulary of ", input.classes, " (it takes 1 x 1..",
+          t->max_seq_len, " tokens and ", kMinTextVocab, "..", kMaxTextVocab,
+          " tokens of vocabulary)"));
+    }
+    return m->walk(input);
+  }
   const bool lenet = model == "lenet5";
   const bool ok = input.classes >= 1 &&
                   (lenet ? input.channels == 1 && input.size == 28
