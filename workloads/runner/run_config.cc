@@ -8,11 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
-<<<<<<< HEAD
 #include "common/synthetic_dataset.h"
-=======
 #include "common/text_models.h"
->>>>>>> 180349a (text workloads: lstm_lm and mobilebert models, text data set format and generators (WordNet glosses, Wikipedia-shaped), --seq-len/--vocab, twin costs, controller catalog entries (WIP: not yet built))
 #include "workloads/models/catalog.h"
 
 namespace powersweep {

@@ -122,7 +122,7 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
   if (!st.ok()) return st;
   std::unique_ptr<Step> step = MakeStep(config.task, std::move(model), device);
   absl::StatusOr<v1::WorkloadFinished> finished =
-      RunLoop(config, clock, sink, *source, cache, *step);
+      RunLoop(config, clock, sink, *source, cache, *step, info.seq_len());
   source.reset();  // stop and join the loader's workers before anything else
   if (!finished.ok()) return finished.status();
   v1::WorkloadEvent event;
@@ -130,11 +130,16 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
   st = sink->Write(event);
   if (!st.ok()) return st;
   const double secs = finished->elapsed_s();
+  const double samples_per_s =
+      secs > 0 ? finished->minibatches() * config.batch_size / secs : 0.0;
   PS_LOG(INFO) << absl::StrFormat(
-      "finished: %d minibatches, %d epochs, %.3f s (stop: %s), %.0f samples/s",
+      "finished: %d minibatches, %d epochs, %.3f s (stop: %s), %.0f "
+      "samples/s%s",
       finished->minibatches(), finished->epochs_completed(), secs,
-      finished->stop_reason(),
-      secs > 0 ? finished->minibatches() * config.batch_size / secs : 0.0);
+      finished->stop_reason(), samples_per_s,
+      info.seq_len() > 0
+          ? absl::StrFormat(", %.0f tokens/s", samples_per_s * info.seq_len())
+          : "");
   return finished;
 }
 
@@ -146,6 +151,10 @@ absl::StatusOr<v1::WorkloadFinished> RunSynthetic(const RunConfig& config,
                                                   int threads) {
   ModelOptions model_options;
   model_options.input_size = config.input_size;
+  // Sequence models: random token ids of --seq-len windows over --vocab
+  // (their defaults when 0; Model::SyntheticBatch).
+  model_options.seq_len = config.seq_len;
+  model_options.vocab = config.vocab;
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
   if (!model.ok()) return model.status();
@@ -283,32 +292,8 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
       config.batch_size, config.workers, threads,
       config.page_cache == v1::PAGE_CACHE_DROP ? "dropped per epoch" : "kept",
       config.preload ? ", preloaded" : "", device_name, config.seed);
-<<<<<<< HEAD
   return RunTimed(config, clock, sink, threads, *std::move(model), device,
                   *info, std::move(source), config.preload ? nullptr : &cache);
-=======
-  absl::StatusOr<v1::WorkloadFinished> finished = RunLoop(
-      config, clock, sink, *source, config.preload ? nullptr : &cache, *step,
-      info->seq_len());
-  source.reset();  // stop and join the workers before anything else
-  if (!finished.ok()) return finished.status();
-
-  v1::WorkloadEvent event;
-  *event.mutable_finished() = *finished;
-  st = sink->Write(event);
-  if (!st.ok()) return st;
-  const double secs = finished->elapsed_s();
-  const double samples_per_s =
-      secs > 0 ? finished->minibatches() * config.batch_size / secs : 0.0;
-  PS_LOG(INFO) << absl::StrFormat(
-      "finished: %d minibatches, %d epochs, %.3f s (stop: %s), %.0f samples/s%s",
-      finished->minibatches(), finished->epochs_completed(), secs,
-      finished->stop_reason(), samples_per_s,
-      info->seq_len() > 0
-          ? absl::StrFormat(", %.0f tokens/s", samples_per_s * info->seq_len())
-          : "");
-  return finished;
->>>>>>> 180349a (text workloads: lstm_lm and mobilebert models, text data set format and generators (WordNet glosses, Wikipedia-shaped), --seq-len/--vocab, twin costs, controller catalog entries (WIP: not yet built))
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ absl::StatusOr<v1::WorkloadInfo> ModelInfo(Model& model) {
   info.set_forward_macs(d->forward_macs);
   for (int64_t v : d->input_shape) info.add_input_shape(v);
   info.set_num_classes(static_cast<int32_t>(d->num_classes));
-<<<<<<< HEAD
+  info.set_seq_len(d->seq_len);
+  info.set_vocab(d->vocab);
   return info;
 }
 
@@ -45,10 +46,6 @@ absl::StatusOr<v1::WorkloadInfo> CollectWorkloadInfo(
   absl::StatusOr<v1::WorkloadInfo> built = ModelInfo(model);
   if (!built.ok()) return built.status();
   v1::WorkloadInfo& info = *built;
-=======
-  info.set_seq_len(d->seq_len);
-  info.set_vocab(d->vocab);
->>>>>>> 180349a (text workloads: lstm_lm and mobilebert models, text data set format and generators (WordNet glosses, Wikipedia-shaped), --seq-len/--vocab, twin costs, controller catalog entries (WIP: not yet built))
   info.set_dataset_format(data.format());
   info.set_dataset_path(data.path());
   info.set_dataset_samples(data.size());

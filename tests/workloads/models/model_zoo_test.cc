@@ -34,8 +34,9 @@ const StudyShape kStudyShapes[] = {
 
 TEST(ModelZooTest, KnownModelsAreTheStudyModels) {
   EXPECT_EQ(KnownModels(), (std::vector<std::string>{
-                               "lenet5", "mobilenetv3", "resnet18",
-                               "resnet50", "vgg11"}));
+                               "lenet5", "lstm_lm", "mobilebert",
+                               "mobilenetv3", "resnet18", "resnet50",
+                               "vgg11"}));
 }
 
 TEST(ModelZooTest, EachModelBuildsWithItsStudyDefaultsAndGivesLogits) {
