@@ -386,5 +386,67 @@ TEST(WorkloadSyntheticTest, InputSizeSetsTheShapeAndEpochsAreRefused) {
   EXPECT_THAT(epochs.err, HasSubstr("--epochs: synthetic data has no epochs"));
 }
 
+// The sequence models end to end: gen-dataset tokenises the WordNet glosses
+// (Debian's wordnet-base), the binary trains lstm_lm and runs mobilebert
+// inference on it, and records tokens.
+TEST(WorkloadSuiteTest, TextModelsRunOnTheWordNetGlosses) {
+  TempDir dir;
+  const std::string set = dir.File("wordnet");
+  Outcome g = RunWorkloadBinary({"gen-dataset", "--format", "text",
+                                 "--from-wordnet", "/usr/share/wordnet",
+                                 "--vocab", "3000", "--out", set});
+  ASSERT_EQ(g.exit_code, 0) << g.err << " (install Debian's wordnet-base)";
+  EXPECT_THAT(g.out, HasSubstr("vocabulary of 3000 (WordNet glosses"));
+
+  Outcome o = RunWorkloadBinary(
+      {"run", "--model", "lstm_lm", "--dataset-path", set, "--task", "train",
+       "--batch-size", "8", "--workers", "1", "--minibatches", "3", "--seed",
+       "1", "--threads", "1", "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::vector<v1::WorkloadEvent> e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 5u);
+  const v1::WorkloadInfo& w = e.front().started().workload();
+  EXPECT_EQ(w.model(), "lstm_lm");
+  EXPECT_EQ(w.dataset_format(), "text");
+  EXPECT_THAT(w.input_shape(), ::testing::ElementsAre(1, 1, 36));
+  EXPECT_EQ(w.seq_len(), 35);
+  EXPECT_EQ(w.vocab(), 3000);
+  EXPECT_EQ(w.num_classes(), 3000);
+  EXPECT_EQ(w.params(), 3000 * 200 + 2 * (4 * 200 * 400 + 1600) +
+                            200 * 3000 + 3000);
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(e[i].minibatch().samples(), 8);
+    EXPECT_EQ(e[i].minibatch().tokens(), 8 * 35);
+    EXPECT_GT(e[i].minibatch().loss(), 0);
+  }
+  EXPECT_THAT(o.err, HasSubstr("tokens/s"));
+
+  o = RunWorkloadBinary(
+      {"run", "--model", "mobilebert", "--dataset-path", set, "--task",
+       "infer", "--seq-len", "32", "--batch-size", "4", "--workers", "1",
+       "--minibatches", "2", "--seed", "1", "--threads", "1", "--records-fd",
+       "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_THAT(e.front().started().workload().input_shape(),
+              ::testing::ElementsAre(1, 1, 32));
+  EXPECT_EQ(e[1].minibatch().tokens(), 4 * 32);
+
+  // A sequence length the model cannot take is a usage error naming it.
+  o = RunWorkloadBinary(
+      {"run", "--model", "mobilebert", "--dataset-path", set, "--seq-len",
+       "600", "--batch-size", "4", "--minibatches", "1", "--records-fd", "3"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_THAT(o.err, HasSubstr("--seq-len"));
+  EXPECT_THAT(o.err, HasSubstr("512"));
+  // An image model on the text set names both.
+  o = RunWorkloadBinary({"run", "--model", "resnet18", "--dataset-path", set,
+                         "--batch-size", "4", "--minibatches", "1",
+                         "--records-fd", "3"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr("does not fit model resnet18"));
+}
+
 }  // namespace
 }  // namespace powersweep

@@ -248,6 +248,37 @@ TEST(ValidateSweepTest, PipelineKnobs) {
                   "infer"));
 }
 
+TEST(ValidateSweepTest, SequenceLengthAndVocabularyMustFitTheTextModels) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("mobilebert/wikitext");
+  s.add_workloads("lstm_lm/wordnet");
+  s.set_seq_len(600);
+  s.set_vocab(3);
+  EXPECT_THAT(Problems(s),
+              ElementsAre("seq_len: 600 does not fit mobilebert (1 to 512 "
+                          "tokens; 0 for its default of 128)",
+                          "vocab: 3 does not fit: a vocabulary is 4 to "
+                          "16777216 tokens (the 4 special tokens; ids exact "
+                          "in a float), or 0 for the data set's"));
+  s.set_seq_len(512);
+  s.set_vocab(16777216);
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.set_seq_len(-1);
+  s.set_vocab(0);
+  EXPECT_THAT(Problems(s), ElementsAre(HasSubstr("seq_len: -1 does not fit "
+                                                 "mobilebert"),
+                                       HasSubstr("seq_len: -1 does not fit "
+                                                 "lstm_lm")));
+  // Only sequence models take them.
+  v1::SweepSpec images = GoodSpec();
+  images.set_seq_len(35);
+  EXPECT_THAT(Problems(images),
+              ElementsAre("seq_len: applies to the sequence models (lstm_lm, "
+                          "mobilebert) and the sweep runs none"));
+}
+
 TEST(ValidateSweepTest, IntegerAxes) {
   v1::SweepSpec s = GoodSpec();
   s.clear_batch_sizes();

@@ -102,13 +102,29 @@ TEST(TextModelsTest, DescribeCountsParametersAndMacsOfTheLayers) {
 
   absl::StatusOr<ModelDescription> b = DescribeModel("mobilebert", {});
   ASSERT_TRUE(b.ok()) << b.status();
-  // MobileBERT's paper gives 25.3 M parameters; HuggingFace's
-  // MobileBertForMaskedLM at the uncased config has 24.6 M (no pooler,
-  // decoder tied to the 128-wide embeddings).
-  EXPECT_NEAR(b->params / 1e6, 24.6, 0.1);
-  // The paper's 5.7 G multiply-adds at sequence length 128 are the encoder;
-  // with the masked-LM decoder (128 x 512 x 30522 = 2.0 G) about 7.8 G.
-  EXPECT_NEAR(b->forward_macs / 1e9, 7.8, 0.3);
+  // By hand, per layer: two bottlenecks (512x128 + 128, NoNorm 256) each,
+  // query and key 128x128 + 128, value 512x128 + 128, attention output
+  // 128x128 + 128 + 256, four FFNs of 128x512 + 512 and 512x128 + 128 +
+  // 256, and the output bottleneck 128x512 + 512 + 1024.
+  const int64_t layer = 2 * (512 * 128 + 128 + 256) + 2 * (128 * 128 + 128) +
+                        (512 * 128 + 128) + (128 * 128 + 128 + 256) +
+                        4 * (128 * 512 + 512 + 512 * 128 + 128 + 256) +
+                        (128 * 512 + 512 + 1024);
+  // Embeddings: word 30522x128, positions 512x512, types 2x512, the
+  // 384->512 transformation and NoNorm; the head: 512x512 + 512, LayerNorm,
+  // its own 384 decoder rows x 30522 and the bias.
+  const int64_t v = 30522;
+  EXPECT_EQ(b->params, 24 * layer + v * 128 + 512 * 512 + 2 * 512 +
+                           384 * 512 + 512 + 1024 + 512 * 512 + 512 + 1024 +
+                           384 * v + v);
+  EXPECT_NEAR(b->params / 1e6, 36.6, 0.05);
+  // MACs per token: the layers' Linear weights, attention's 2 x 128 x 128
+  // (QK^T and PV at seq_len 128), the transformation, the head.
+  const int64_t layer_macs =
+      2 * 512 * 128 + 2 * 128 * 128 + 512 * 128 + 128 * 128 +
+      4 * (2 * 128 * 512) + 128 * 512 + 2 * 128 * 128;
+  EXPECT_EQ(b->forward_macs,
+            128 * (24 * layer_macs + 384 * 512 + 512 * 512 + 512 * v));
 }
 
 struct CommandResult {
