@@ -23,13 +23,15 @@ constexpr double kImageTransformCyclesPerValue = 20;
 // of 115-290 kB; 60 taken).
 constexpr double kJpegDecodeCyclesPerByte = 60;
 
-// Text sets as gen-dataset writes them (measured on this machine, see
-// WordNet() and WikiText() below).
-constexpr int64_t kWordNetTrainTokens = 0;
-constexpr int64_t kWordNetTestTokens = 0;
-constexpr int kWordNetVocab = 0;
-constexpr double kWordNetVocabBytes = 0;
-constexpr double kWikiTextVocabBytes = 0;
+// Text sets as gen-dataset writes them, measured on this machine: the
+// WordNet glosses (every word kept) are 1,613,629 training and 179,256 test
+// tokens over a 63,052-token vocabulary (vocab.txt 592,202 bytes); the
+// WikiText-2-shaped set's vocab.txt is 225,608 bytes.
+constexpr int64_t kWordNetTrainTokens = 1613629;
+constexpr int64_t kWordNetTestTokens = 179256;
+constexpr int kWordNetVocab = 63052;
+constexpr double kWordNetVocabBytes = 592202;
+constexpr double kWikiTextVocabBytes = 225608;
 
 DatasetCost Idx(const char* name, double train_bytes, double test_bytes) {
   DatasetCost d;
