@@ -109,7 +109,8 @@ TEST_F(SweepSubmitterTest, RejectedSweepStoresNothing) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(),
               HasSubstr("models[1]: unknown model 'resnet9' (known: lenet5, "
-                        "mobilenetv3, resnet18, resnet50, vgg11)"));
+                        "lstm_lm, mobilebert, mobilenetv3, resnet18, "
+                        "resnet50, vgg11)"));
   EXPECT_THAT(r.status().message(),
               HasSubstr("batch_sizes[1]: must be positive, got 0"));
   EXPECT_EQ(store_.create_sweep_calls(), 0);
