@@ -37,7 +37,7 @@ absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
     }
   }
   if (override_input.classes > 0) input.classes = override_input.classes;
-  if (override_input.input_size > 0 &&
+  if (override_input.input_size > 0 && text == nullptr &&
       (!data.LoadedAtStart() || data.Synthetic())) {
     input.size = override_input.input_size;  // image folders, synthetic
   }
