@@ -94,6 +94,9 @@ def main():
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--quick", action="store_true",
                    help="fewer minibatches (a smoke run)")
+    p.add_argument("--minibatches", type=int, default=0,
+                   help="minibatches of every configuration (0 = each "
+                        "configuration's own)")
     p.add_argument("--only", default="",
                    help="run only the configurations of these models "
                         "(comma-separated, e.g. lstm_lm,mobilebert)")
@@ -131,11 +134,11 @@ def main():
          "batch": 20, "workers": 2, "threads": 2, "minibatches": 2 * mb,
          "seq_len": 35},
         {"model": "mobilebert", "data": wordnet, "name": "wordnet",
-         "batch": 8, "workers": 0, "threads": 2, "minibatches": mb,
-         "seq_len": 128},
+         "batch": 4, "workers": 0, "threads": 2, "minibatches": mb,
+         "seq_len": 64},
         {"model": "mobilebert", "data": wordnet, "name": "wordnet",
-         "batch": 8, "workers": 2, "threads": 2, "minibatches": mb,
-         "seq_len": 128},
+         "batch": 4, "workers": 2, "threads": 2, "minibatches": mb,
+         "seq_len": 64},
     ]
     print("model      data          batch workers threads mbs | powersweep "
           "samples/s stall | pytorch samples/s stall | ratio | tokens/s "
@@ -143,6 +146,8 @@ def main():
     for c in configs:
         if only and c["model"] not in only:
             continue
+        if a.minibatches > 0:
+            c["minibatches"] = a.minibatches
         ps, pt = [], []
         for _ in range(a.rounds):
             ps.append(run_powersweep(a.workload, c))
