@@ -240,7 +240,11 @@ TEST(TextModelsTest, LossFallsOnTheWordNetGlosses) {
   const std::vector<double> bert =
       TrainOnWordNet(g.out_dir, "mobilebert", 16, 4, 3);
   ASSERT_EQ(bert.size(), 3u);
-  for (double l : bert) EXPECT_NEAR(l, std::log(2000.0), 1.0);
+  // A few masked positions per minibatch: a noisy mean around ln(2000).
+  for (double l : bert) {
+    EXPECT_GT(l, std::log(2000.0) - 2.5);
+    EXPECT_LT(l, std::log(2000.0) + 1.0);
+  }
 }
 
 }  // namespace
