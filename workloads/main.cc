@@ -24,8 +24,21 @@
 #include "workloads/runner/runner.h"
 
 ABSL_FLAG(std::string, model, "lenet5",
-          "run, describe: the model (lenet5, lstm_lm, mobilebert, mobilenetv3, "
-          "resnet18, resnet50, vgg11).");
+          "run, describe: the model (alexnet, inception_v3, lenet5, lstm_lm, "
+          "mobilebert, mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, "
+          "vgg19); "
+          "run: or a kernel (gemm, conv, rnn) with --kernel-shape.");
+ABSL_FLAG(std::string, kernel_shape, "",
+          "run, kernels only: the shape, a row of the built-in DeepBench "
+          "table (deepbench-train-1, deepbench-server-N, deepbench-device-N, "
+          "optionally followed by a pass: -fwd, -bwd-data, -bwd-filter, "
+          "-fwdbwd) or explicit: gemm m<M>-n<N>-k<K>[-nn|tn|nt|tt]; conv "
+          "n<N>-c<C>-h<H>-w<W>-k<K>-r<R>-s<S>[-pad<P>][-stride<U>]"
+          "[-fwd|-bwd-data|-bwd-filter]; rnn <vanilla|lstm|gru>-h<H>-b<B>-t<T>"
+          "[-fwd|-fwdbwd].");
+ABSL_FLAG(int32_t, warmup_iterations, 5,
+          "run, kernels only: untimed iterations before timing (all but the "
+          "first count the kernel launches).");
 ABSL_FLAG(std::string, dataset_path, "",
           "run: the data set directory: IDX files {train,t10k}-{images-idx3,"
           "labels-idx1}-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist), "
@@ -56,7 +69,8 @@ ABSL_FLAG(int64_t, preload_limit, 0,
           "run: with --preload, build at most this many minibatches (0 = "
           "--minibatches, else one epoch); the timed loop cycles over them.");
 ABSL_FLAG(int64_t, input_size, 0,
-          "run: side of the model input for image folders (0 = 224); "
+          "run: side of the model input for image folders (0 = 224, or 299 "
+          "for inception_v3); "
           "describe: input side (0 = the model's study default).");
 ABSL_FLAG(int64_t, seq_len, 0,
           "run, describe (lstm_lm, mobilebert): tokens the model reads per "
@@ -115,6 +129,9 @@ Usage:
       --batch-size N --workers N [--prefetch-depth N] [--page-cache keep|drop]
       [--preload] [--input-size S] [--seq-len L] [--vocab V] [--epochs N]
       [--minibatches N] [--duration-s X] --seed S --threads T --records-fd FD
+  powersweep-workload run --model gemm|conv|rnn --kernel-shape SHAPE
+      [--warmup-iterations N] (--minibatches N | --duration-s X) --seed S
+      --threads T --records-fd FD
   powersweep-workload describe --model M [--classes N] [--input-size S]
       [--seq-len L] [--vocab V] [--json]
   powersweep-workload gen-dataset --format idx|cifar10|image-folder|text
@@ -126,11 +143,21 @@ Usage:
 run: at least one of --epochs, --minibatches, --duration-s is needed; the
 first limit reached ends the run. The last partial minibatch of an epoch is
 dropped. Models: lenet5 (1x28x28), resnet18 and vgg11 (3x32x32 on CIFAR-10),
-mobilenetv3 (MobileNetV3-large) and resnet50 (3x224x224 on image folders);
-the class count comes from the data set. Sequence models on text sets:
-lstm_lm (PyTorch's word_language_model, next-token loss, --seq-len 35) and
-mobilebert (MobileBERT with its masked-LM head, --seq-len 128); the
-vocabulary comes from the data set's vocab.txt.
+mobilenetv3 (MobileNetV3-large), resnet50, alexnet, squeezenet1_1 and vgg19
+(3x224x224 on image folders), inception_v3 (3x299x299; image folders are
+decoded at 299 unless --input-size is given, and training, which runs its
+auxiliary classifier, needs at least 299); the class count comes from the
+data set. Sequence models on text sets: lstm_lm (PyTorch's
+word_language_model, next-token loss, --seq-len 35) and mobilebert
+(MobileBERT with its masked-LM head, --seq-len 128); the vocabulary comes
+from the data set's vocab.txt.
+
+Kernels (DeepBench-style micro-benchmarks, no data set): gemm, conv and rnn
+with --kernel-shape; each "minibatch" record is one timed iteration after
+--warmup-iterations untimed ones (samples 1, compute_s the iteration). The
+started event's workload.kernel gives the FLOPs, bytes and kernel launches
+per iteration (forward_macs = FLOPs / 2). A shape whose operands do not fit
+the memory available fails before allocating (exit 1, naming both sizes).
 
 Records: one JSON object per line on --records-fd, the protobuf JSON form of
 powersweep.v1.WorkloadEvent: a "started" event (build provenance and the
@@ -160,6 +187,8 @@ Example:
   powersweep-workload run --dataset-path /usr/share/datasets/fashion-mnist \
       --task train --batch-size 64 --workers 2 --minibatches 200 --seed 1
   powersweep-workload describe --model resnet18
+  powersweep-workload run --model rnn --kernel-shape gru-h512-b32-t25-fwdbwd \
+      --minibatches 100 --seed 1
 )";
 
 int Fail(int code, const std::string& message) {
@@ -254,6 +283,8 @@ int main(int argc, char** argv) {
   config.input_size = absl::GetFlag(FLAGS_input_size);
   config.seq_len = absl::GetFlag(FLAGS_seq_len);
   config.vocab = absl::GetFlag(FLAGS_vocab);
+  config.kernel_shape = absl::GetFlag(FLAGS_kernel_shape);
+  config.warmup_iterations = absl::GetFlag(FLAGS_warmup_iterations);
   st = powersweep::ValidateRunConfig(config);
   if (!st.ok()) return Fail(2, std::string(st.message()));
 

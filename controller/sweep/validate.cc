@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
+#include "common/kernel_names.h"
 #include "common/synthetic_dataset.h"
 #include "common/text_models.h"
 #include "controller/sweep/expand.h"
@@ -156,7 +157,8 @@ void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
   }
   const std::string known = absl::StrCat(
       " (models: ", absl::StrJoin(w.ModelNames(), ", "),
-      "; datasets: ", absl::StrJoin(w.DatasetNames(), ", "), ")");
+      "; datasets: ", absl::StrJoin(w.DatasetNames(), ", "),
+      "; kernels: ", absl::StrJoin(w.KernelNames(), ", "), " on shapes)");
   bool workload_tasks = false;
   for (int t : spec.tasks()) workload_tasks |= t != v1::TASK_BASELOAD;
   for (int i = 0; i < spec.workloads_size(); ++i) {
@@ -179,6 +181,14 @@ void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
     if (!w.HasModel(model)) {
       problems->push_back(
           absl::StrCat(at, "unknown model '", model, "'", known));
+    } else if (IsKernelName(model)) {
+      absl::Status st = w.CheckKernelShape(model, dataset);
+      if (!st.ok()) problems->push_back(absl::StrCat(at, st.message()));
+      if (spec.epochs() > 0) {
+        problems->push_back(absl::StrCat(
+            at, "kernel ", model, " reads no data set, so it has no epochs; "
+            "stop it with minibatches (timed iterations) or duration_s"));
+      }
     } else if (!w.HasDataset(dataset)) {
       problems->push_back(
           absl::StrCat(at, "unknown dataset '", dataset, "'", known));

@@ -183,7 +183,7 @@ if [ "$CONTAINERS_ON" = 1 ]; then
   echo
 fi
 
-# The CLOSER'18 study at demo size: Inception-v3, ResNet-50 and AlexNet
+# The CLOSER'18 study at demo size: ResNet-50 and AlexNet
 # training on synthetic data (no I/O) vs a real JPEG folder, natively and
 # (with an engine) in containers.
 CLOSER_FILE=$CLOSER_SWEEP_FILE

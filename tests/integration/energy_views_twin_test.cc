@@ -8,6 +8,7 @@
 // "before" (a baseload measured after a run never counts). Mean power in
 // `runs` is energy over the span it covers.
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -277,6 +278,18 @@ TEST(EnergyViewsTwinTest, EveryViewShowsTheStoredIncrementalEnergy) {
         " WHERE run_id = " + Get(row, "run"));
     if (std::isnan(want) || want <= 0) continue;
     EXPECT_NEAR(Num(Get(row, "power_w")), want, 0.0051) << "run " << Get(row, "run");
+    // What dividing by the run's duration would have shown.
+    const double over_duration = QueryNumber(
+        fleet.db_path(),
+        "SELECT json_extract(result_json, '$.energy_j') /"
+        " json_extract(result_json, '$.duration_s') FROM run_results"
+        " WHERE run_id = " + Get(row, "run"));
+    std::printf("run %s (%s): power_w %s; energy / span %.4f W; energy / "
+                "duration %.4f W (%+.2f%%); incr_energy_j %s\n",
+                Get(row, "run").c_str(), Get(row, "task").c_str(),
+                Get(row, "power_w").c_str(), want, over_duration,
+                100 * (over_duration / want - 1),
+                Get(row, "incr_energy_j").c_str());
   }
 }
 

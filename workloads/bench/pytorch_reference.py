@@ -47,7 +47,20 @@ def build_model(name, classes):
         return lenet5(classes)
     if name == "mobilenetv3":
         return torchvision.models.mobilenet_v3_large(num_classes=classes)
+    if name == "inception_v3":
+        return torchvision.models.inception_v3(
+            num_classes=classes, aux_logits=True, transform_input=False,
+            init_weights=True)
     return getattr(torchvision.models, name)(num_classes=classes)
+
+
+def training_loss(loss_fn, out, y):
+    """Cross-entropy; for Inception-v3's (logits, aux_logits) in training,
+    CE(main) + 0.4 x CE(aux), as torchvision's reference training and
+    powersweep's InceptionV3::Loss compute it."""
+    if isinstance(out, torchvision.models.InceptionOutputs):
+        return loss_fn(out.logits, y) + 0.4 * loss_fn(out.aux_logits, y)
+    return loss_fn(out, y)
 
 
 def read_idx(path):
@@ -150,7 +163,7 @@ def main():
         step_loss = lambda x, y: text_reference_models.lm_loss(model, x)
     else:
         model = build_model(a.model, classes)
-        step_loss = lambda x, y: loss_fn(model(x), y)
+        step_loss = lambda x, y: training_loss(loss_fn, model(x), y)
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()

@@ -14,22 +14,31 @@ struct Spec {
   int64_t channels;
   int64_t default_size;
   int64_t min_size;  // smallest input the network's downsampling allows
+  int64_t min_train_size;  // the same in training (auxiliary heads)
   bool fixed_size;   // the default size is the only one it takes
   int64_t default_classes;
   bool tokens;  // a sequence model: limits in common/text_models.h
 };
 
 // Sorted by name. The networks with five 2x downsamplings (VGG's pools,
-// the strides of ResNet and MobileNetV3) reach 1x1 at 32x32.
+// the strides of ResNet and MobileNetV3) reach 1x1 at 32x32; AlexNet's
+// 11x11/4 stem and three 3x3/2 pools at 63x63; SqueezeNet 1.1's 3x3/2 stem
+// and three ceil-mode 3x3/2 pools at 17x17; Inception-v3's main network at
+// 75x75, and its auxiliary classifier (training only: 5x5/3 average pool
+// and 5x5 conv on the 17x17 map of Mixed_6e) needs 299x299.
 // The sequence models' rows hold no image sizes (tokens = true).
 constexpr Spec kSpecs[] = {
-    {"lenet5", 1, 28, 28, true, 10, false},
-    {"lstm_lm", 1, 0, 0, false, 0, true},
-    {"mobilebert", 1, 0, 0, false, 0, true},
-    {"mobilenetv3", 3, 224, 32, false, 2000, false},
-    {"resnet18", 3, 32, 32, false, 10, false},
-    {"resnet50", 3, 224, 32, false, 1000, false},
-    {"vgg11", 3, 32, 32, false, 10, false},
+    {"alexnet", 3, 224, 63, 63, false, 1000, false},
+    {"inception_v3", 3, 299, 75, 299, false, 1000, false},
+    {"lenet5", 1, 28, 28, 28, true, 10, false},
+    {"lstm_lm", 1, 0, 0, 0, false, 0, true},
+    {"mobilebert", 1, 0, 0, 0, false, 0, true},
+    {"mobilenetv3", 3, 224, 32, 32, false, 2000, false},
+    {"resnet18", 3, 32, 32, 32, false, 10, false},
+    {"resnet50", 3, 224, 32, 32, false, 1000, false},
+    {"squeezenet1_1", 3, 224, 17, 17, false, 1000, false},
+    {"vgg11", 3, 32, 32, 32, false, 10, false},
+    {"vgg19", 3, 224, 32, 32, false, 1000, false},
 };
 static_assert(NamesAreModelNames(kSpecs),
               "a spec for every name of common/model_names.h");
@@ -88,6 +97,12 @@ absl::StatusOr<ResolvedModel> ResolveTextModel(const Spec& spec,
 
 }  // namespace
 
+int64_t ImageFolderInputSize(absl::string_view name) {
+  const Spec* spec = FindSpec(name);
+  return spec != nullptr && spec->default_size > 224 ? spec->default_size
+                                                     : 224;
+}
+
 std::vector<std::string> KnownModels() {
   return std::vector<std::string>(kModelNames.begin(), kModelNames.end());
 }
@@ -135,6 +150,12 @@ absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
         "--input-size: ", options.input_size, " is too small for ", r.name,
         " (at least ", spec->min_size, "; 0 means the default of ",
         spec->default_size, ")"));
+  }
+  if (options.train && size < spec->min_train_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input-size: ", size, " is too small to train ", r.name,
+        " (its auxiliary classifier needs at least ", spec->min_train_size,
+        "; inference takes ", spec->min_size, " and up)"));
   }
   r.input_shape = {spec->channels, size, size};
   return r;

@@ -2,16 +2,22 @@
 // check of a model's options. Kept free of LibTorch so argument validation
 // (run configs, sweep files) does not need it. Stateless and thread-safe.
 //
-// Names: lenet5, lstm_lm, mobilebert, mobilenetv3 (MobileNetV3-large;
-// "mobilenet_v3_large" is an alias), resnet18, resnet50, vgg11. Study
-// defaults (an option left 0):
-//   lenet5       1x28x28,   10 classes (MNIST / Fashion-MNIST)
-//   resnet18     3x32x32,   10 classes (CIFAR-10)
-//   vgg11        3x32x32,   10 classes (CIFAR-10)
-//   mobilenetv3  3x224x224, 2000 classes (GLD23k)
-//   resnet50     3x224x224, 1000 classes (ImageNet)
-//   lstm_lm      1x1x36 token ids (seq_len 35 + 1), vocabulary 33,278
-//   mobilebert   1x1x128 token ids (seq_len 128), vocabulary 30,522
+// Names: alexnet, inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3
+// (MobileNetV3-large; "mobilenet_v3_large" is an alias), resnet18, resnet50,
+// squeezenet1_1, vgg11, vgg19. Study defaults (an option left 0) and
+// smallest inputs:
+//   lenet5         1x28x28,   10 classes (MNIST / Fashion-MNIST); 28 only
+//   resnet18       3x32x32,   10 classes (CIFAR-10); >= 32
+//   vgg11          3x32x32,   10 classes (CIFAR-10); >= 32
+//   mobilenetv3    3x224x224, 2000 classes (GLD23k); >= 32
+//   resnet50       3x224x224, 1000 classes (ImageNet); >= 32
+//   alexnet        3x224x224, 1000 classes (ImageNet); >= 63
+//   squeezenet1_1  3x224x224, 1000 classes (ImageNet); >= 17
+//   vgg19          3x224x224, 1000 classes (ImageNet); >= 32
+//   inception_v3   3x299x299, 1000 classes (ImageNet); >= 75, and >= 299
+//                  to train (its auxiliary classifier)
+//   lstm_lm        1x1x36 token ids (seq_len 35 + 1), vocabulary 33,278
+//   mobilebert     1x1x128 token ids (seq_len 128), vocabulary 30,522
 // The sequence models (common/text_models.h) take a sample of token ids
 // carried as floats, shape (1, 1, seq_len + extra); their "classes" are the
 // vocabulary (num_classes == vocab), and they take --seq-len and --vocab
@@ -20,10 +26,10 @@
 // ResolveModelOptions errors are kInvalidArgument naming the option as the
 // workload binary spells it: "--model" (unknown name, lists the known ones),
 // "--classes" (fewer than 2; or given to a sequence model), "--input-size"
-// (negative, below the network's minimum of 32, or anything but 28 for
-// lenet5; or given to a sequence model), "--seq-len" (below 1 or above the
-// model's maximum; or given to an image model), "--vocab" (outside
-// 4..2^24; or given to an image model).
+// (negative, below the network's minimum above (its training minimum when
+// options.train), or anything but 28 for lenet5; or given to a sequence
+// model), "--seq-len" (below 1 or above the model's maximum; or given to an
+// image model), "--vocab" (outside 4..2^24; or given to an image model).
 #ifndef POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 #define POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 
@@ -43,6 +49,9 @@ struct ModelOptions {
   int64_t input_size = 0;  // height = width of the square input image
   int64_t seq_len = 0;     // sequence models: tokens read per sample
   int64_t vocab = 0;       // sequence models: vocabulary size
+  // The model will be trained: heads that run in training only (Inception-
+  // v3's auxiliary classifier) must fit the input too.
+  bool train = false;
 };
 
 // A model with every option decided.
@@ -61,6 +70,11 @@ std::vector<std::string> KnownModels();
 // The canonical name of `name` (itself, or the model an alias stands for);
 // empty if it names no model.
 std::string CanonicalModelName(absl::string_view name);
+
+// The side image folders are decoded to for `name` when --input-size is 0:
+// 224, or the model's study default when that is larger (299 for
+// inception_v3).
+int64_t ImageFolderInputSize(absl::string_view name);
 
 absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
                                                   const ModelOptions& options);

@@ -2,11 +2,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "workloads/models/alexnet.h"
+#include "workloads/models/inception_v3.h"
 #include "workloads/models/lenet5.h"
 #include "workloads/models/lstm_lm.h"
 #include "workloads/models/mobilebert.h"
 #include "workloads/models/mobilenet_v3.h"
 #include "workloads/models/resnet.h"
+#include "workloads/models/squeezenet.h"
 #include "workloads/models/vgg.h"
 #include "workloads/torch_status.h"
 
@@ -31,7 +34,11 @@ absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
   absl::Status st = CatchTorchErrors(
       absl::StrCat("building ", resolved->name), [&]() -> absl::Status {
         const ResolvedModel& r = *resolved;
-        if (r.name == "lenet5") {
+        if (r.name == "alexnet") {
+          model = std::make_shared<AlexNet>(r);
+        } else if (r.name == "inception_v3") {
+          model = std::make_shared<InceptionV3>(r);
+        } else if (r.name == "lenet5") {
           model = std::make_shared<LeNet5>(r);
         } else if (r.name == "lstm_lm") {
           model = std::make_shared<LstmLm>(r);
@@ -44,7 +51,11 @@ absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
         } else if (r.name == "resnet50") {
           model = std::make_shared<ResNet>(r, ResNet::Depth::k50);
         } else if (r.name == "vgg11") {
-          model = std::make_shared<Vgg11>(r);
+          model = std::make_shared<Vgg>(r, Vgg::Config::kA);
+        } else if (r.name == "squeezenet1_1") {
+          model = std::make_shared<SqueezeNet11>(r);
+        } else if (r.name == "vgg19") {
+          model = std::make_shared<Vgg>(r, Vgg::Config::kE);
         } else {
           return absl::InternalError(
               absl::StrCat("model '", r.name, "' is in the catalog but ",

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "workloads/models/inception_v3.h"
 #include "workloads/models/model.h"
 #include "workloads/models/state_export.h"
 #include "workloads/torch_status.h"
@@ -63,6 +64,13 @@ absl::StatusOr<ModelDescription> WriteParityCase(const ParityCase& c,
     if (w.ok()) w = WriteNpy(input, dir + "/input.npy");
     if (w.ok()) w = WriteNpy(output, dir + "/output.npy");
     if (w.ok()) w = WriteMeta(c, *d, dir + "/meta.txt");
+    if (auto* inception = dynamic_cast<InceptionV3*>(&model); w.ok() && inception) {
+      // Last, since a training-mode pass moves the running statistics.
+      model.train();
+      torch::Tensor aux = inception->ForwardWithAux(input).second;
+      model.eval();
+      w = WriteNpy(aux, dir + "/aux_output.npy");
+    }
     return w;
   });
   if (!st.ok()) return st;

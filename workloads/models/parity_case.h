@@ -15,6 +15,9 @@
 //               (Model::SyntheticBatch)
 //   output.npy  (batch, classes) float32, the eval-mode output (no-grad);
 //               sequence models (batch, seq_len, vocab)
+//   aux_output.npy  inception_v3 only: its auxiliary classifier's
+//               training-mode output on the same input (written after the
+//               state, as that pass moves the batch norms' statistics)
 // and returns the model's description. Errors: MakeModel's, or a write
 // failure naming the file. Uses torch's global generator: call from one
 // thread at a time.

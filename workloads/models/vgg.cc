@@ -1,18 +1,33 @@
 #include "workloads/models/vgg.h"
 
-#include "workloads/models/counted_layers.h"
+#include <vector>
+
 #include "workloads/models/building_blocks.h"
+#include "workloads/models/counted_layers.h"
 
 namespace powersweep {
+namespace {
 
-Vgg11::Vgg11(const ResolvedModel& shape) : Model(shape) {
+constexpr int64_t kPool = 0;
+
+// torchvision's cfgs["A"] and cfgs["E"]: conv output channels, kPool = max
+// pool 2x2.
+std::vector<int64_t> Layers(Vgg::Config config) {
+  if (config == Vgg::Config::kA) {
+    return {64, kPool, 128, kPool, 256, 256, kPool,
+            512, 512, kPool, 512, 512, kPool};
+  }
+  return {64,  64,  kPool, 128, 128, kPool, 256, 256, 256, 256, kPool,
+          512, 512, 512,   512, kPool, 512, 512, 512, 512, kPool};
+}
+
+}  // namespace
+
+Vgg::Vgg(const ResolvedModel& shape, Config config) : Model(shape) {
   namespace nn = torch::nn;
-  constexpr int64_t kPool = 0;
-  const int64_t config_a[] = {64,  kPool, 128, kPool, 256, 256, kPool,
-                              512, 512,   kPool, 512, 512, kPool};
   nn::Sequential features;
   int64_t in = shape.input_shape[0];
-  for (int64_t v : config_a) {
+  for (int64_t v : Layers(config)) {
     if (v == kPool) {
       features->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2)));
     } else {
@@ -31,7 +46,7 @@ Vgg11::Vgg11(const ResolvedModel& shape) : Model(shape) {
   InitTorchvisionWeights(*this, LinearInit::kNormal001);
 }
 
-torch::Tensor Vgg11::forward(torch::Tensor x) {
+torch::Tensor Vgg::forward(torch::Tensor x) {
   x = avgpool_(features_->forward(x)).flatten(1);
   return classifier_->forward(x);
 }

@@ -9,9 +9,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "common/kernel_names.h"
 #include "common/log.h"
 #include "common/synthetic_dataset.h"
 #include "workloads/data/dataset.h"
+#include "workloads/kernels/kernel_runner.h"
 #include "workloads/models/model.h"
 #include "workloads/pipeline/loader.h"
 #include "workloads/runner/environment.h"
@@ -155,6 +157,7 @@ absl::StatusOr<v1::WorkloadFinished> RunSynthetic(const RunConfig& config,
   // (their defaults when 0; Model::SyntheticBatch).
   model_options.seq_len = config.seq_len;
   model_options.vocab = config.vocab;
+  model_options.train = config.task == v1::TASK_TRAIN;
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
   if (!model.ok()) return model.status();
@@ -189,14 +192,20 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
   DatasetOptions data_options;
   data_options.split = train ? Split::kTrain : Split::kTest;
   data_options.augment = train;
-  // --input-size sizes image folders only; CIFAR-10 and IDX samples keep
+  // --input-size sizes image folders only (0: 224, or the model's larger
+  // study default, 299 for inception_v3); CIFAR-10 and IDX samples keep
   // their native size (a sweep's input_size applies to all its runs).
   absl::StatusOr<std::string> format = DetectDatasetFormat(config.dataset_path);
   if (!format.ok()) return format.status();
-  if (*format == "image-folder") data_options.image_size = config.input_size;
+  if (*format == "image-folder") {
+    data_options.image_size = config.input_size != 0
+                                  ? config.input_size
+                                  : ImageFolderInputSize(config.model);
+  }
   // A text set is cut into the windows the sequence model reads.
   const bool text = *format == "text";
   ModelOptions model_options;
+  model_options.train = train;
   if (text) {
     model_options.seq_len = config.seq_len;
     absl::StatusOr<ResolvedModel> shape =
@@ -301,6 +310,7 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
 absl::StatusOr<v1::WorkloadFinished> RunWorkload(const RunConfig& config,
                                                  Clock* clock,
                                                  RecordSink* sink) {
+  if (IsKernelName(config.model)) return RunKernel(config, clock, sink);
   absl::StatusOr<v1::WorkloadFinished> result =
       absl::UnknownError("workload did not run");
   absl::Status st = CatchTorchErrors("workload", [&] {

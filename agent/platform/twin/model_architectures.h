@@ -21,6 +21,18 @@ ModelCost ResNet18Cost(const ModelInput& input);
 ModelCost ResNet50Cost(const ModelInput& input);
 // torchvision vgg11 (configuration "A", no batch norm).
 ModelCost Vgg11Cost(const ModelInput& input);
+// torchvision vgg19 (configuration "E", no batch norm).
+ModelCost Vgg19Cost(const ModelInput& input);
+// torchvision alexnet (5 convs with bias, 3 max pools 3x3/2, 6x6 adaptive
+// pool, classifier 9216-4096-4096-classes).
+ModelCost AlexNetCost(const ModelInput& input);
+// torchvision squeezenet1_1 (8 Fire modules, ceil-mode max pools, 1x1
+// conv classifier).
+ModelCost SqueezeNet11Cost(const ModelInput& input);
+// torchvision inception_v3 (aux_logits=True): the auxiliary classifier's
+// work is training-only (ModelCost::train_only_*); input >= 299 so that it
+// fits.
+ModelCost InceptionV3Cost(const ModelInput& input);
 // torchvision mobilenet_v3_large (width 1.0).
 ModelCost MobileNetV3LargeCost(const ModelInput& input);
 

@@ -13,24 +13,30 @@ struct KnownModel {
   const char* name;
   ModelInput default_input;
   ModelCost (*walk)(const ModelInput&);
+  // The smallest square input the network reduces to at least 1x1 (VGG
+  // and ResNet halve it five times; AlexNet's 11x11/4 stem and three 3x3/2
+  // pools need 63; SqueezeNet's ceil-mode pools 17; Inception-v3's
+  // auxiliary classifier, which a training run needs, 299). Sequence models
+  // check their own token limits (common/text_models.h) instead.
+  int min_size;
 };
 
 // Sorted by name.
 constexpr KnownModel kModels[] = {
-    {"lenet5", {1, 28, 10}, LeNet5Cost},
-    {"lstm_lm", {1, 35, 33278}, LstmLmCost},
-    {"mobilebert", {1, 128, 30522}, MobileBertCost},
-    {"mobilenetv3", {3, 224, 2000}, MobileNetV3LargeCost},
-    {"resnet18", {3, 32, 10}, ResNet18Cost},
-    {"resnet50", {3, 224, 1000}, ResNet50Cost},
-    {"vgg11", {3, 32, 10}, Vgg11Cost},
+    {"alexnet", {3, 224, 1000}, AlexNetCost, 63},
+    {"inception_v3", {3, 299, 1000}, InceptionV3Cost, 299},
+    {"lenet5", {1, 28, 10}, LeNet5Cost, 28},
+    {"lstm_lm", {1, 35, 33278}, LstmLmCost, kMinTextSeqLen},
+    {"mobilebert", {1, 128, 30522}, MobileBertCost, kMinTextSeqLen},
+    {"mobilenetv3", {3, 224, 2000}, MobileNetV3LargeCost, 32},
+    {"resnet18", {3, 32, 10}, ResNet18Cost, 32},
+    {"resnet50", {3, 224, 1000}, ResNet50Cost, 32},
+    {"squeezenet1_1", {3, 224, 1000}, SqueezeNet11Cost, 17},
+    {"vgg11", {3, 32, 10}, Vgg11Cost, 32},
+    {"vgg19", {3, 224, 1000}, Vgg19Cost, 32},
 };
 static_assert(NamesAreModelNames(kModels),
               "a twin cost model for every name of common/model_names.h");
-
-// The smallest square RGB input every torchvision network here reduces to
-// at least 1x1 (VGG-11 halves it five times).
-constexpr int kMinRgbSize = 32;
 
 const KnownModel* Find(const std::string& model) {
   for (const KnownModel& m : kModels) {
@@ -89,11 +95,11 @@ absl::StatusOr<ModelCost> ModelCostFor(const std::string& model,
   const bool lenet = model == "lenet5";
   const bool ok = input.classes >= 1 &&
                   (lenet ? input.channels == 1 && input.size == 28
-                         : input.channels == 3 && input.size >= kMinRgbSize);
+                         : input.channels == 3 && input.size >= m->min_size);
   if (!ok) {
     return absl::InvalidArgumentError(absl::StrCat(
         "model ", model, " cannot take input ", ShapeText(input), " (it takes ",
-        lenet ? "1x28x28" : absl::StrCat("3xSxS with S >= ", kMinRgbSize),
+        lenet ? "1x28x28" : absl::StrCat("3xSxS with S >= ", m->min_size),
         " and at least 1 class)"));
   }
   return m->walk(input);

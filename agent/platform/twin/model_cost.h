@@ -67,6 +67,12 @@ struct ModelCost {
   int param_tensors = 0;          // weight and bias tensors
   int train_kernels = 0;          // kernels per training minibatch
   int infer_kernels = 0;          // kernels per inference minibatch
+  // Heads that run in training only (Inception-v3's auxiliary classifier):
+  // per sample, not part of the figures above; their parameters are in
+  // params and param_tensors, their kernels in train_kernels.
+  double train_only_macs = 0;
+  double train_only_activations = 0;
+  int train_only_kernels = 0;     // forward kernels of those heads
 
   double ForwardFlops() const { return 2 * forward_macs; }
 };

@@ -39,7 +39,10 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
   const double kernels = w.train ? c.train_kernels : c.infer_kernels;
 
   // Depthwise MACs count as 1 / kDepthwiseEfficiency dense ones.
-  const double dense_macs = c.forward_macs - c.depthwise_macs;
+  // Training also runs the training-only heads (Inception's auxiliary
+  // classifier).
+  const double dense_macs = c.forward_macs - c.depthwise_macs +
+                            (w.train ? c.train_only_macs : 0);
   const double flops =
       b * 2 * (dense_macs + c.depthwise_macs / kDepthwiseEfficiency) * pass;
   // Occupancy: the batch that half-fills the GPU shrinks with the work per
@@ -53,7 +56,9 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
   // Activations written once and read once (x2), in float32, three times in
   // training; each parameter kParamAccessesTrain times in training (the
   // optimizer's passes included), once in inference.
-  const double bytes = b * (c.input_values + c.activations) * 4 * 2 * pass +
+  const double activations =
+      c.activations + (w.train ? c.train_only_activations : 0);
+  const double bytes = b * (c.input_values + activations) * 4 * 2 * pass +
                        c.params * 4 * (w.train ? kParamAccessesTrain : 1);
   const double t_mem = bytes / (mem_hz * k.mem_bytes_per_cycle * k.mem_efficiency);
   const double t_kern = kernels * k.gpu_kernel_cycles / gpu_hz;

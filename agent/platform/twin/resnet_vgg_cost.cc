@@ -1,5 +1,7 @@
-// ResNet-18/50 and VGG-11 walked as torchvision builds them
+// ResNet-18/50 and VGG-11/19 walked as torchvision builds them
 // (torchvision/models/resnet.py, vgg.py).
+#include <cstddef>
+
 #include "agent/platform/twin/model_architectures.h"
 #include "agent/platform/twin/model_walker.h"
 
@@ -79,11 +81,15 @@ ModelCost ResNet50Cost(const ModelInput& input) {
   return ResNet("resnet50", input, true, {3, 4, 6, 3});
 }
 
-ModelCost Vgg11Cost(const ModelInput& input) {
-  // Configuration "A": channels of 3x3 convs (pad 1, bias, ReLU); 0 = max
-  // pool 2x2.
-  const int config[] = {64, 0, 128, 0, 256, 256, 0, 512, 512, 0, 512, 512, 0};
-  ModelWalker m("vgg11", input);
+namespace {
+
+// VGG without batch norm: 3x3 convs (pad 1, bias, ReLU) with the channels
+// of `config`, 0 = max pool 2x2; 7x7 adaptive pool; classifier
+// 25088-4096-4096-classes (dropouts not counted).
+template <size_t N>
+ModelCost Vgg(const char* name, const ModelInput& input,
+              const int (&config)[N]) {
+  ModelWalker m(name, input);
   for (int c : config) {
     if (c == 0) {
       m.MaxPool(2, 2);
@@ -99,6 +105,20 @@ ModelCost Vgg11Cost(const ModelInput& input) {
   m.Activation();
   m.Linear(input.classes);
   return m.Finish();
+}
+
+}  // namespace
+
+ModelCost Vgg11Cost(const ModelInput& input) {
+  const int config_a[] = {64,  0,   128, 0, 256, 256, 0,
+                          512, 512, 0,   512, 512, 0};
+  return Vgg("vgg11", input, config_a);
+}
+
+ModelCost Vgg19Cost(const ModelInput& input) {
+  const int config_e[] = {64,  64,  0,   128, 128, 0,   256, 256, 256, 256, 0,
+                          512, 512, 512, 512, 0,   512, 512, 512, 512, 0};
+  return Vgg("vgg19", input, config_e);
 }
 
 ModelCost LeNet5Cost(const ModelInput& input) {

@@ -9,7 +9,7 @@ namespace powersweep {
 absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
     const std::string& model, const std::string& dataset,
     const TwinInputOverride& override_input) {
-  PS_ASSIGN_OR_RETURN(ModelInput model_input, DefaultModelInput(model));
+  PS_ASSIGN_OR_RETURN(const ModelInput model_input, DefaultModelInput(model));
   PS_ASSIGN_OR_RETURN(DatasetCost data, DatasetCostFor(dataset));
   // Synthetic data takes the model's own input (as the workload makes it).
   ModelInput input = data.Synthetic() ? model_input : data.input;
@@ -37,9 +37,13 @@ absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
     }
   }
   if (override_input.classes > 0) input.classes = override_input.classes;
-  if (override_input.input_size > 0 && text == nullptr &&
-      (!data.LoadedAtStart() || data.Synthetic())) {
-    input.size = override_input.input_size;  // image folders, synthetic
+  if (text == nullptr && (!data.LoadedAtStart() || data.Synthetic())) {
+    // image folders, synthetic
+    if (override_input.input_size > 0) {
+      input.size = override_input.input_size;
+    } else if (model_input.size > input.size) {
+      input.size = model_input.size;  // inception_v3: 299, as the workload
+    }
   }
   absl::StatusOr<ModelCost> cost = ModelCostFor(model, input);
   if (!cost.ok()) {

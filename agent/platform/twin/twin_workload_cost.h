@@ -4,8 +4,10 @@
 // cifar10 and resnet18 on imagenet are different workloads, as they are on
 // a device. A run may override the classes and, for image folders (the
 // others keep their native size, as the workload does), the input size
-// (the workload's --input-size). On `synthetic` data a model gets its own
-// default input (and --input-size applies).
+// (the workload's --input-size). Without an override an image folder is
+// decoded to 224x224, or to the model's larger study default (inception_v3:
+// 299), as the workload does (ImageFolderInputSize). On `synthetic` data a
+// model gets its own default input (and --input-size applies).
 //
 // Pure functions; thread-safe.
 #ifndef POWERSWEEP_AGENT_PLATFORM_TWIN_TWIN_WORKLOAD_COST_H_
@@ -49,7 +51,8 @@ struct TwinWorkloadPair {
 
 // Every (model, data set) pair TwinWorkloadCostFor accepts without
 // overrides, by model then data set: lenet5 on fashion-mnist and mnist; the
-// RGB models on cifar10, gld23k and imagenet; every model on synthetic.
+// RGB models on gld23k and imagenet, and on cifar10 those that take 32x32
+// (not alexnet nor inception_v3); every model on synthetic.
 std::vector<TwinWorkloadPair> TwinWorkloadPairs();
 
 }  // namespace powersweep

@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/enum_text.h"
+#include "common/kernel_names.h"
+#include "common/kernel_shape.h"
 
 namespace powersweep {
 namespace {
@@ -72,6 +74,16 @@ absl::StatusOr<TwinWorkload> ParseTwinWorkload(
       return Bad(f.name, v);
     }
   }
+  const bool kernel = IsKernelName(w.model);
+  if (kernel) {
+    w.kernel_shape = get("--kernel-shape");
+    absl::StatusOr<KernelShape> shape = ParseKernelShape(w.model, w.kernel_shape);
+    if (!shape.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("twin workload: --kernel-shape: ", shape.status().message()));
+    }
+    w.batch_size = 1;  // one iteration per record
+  }
   if (w.batch_size <= 0) return Bad("--batch-size", get("--batch-size"));
   std::string v = get("--minibatches");
   if (!v.empty() && (!absl::SimpleAtoi(v, &w.minibatches) || w.minibatches < 0)) {
@@ -102,6 +114,7 @@ absl::StatusOr<TwinWorkload> ParseTwinWorkload(
     return absl::InvalidArgumentError(
         "twin workload: --preload applies to --task infer only");
   }
+  if (kernel) return w;
   w.dataset = std::string(
       absl::StripPrefix(get("--dataset-path"), kTwinDatasetPrefix));
   if (w.dataset.empty()) return Bad("--dataset-path", get("--dataset-path"));

@@ -20,7 +20,7 @@ int Lines(const std::string& s) {
 
 TEST(ShortUsageTest, ACommandGetsItsOwnEntry) {
   const std::string u = ShortUsage("compare");
-  EXPECT_THAT(u, HasSubstr("compare --sweep ID [--by runtime|page_cache|device]"));
+  EXPECT_THAT(u, HasSubstr("compare --sweep ID [--by runtime|page_cache|device"));
   EXPECT_THAT(u, HasSubstr("Welch's t-test"));
   EXPECT_THAT(u, HasSubstr("powersweep --help"));
   EXPECT_THAT(u, Not(HasSubstr("variability --sweep")));

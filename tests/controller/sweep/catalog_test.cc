@@ -100,8 +100,9 @@ TEST(DeviceClassCatalogTest, CustomClassTablesAreSorted) {
 TEST(WorkloadCatalogTest, Lenet5TakesGreySetsAndTheOthersRgbSets) {
   const WorkloadCatalog w = WorkloadCatalog::Default();
   EXPECT_THAT(w.ModelNames(),
-              ElementsAre("lenet5", "lstm_lm", "mobilebert", "mobilenetv3",
-                          "resnet18", "resnet50", "vgg11"));
+              ElementsAre("alexnet", "inception_v3", "lenet5", "lstm_lm",
+                          "mobilebert", "mobilenetv3", "resnet18", "resnet50",
+                          "squeezenet1_1", "vgg11", "vgg19"));
   EXPECT_THAT(w.DatasetNames(),
               ElementsAre("cifar10", "fashion-mnist", "gld23k", "imagenet",
                           "mnist", "synthetic", "wikitext", "wordnet"));
@@ -121,6 +122,17 @@ TEST(WorkloadCatalogTest, Lenet5TakesGreySetsAndTheOthersRgbSets) {
   EXPECT_TRUE(w.Accepts("mobilebert", "wordnet"));
   EXPECT_FALSE(w.Accepts("mobilebert", "imagenet"));
   EXPECT_FALSE(w.Accepts("resnet18", "wordnet"));
+  // The image-folder sets for every torchvision network; CIFAR-10's 32x32
+  // images for those whose downsampling leaves at least 1x1 there.
+  for (const char* m : {"alexnet", "inception_v3", "squeezenet1_1", "vgg19"}) {
+    EXPECT_TRUE(w.Accepts(m, "imagenet")) << m;
+    EXPECT_TRUE(w.Accepts(m, "gld23k")) << m;
+    EXPECT_FALSE(w.Accepts(m, "mnist")) << m;
+  }
+  EXPECT_TRUE(w.Accepts("squeezenet1_1", "cifar10"));
+  EXPECT_TRUE(w.Accepts("vgg19", "cifar10"));
+  EXPECT_FALSE(w.Accepts("alexnet", "cifar10"));
+  EXPECT_FALSE(w.Accepts("inception_v3", "cifar10"));
 }
 
 TEST(WorkloadCatalogTest, ADatasetAModelListsButTheCatalogLacksIsRefused) {

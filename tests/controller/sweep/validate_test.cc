@@ -13,6 +13,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::StartsWith;
 using testing_util::Ctx;
 using testing_util::Device;
 using testing_util::GoodSpec;
@@ -69,9 +70,9 @@ TEST(ValidateSweepTest, UnknownNames) {
       Problems(s),
       ElementsAre("device_classes[1]: unknown device class 'tx2' "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
-                  "models[0]: unknown model 'resnet9' (known: lenet5, "
-                  "lstm_lm, mobilebert, mobilenetv3, resnet18, resnet50, "
-                  "vgg11)",
+                  "models[0]: unknown model 'resnet9' (known: alexnet, "
+                  "inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3, "
+                  "resnet18, resnet50, squeezenet1_1, vgg11, vgg19)",
                   "datasets[0]: unknown dataset 'cifar100' (known: "
                   "cifar10, fashion-mnist, gld23k, imagenet, mnist, "
                   "synthetic, wikitext, wordnet)"));
@@ -90,9 +91,9 @@ TEST(ValidateSweepTest, EmptyAxesAndName) {
       ElementsAre("name: must not be empty",
                   "device_classes: at least one device class is required "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
-                  "models: at least one model is required (known: lenet5, "
-                  "lstm_lm, mobilebert, mobilenetv3, resnet18, resnet50, "
-                  "vgg11)",
+                  "models: at least one model is required (known: alexnet, "
+                  "inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3, "
+                  "resnet18, resnet50, squeezenet1_1, vgg11, vgg19)",
                   "datasets: at least one dataset is required (known: "
                   "cifar10, fashion-mnist, gld23k, imagenet, mnist, "
                   "synthetic, wikitext, wordnet)",
@@ -152,7 +153,7 @@ TEST(ValidateSweepTest, SyntheticDataFitsEveryModelButHasNoEpochs) {
   const std::vector<std::string> problems = Problems(s);
   ASSERT_EQ(problems.size(), kModelNames.size());
   EXPECT_EQ(problems[0],
-            "workloads[0]: lenet5 on synthetic data has no epochs (one random "
+            "workloads[0]: alexnet on synthetic data has no epochs (one random "
             "minibatch is reused): set epochs to 0 and stop with minibatches "
             "or duration_s");
   s.set_epochs(0);
@@ -205,6 +206,45 @@ TEST(ValidateSweepTest, PowerModesPerDeviceClass) {
                                     "not one of device_classes"),
                           HasSubstr("device_classes[1]: no power mode applies "
                                     "to xavier-nx")));
+}
+
+TEST(ValidateSweepTest, KernelWorkloadsTakeTableRowsAndExplicitShapes) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.set_epochs(0);
+  s.set_minibatches(100);
+  s.add_workloads("gemm/deepbench-train-1");
+  s.add_workloads("conv/deepbench-train-18-bwd-filter");
+  s.add_workloads("rnn/gru-h512-b32-t25-fwdbwd");
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.add_workloads("gemm/deepbench-train-9999");
+  s.add_workloads("conv/n8-c3-h2-w2-k4-r3-s3");
+  s.add_workloads("rnn/lstm-h512-b32");
+  s.add_workloads("gemm/cifar10");
+  const std::vector<std::string> problems = Problems(s);
+  ASSERT_EQ(problems.size(), 4u);
+  EXPECT_THAT(problems[0], StartsWith("workloads[3]: gemm shape "
+                                      "'deepbench-train-9999': no such row"));
+  EXPECT_EQ(problems[1],
+            "workloads[4]: conv shape 'n8-c3-h2-w2-k4-r3-s3': the 3x3 filter "
+            "does not fit the 2x2 input with padding 0x0");
+  EXPECT_EQ(problems[2],
+            "workloads[5]: rnn shape 'lstm-h512-b32': missing field "
+            "t<time steps>");
+  EXPECT_THAT(problems[3], StartsWith("workloads[6]: gemm shape 'cifar10': "
+                                      "unknown field 'cifar'"));
+}
+
+TEST(ValidateSweepTest, KernelWorkloadsHaveNoEpochs) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("gemm/m64-n64-k64");
+  EXPECT_THAT(Problems(s),
+              ElementsAre("workloads[0]: kernel gemm reads no data set, so it "
+                          "has no epochs; stop it with minibatches (timed "
+                          "iterations) or duration_s"));
 }
 
 TEST(ValidateSweepTest, WorkloadsExcludeModelsAndDatasets) {
@@ -397,9 +437,9 @@ TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
       ElementsAre("name: must not be empty",
                   "device_classes[1]: unknown device class 'tx2' (known: "
                   "host, nano, orin-agx, xavier-agx, xavier-nx)",
-                  "models[0]: unknown model 'resnet9' (known: lenet5, "
-                  "lstm_lm, mobilebert, mobilenetv3, resnet18, resnet50, "
-                  "vgg11)",
+                  "models[0]: unknown model 'resnet9' (known: alexnet, "
+                  "inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3, "
+                  "resnet18, resnet50, squeezenet1_1, vgg11, vgg19)",
                   "batch_sizes[0]: must be positive, got 0",
                   "loader_workers[0]: must be between 0 and 64, got -1",
                   "power_modes[1].preset: unknown preset 'TURBO' for orin-agx "

@@ -27,16 +27,19 @@ struct StudyShape {
 };
 
 const StudyShape kStudyShapes[] = {
+    {"alexnet", {3, 224, 224}, 1000},  {"inception_v3", {3, 299, 299}, 1000},
     {"lenet5", {1, 28, 28}, 10},       {"mobilenetv3", {3, 224, 224}, 2000},
     {"resnet18", {3, 32, 32}, 10},     {"resnet50", {3, 224, 224}, 1000},
-    {"vgg11", {3, 32, 32}, 10},
+    {"squeezenet1_1", {3, 224, 224}, 1000},
+    {"vgg11", {3, 32, 32}, 10},        {"vgg19", {3, 224, 224}, 1000},
 };
 
 TEST(ModelZooTest, KnownModelsAreTheStudyModels) {
-  EXPECT_EQ(KnownModels(), (std::vector<std::string>{
-                               "lenet5", "lstm_lm", "mobilebert",
-                               "mobilenetv3", "resnet18", "resnet50",
-                               "vgg11"}));
+  EXPECT_EQ(KnownModels(),
+            (std::vector<std::string>{"alexnet", "inception_v3", "lenet5",
+                                      "lstm_lm", "mobilebert", "mobilenetv3",
+                                      "resnet18", "resnet50", "squeezenet1_1",
+                                      "vgg11", "vgg19"}));
 }
 
 TEST(ModelZooTest, EachModelBuildsWithItsStudyDefaultsAndGivesLogits) {
@@ -72,12 +75,14 @@ TEST(ModelZooTest, MobileNetV3LargeIsAnAlias) {
   EXPECT_EQ((*m)->model_name(), "mobilenetv3");
 }
 
-// Figures from torchvision's model documentation (1000 classes, 224x224):
+// Figures from torchvision's model documentation (1000 classes, 224x224;
+// inception_v3 299x299, its parameters with the auxiliary classifier):
 // parameters exact; GMACs as printed there, to 2 decimals.
 struct TorchvisionFact {
   std::string name;
   int64_t params;
   double gmacs;
+  int64_t input_size = 224;
 };
 
 TEST(ModelZooTest, ParamsAndMacsAt224With1000ClassesMatchTorchvisionDocs) {
@@ -86,11 +91,15 @@ TEST(ModelZooTest, ParamsAndMacsAt224With1000ClassesMatchTorchvisionDocs) {
       {"resnet50", 25'557'032, 4.09},
       {"vgg11", 132'863'336, 7.61},
       {"mobilenetv3", 5'483'032, 0.22},
+      {"alexnet", 61'100'840, 0.71},
+      {"squeezenet1_1", 1'235'496, 0.35},
+      {"vgg19", 143'667'240, 19.63},
+      {"inception_v3", 27'161'264, 5.71, 299},
   };
   for (const TorchvisionFact& f : facts) {
     SCOPED_TRACE(f.name);
     absl::StatusOr<ModelDescription> d =
-        DescribeModel(f.name, {/*num_classes=*/1000, /*input_size=*/224});
+        DescribeModel(f.name, {/*num_classes=*/1000, f.input_size});
     ASSERT_TRUE(d.ok()) << d.status();
     EXPECT_EQ(d->params, f.params);
     EXPECT_EQ(d->trainable_params, f.params);
@@ -98,7 +107,8 @@ TEST(ModelZooTest, ParamsAndMacsAt224With1000ClassesMatchTorchvisionDocs) {
     // stands for anything in [0.215, 0.225)).
     const double tolerance = std::max(0.01 * f.gmacs, 0.005);
     EXPECT_NEAR(d->forward_macs / 1e9, f.gmacs, tolerance);
-    std::cout << f.name << " at 224x224, 1000 classes: " << d->params
+    std::cout << f.name << " at " << f.input_size << "x" << f.input_size
+              << ", 1000 classes: " << d->params
               << " params, " << d->forward_macs << " MACs\n";
   }
 }
@@ -161,8 +171,9 @@ std::string ErrorOf(const std::string& name, ModelOptions options) {
 
 TEST(ModelZooTest, BadOptionsNameTheOption) {
   EXPECT_EQ(ErrorOf("resnet9", {}),
-            "--model: unknown model 'resnet9' (known: lenet5, mobilenetv3, "
-            "resnet18, resnet50, vgg11)");
+            "--model: unknown model 'resnet9' (known: alexnet, inception_v3, "
+            "lenet5, mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, "
+            "vgg19)");
   EXPECT_THAT(ErrorOf("resnet18", {/*num_classes=*/1, 0}),
               StartsWith("--classes: 1 is too few for resnet18"));
   EXPECT_THAT(ErrorOf("lenet5", {/*num_classes=*/-3, 0}),
@@ -175,6 +186,50 @@ TEST(ModelZooTest, BadOptionsNameTheOption) {
   EXPECT_THAT(ErrorOf("lenet5", {0, /*input_size=*/32}),
               StartsWith("--input-size: lenet5 takes 28x28 images only"));
   EXPECT_EQ(CanonicalModelName("vgg16"), "");
+}
+
+// The smallest inputs are where the downsampling leaves 1x1 (one less
+// fails in torchvision as here).
+TEST(ModelZooTest, TooSmallInputsAreRejectedAtEachNetworksMinimum) {
+  EXPECT_THAT(ErrorOf("alexnet", {0, /*input_size=*/62}),
+              AllOf(StartsWith("--input-size: 62 is too small for alexnet"),
+                    HasSubstr("at least 63")));
+  EXPECT_THAT(ErrorOf("squeezenet1_1", {0, /*input_size=*/16}),
+              HasSubstr("at least 17"));
+  EXPECT_THAT(ErrorOf("vgg19", {0, /*input_size=*/31}),
+              HasSubstr("at least 32"));
+  EXPECT_THAT(ErrorOf("inception_v3", {0, /*input_size=*/74}),
+              AllOf(StartsWith("--input-size: 74 is too small for "
+                               "inception_v3"),
+                    HasSubstr("at least 75")));
+  // Training also runs the auxiliary classifier, which needs 299.
+  ModelOptions train;
+  train.input_size = 298;
+  train.train = true;
+  EXPECT_THAT(ErrorOf("inception_v3", train),
+              AllOf(StartsWith("--input-size: 298 is too small to train "
+                               "inception_v3"),
+                    HasSubstr("at least 299")));
+  for (const auto& [name, size] :
+       std::vector<std::pair<std::string, int64_t>>{{"alexnet", 63},
+                                                    {"squeezenet1_1", 17},
+                                                    {"vgg19", 32},
+                                                    {"inception_v3", 75}}) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<std::shared_ptr<Model>> m =
+        MakeModel(name, {/*num_classes=*/10, size});
+    ASSERT_TRUE(m.ok()) << m.status();
+    (*m)->eval();
+    torch::NoGradGuard no_grad;
+    EXPECT_EQ((*m)->forward(torch::randn({1, 3, size, size})).sizes(),
+              (std::vector<int64_t>{1, 10}));
+  }
+}
+
+TEST(ModelZooTest, ImageFoldersAreDecodedAtLeastAtTheStudySize) {
+  EXPECT_EQ(ImageFolderInputSize("inception_v3"), 299);
+  EXPECT_EQ(ImageFolderInputSize("alexnet"), 224);
+  EXPECT_EQ(ImageFolderInputSize("resnet18"), 224);  // 32 is CIFAR-10's
 }
 
 // The state_dict keys torchvision gives these layers (the full key sets are
@@ -191,7 +246,20 @@ TEST(ModelZooTest, ParameterAndBufferNamesAreTorchvisions) {
         {"features.0.0.weight", "features.0.1.running_mean",
          "features.4.block.2.fc1.weight", "features.16.1.bias",
          "classifier.3.bias"}},
-       {"lenet5", {"conv1.weight", "fc3.bias"}}};
+       {"lenet5", {"conv1.weight", "fc3.bias"}},
+       {"alexnet",
+        {"features.0.weight", "features.10.bias", "classifier.1.weight",
+         "classifier.6.bias"}},
+       {"squeezenet1_1",
+        {"features.0.weight", "features.3.squeeze.weight",
+         "features.12.expand3x3.bias", "classifier.1.weight"}},
+       {"vgg19", {"features.34.weight", "classifier.6.bias"}},
+       {"inception_v3",
+        {"Conv2d_1a_3x3.conv.weight", "Conv2d_1a_3x3.bn.running_var",
+         "Mixed_5b.branch_pool.conv.weight",
+         "Mixed_6e.branch7x7dbl_5.bn.weight",
+         "Mixed_7c.branch3x3dbl_3b.conv.weight", "AuxLogits.conv1.conv.weight",
+         "AuxLogits.fc.bias", "fc.weight"}}};
   for (const auto& [name, keys] : cases) {
     SCOPED_TRACE(name);
     absl::StatusOr<std::shared_ptr<Model>> m = MakeModel(name);

@@ -13,7 +13,12 @@ or the studies' LeNet-5 defined below) with the same class count and checks:
      multiply-accumulates, counted with forward hooks);
   4. with the C++ weights loaded, the eval-mode output on the same input
      agrees: max |diff| <= 1e-5 x max(|reference output|, 1e-3)
-     (the same LibTorch runs both sides, so they normally agree exactly).
+     (the same LibTorch runs both sides, so they normally agree exactly);
+  5. for inception_v3 (aux_output.npy present), the auxiliary classifier's
+     training-mode output on that input agrees within the same tolerance
+     (the head runs on batch statistics and has no dropout, so it is
+     deterministic).
+inception_v3 is torchvision's with aux_logits=True, transform_input=False.
 Prints both sides' figures. Exit status: 0 all pass, 1 a check failed,
 3 torch/torchvision cannot be imported, 2 bad usage or unreadable case.
 """
@@ -54,9 +59,25 @@ class LeNet5(nn.Module):
 def reference(name, classes):
     if name == "lenet5":
         return LeNet5(num_classes=classes)
-    tv = {"mobilenetv3": "mobilenet_v3_large", "resnet18": "resnet18",
-          "resnet50": "resnet50", "vgg11": "vgg11"}[name]
+    if name == "inception_v3":
+        return torchvision.models.inception_v3(
+            num_classes=classes, aux_logits=True, transform_input=False,
+            init_weights=True)
+    tv = {"alexnet": "alexnet", "mobilenetv3": "mobilenet_v3_large",
+          "resnet18": "resnet18", "resnet50": "resnet50",
+          "squeezenet1_1": "squeezenet1_1", "vgg11": "vgg11",
+          "vgg19": "vgg19"}[name]
     return getattr(torchvision.models, tv)(num_classes=classes)
+
+
+def agree(label, y_cpp, y_ref):
+    scale = float(np.abs(y_ref).max())
+    diff = float(np.abs(y_ref - y_cpp).max()) if y_ref.shape == y_cpp.shape \
+        else float("inf")
+    tol = 1e-5 * max(scale, 1e-3)
+    print(f"  {label} {tuple(y_cpp.shape)}  max |diff| {diff:.3g}  "
+          f"(output scale {scale:.3g}, tolerance {tol:.3g})")
+    return diff <= tol
 
 
 def count_macs(model, shape):
@@ -93,11 +114,13 @@ def read_case(case_dir):
             state[key] = np.load(os.path.join(case_dir, "state", key + ".npy"))
     x = np.load(os.path.join(case_dir, "input.npy"))
     y = np.load(os.path.join(case_dir, "output.npy"))
-    return meta, state, x, y
+    aux_path = os.path.join(case_dir, "aux_output.npy")
+    aux = np.load(aux_path) if os.path.exists(aux_path) else None
+    return meta, state, x, y, aux
 
 
 def check(case_dir):
-    meta, state, x, y_cpp = read_case(case_dir)
+    meta, state, x, y_cpp, aux_cpp = read_case(case_dir)
     name, classes = meta["model"], meta["classes"]
     shape = (meta["channels"], meta["input_size"], meta["input_size"])
     torch.manual_seed(0)
@@ -134,13 +157,16 @@ def check(case_dir):
         model.eval()
         with torch.no_grad():
             y_ref = model(torch.from_numpy(x)).numpy()
-        scale = float(np.abs(y_ref).max())
-        diff = float(np.abs(y_ref - y_cpp).max()) if y_ref.shape == y_cpp.shape \
-            else float("inf")
-        tol = 1e-5 * max(scale, 1e-3)
-        print(f"  output {tuple(y_cpp.shape)}  max |diff| {diff:.3g}  "
-              f"(output scale {scale:.3g}, tolerance {tol:.3g})")
-        ok &= diff <= tol
+        ok &= agree("output", y_cpp, y_ref)
+        if name == "inception_v3":
+            if aux_cpp is None:
+                print("  aux_output.npy missing")
+                ok = False
+            else:
+                model.train()
+                with torch.no_grad():
+                    aux_ref = model(torch.from_numpy(x)).aux_logits.numpy()
+                ok &= agree("aux output (training mode)", aux_cpp, aux_ref)
     print(f"  {'PASS' if ok else 'FAIL'}")
     return ok
 

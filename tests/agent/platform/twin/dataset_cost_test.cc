@@ -95,16 +95,22 @@ TEST(TwinWorkloadCostTest, PairsAreTheModelsOnTheSetsTheyCanRead) {
   for (const TwinWorkloadPair& p : TwinWorkloadPairs()) {
     pairs.insert(p.model + "/" + p.dataset);
   }
+  // alexnet and inception_v3 cannot take CIFAR-10's 32x32 images.
   const std::set<std::string> expected = {
+      "alexnet/gld23k",        "alexnet/imagenet",      "inception_v3/gld23k",
+      "inception_v3/imagenet", "squeezenet1_1/cifar10", "squeezenet1_1/gld23k",
+      "squeezenet1_1/imagenet", "vgg19/cifar10",        "vgg19/gld23k",
+      "vgg19/imagenet",
       "lenet5/fashion-mnist",  "lenet5/mnist",          "mobilenetv3/cifar10",
       "mobilenetv3/gld23k",    "mobilenetv3/imagenet",  "resnet18/cifar10",
       "resnet18/gld23k",       "resnet18/imagenet",     "resnet50/cifar10",
       "resnet50/gld23k",       "resnet50/imagenet",     "vgg11/cifar10",
       "vgg11/gld23k",          "vgg11/imagenet",        "lenet5/synthetic",
       "mobilenetv3/synthetic", "resnet18/synthetic",    "resnet50/synthetic",
-      "vgg11/synthetic",       "lstm_lm/wikitext",      "lstm_lm/wordnet",
-      "mobilebert/wikitext",   "mobilebert/wordnet",    "lstm_lm/synthetic",
-      "mobilebert/synthetic"};
+      "vgg11/synthetic",       "alexnet/synthetic",     "inception_v3/synthetic",
+      "squeezenet1_1/synthetic", "vgg19/synthetic",
+      "lstm_lm/wikitext",      "lstm_lm/wordnet",       "mobilebert/wikitext",
+      "mobilebert/wordnet",    "lstm_lm/synthetic",     "mobilebert/synthetic"};
   EXPECT_EQ(pairs, expected);
 }
 
@@ -138,9 +144,9 @@ TEST(TwinWorkloadCostTest, TextSetsAreCutIntoTheModelsWindows) {
 }
 
 TEST(TwinWorkloadCostTest, ErrorsNameTheModelAndTheDataSet) {
-  absl::StatusOr<TwinWorkloadCost> w = TwinWorkloadCostFor("alexnet", "mnist");
+  absl::StatusOr<TwinWorkloadCost> w = TwinWorkloadCostFor("resnet9", "mnist");
   ASSERT_FALSE(w.ok());
-  EXPECT_NE(w.status().message().find("\"alexnet\""), std::string::npos);
+  EXPECT_NE(w.status().message().find("\"resnet9\""), std::string::npos);
   w = TwinWorkloadCostFor("lenet5", "coco");
   ASSERT_FALSE(w.ok());
   EXPECT_NE(w.status().message().find("\"coco\""), std::string::npos);
@@ -149,6 +155,21 @@ TEST(TwinWorkloadCostTest, ErrorsNameTheModelAndTheDataSet) {
   EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(w.status().message().find("lenet5"), std::string::npos);
   EXPECT_NE(w.status().message().find("cifar10"), std::string::npos);
+  w = TwinWorkloadCostFor("alexnet", "cifar10");
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("S >= 63"), std::string::npos);
+}
+
+TEST(TwinWorkloadCostTest, ImageFoldersTakeInceptionsOwnSize) {
+  // As the workload decodes image folders (ImageFolderInputSize): 224, or
+  // the model's larger study default; an explicit input size wins.
+  EXPECT_EQ(TwinWorkloadCostFor("inception_v3", "imagenet")->model.input.size,
+            299);
+  EXPECT_EQ(TwinWorkloadCostFor("alexnet", "imagenet")->model.input.size, 224);
+  EXPECT_EQ(TwinWorkloadCostFor("inception_v3", "gld23k", {0, 320})
+                ->model.input.size,
+            320);
+  EXPECT_FALSE(TwinWorkloadCostFor("inception_v3", "gld23k", {0, 224}).ok());
 }
 
 }  // namespace

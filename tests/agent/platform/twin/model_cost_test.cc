@@ -8,6 +8,7 @@
 #include "agent/platform/twin/model_cost.h"
 
 #include <cmath>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -28,11 +29,21 @@ constexpr Fact kFacts[] = {
     {"resnet50", {3, 224, 1000}, 25557032, 4.089, 4089184256, 161},
     {"vgg11", {3, 224, 1000}, 132863336, 7.609, 7609090048, 22},
     {"mobilenetv3", {3, 224, 1000}, 5483032, 0.217, 216589760, 174},
+    {"alexnet", {3, 224, 1000}, 61100840, 0.714, 714188480, 16},
+    {"squeezenet1_1", {3, 224, 1000}, 1235496, 0.349, 349151936, 52},
+    {"vgg19", {3, 224, 1000}, 143667240, 19.632, 19632062464, 38},
+    // At its own 299x299, parameters with the auxiliary classifier; MACs of
+    // the eval-mode forward pass (without it), as torchvision publishes.
+    {"inception_v3", {3, 299, 1000}, 27161264, 5.713, 5713216096, 292},
     // The study inputs (CIFAR-10 32x32, GLD23k with 2,000 classes).
     {"resnet18", {3, 32, 10}, 11181642, 0, 37016576, 62},
     {"vgg11", {3, 32, 10}, 128807306, 0, 272343040, 22},
     {"mobilenetv3", {3, 224, 2000}, 6764032, 0, 217869760, 174},
     {"resnet50", {3, 224, 2000}, 27606032, 0, 4091232256, 161},
+    {"squeezenet1_1", {3, 32, 10}, 727626, 0, 2995904, 52},
+    {"vgg19", {3, 32, 10}, 139611210, 0, 517709824, 38},
+    {"alexnet", {3, 224, 2000}, 65197840, 0, 718284480, 16},
+    {"inception_v3", {3, 299, 2000}, 29979264, 0, 5715264096, 292},
 };
 
 TEST(ModelCostTest, WalkersMatchTorchvisionParametersAndMacs) {
@@ -49,7 +60,51 @@ TEST(ModelCostTest, WalkersMatchTorchvisionParametersAndMacs) {
     }
     EXPECT_EQ(c->param_tensors, f.param_tensors);
     EXPECT_EQ(c->input_values, 3.0 * f.input.size * f.input.size);
+    if (std::string(f.model) != "inception_v3") {
+      EXPECT_EQ(c->train_only_macs, 0);
+      EXPECT_EQ(c->train_only_kernels, 0);
+    }
   }
+}
+
+TEST(ModelCostTest, InceptionsAuxiliaryClassifierCountsInTrainingOnly) {
+  // Training-mode minus eval-mode forward-hook MACs of torchvision 0.14's
+  // inception_v3 at 299x299, 1,000 classes: conv0 5x5x128x768 + conv1
+  // 768x128x25 + fc 768x1000 = 5,683,200.
+  ModelCost c = *ModelCostFor("inception_v3");
+  EXPECT_EQ(c.input.size, 299);
+  EXPECT_EQ(c.train_only_macs, 5683200);
+  // avg pool, conv0 + bn + relu, conv1 + bn + relu, pool, fc.
+  EXPECT_EQ(c.train_only_kernels, 9);
+  EXPECT_GT(c.train_only_activations, 0);
+  EXPECT_EQ(c.train_kernels, c.forward_kernels + 2 + 2 * c.forward_kernels +
+                                 3 * c.param_tensors +
+                                 3 * c.train_only_kernels + 4);
+  EXPECT_EQ(c.infer_kernels, c.forward_kernels + 1);
+}
+
+TEST(ModelCostTest, BranchingBlocksConcatenateTheirBranches) {
+  // SqueezeNet 1.1: 26 convs + 26 ReLUs (8 Fire modules of 3 convs, the stem
+  // and the classifier conv), 8 concatenations, 3 max pools, 1 average
+  // pool.
+  EXPECT_EQ(ModelCostFor("squeezenet1_1")->forward_kernels, 64);
+  // AlexNet: 5 convs + 5 ReLUs, 3 pools, adaptive pool, 3 linears + 2
+  // ReLUs.
+  EXPECT_EQ(ModelCostFor("alexnet")->forward_kernels, 19);
+  // VGG-19: 16 convs + 16 ReLUs, 5 pools, adaptive pool, 3 linears + 2.
+  EXPECT_EQ(ModelCostFor("vgg19")->forward_kernels, 43);
+}
+
+TEST(ModelCostTest, EachNetworkStopsAtItsSmallestInput) {
+  EXPECT_TRUE(ModelCostFor("alexnet", {3, 63, 10}).ok());
+  EXPECT_FALSE(ModelCostFor("alexnet", {3, 62, 10}).ok());
+  EXPECT_TRUE(ModelCostFor("squeezenet1_1", {3, 17, 10}).ok());
+  EXPECT_FALSE(ModelCostFor("squeezenet1_1", {3, 16, 10}).ok());
+  EXPECT_TRUE(ModelCostFor("vgg19", {3, 32, 10}).ok());
+  EXPECT_FALSE(ModelCostFor("vgg19", {3, 31, 10}).ok());
+  absl::StatusOr<ModelCost> c = ModelCostFor("inception_v3", {3, 224, 10});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("S >= 299"), std::string::npos);
 }
 
 TEST(ModelCostTest, StudyDefaultsAreTheInputsTheStudiesUsed) {
@@ -57,7 +112,11 @@ TEST(ModelCostTest, StudyDefaultsAreTheInputsTheStudiesUsed) {
     const char* model;
     int channels, size, classes;
   };
-  for (const Default& d : {Default{"lenet5", 1, 28, 10},
+  for (const Default& d : {Default{"alexnet", 3, 224, 1000},
+                           Default{"inception_v3", 3, 299, 1000},
+                           Default{"squeezenet1_1", 3, 224, 1000},
+                           Default{"vgg19", 3, 224, 1000},
+                           Default{"lenet5", 1, 28, 10},
                            Default{"resnet18", 3, 32, 10},
                            Default{"vgg11", 3, 32, 10},
                            Default{"mobilenetv3", 3, 224, 2000},
@@ -102,7 +161,8 @@ TEST(ModelCostTest, OnlyMobileNetHasDepthwiseConvolutions) {
   // The 15 blocks' depthwise convs at 3x224x224: expanded channels x taps x
   // output map, e.g. block 1 16 x 9 x 112 x 112 = 1,806,336.
   EXPECT_DOUBLE_EQ(ModelCostFor("mobilenetv3")->depthwise_macs, 18392640);
-  for (const char* m : {"lenet5", "resnet18", "resnet50", "vgg11"}) {
+  for (const char* m : {"alexnet", "inception_v3", "lenet5", "resnet18",
+                        "resnet50", "squeezenet1_1", "vgg11", "vgg19"}) {
     EXPECT_EQ(ModelCostFor(m)->depthwise_macs, 0) << m;
   }
 }
@@ -139,10 +199,10 @@ TEST(ModelCostTest, SequenceModelsMatchTheBuiltNetworks) {
 }
 
 TEST(ModelCostTest, UnknownModelsAndImpossibleInputsAreNamed) {
-  absl::StatusOr<ModelCost> c = ModelCostFor("alexnet");
+  absl::StatusOr<ModelCost> c = ModelCostFor("alexnet_v2");
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(c.status().message().find("\"alexnet\""), std::string::npos);
+  EXPECT_NE(c.status().message().find("\"alexnet_v2\""), std::string::npos);
   EXPECT_NE(c.status().message().find("resnet18"), std::string::npos);
 
   c = ModelCostFor("lenet5", {3, 32, 10});

@@ -28,7 +28,7 @@ TEST(ModelCostTest, LeNet5CostFollowsFromItsLayerShapes) {
   EXPECT_NEAR(c.ForwardFlops(), 0.83e6, 0.01e6);
   EXPECT_DOUBLE_EQ(c.params, 156 + 2416 + 48120 + 10164 + 850);
   EXPECT_GT(c.train_kernels, c.infer_kernels);
-  EXPECT_FALSE(ModelCostFor("alexnet").ok());
+  EXPECT_FALSE(ModelCostFor("resnet9").ok());
 }
 
 TEST(PerfModelTest, HigherGpuFrequencyLowersComputeTimeOnEveryStep) {

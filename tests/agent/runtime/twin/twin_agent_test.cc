@@ -61,12 +61,15 @@ TEST(TwinAgentTest, RegistersTheClassTablesAndEveryModelAndDataSetItCosts) {
   EXPECT_EQ(caps.cpu_freqs_khz_size(), 29);
   EXPECT_EQ(caps.gpu_freqs_hz_size(), 14);
   EXPECT_EQ(caps.mem_freqs_hz_size(), 9);
-  EXPECT_THAT(caps.models(), testing::ElementsAre("lenet5", "mobilenetv3",
-                                                  "resnet18", "resnet50",
-                                                  "vgg11"));
+  // The networks and the kernels (any shape: twin_kernel_test.cc).
+  EXPECT_THAT(caps.models(),
+              testing::ElementsAre("alexnet", "conv", "gemm", "inception_v3",
+                                   "lenet5", "mobilenetv3", "resnet18",
+                                   "resnet50", "rnn", "squeezenet1_1", "vgg11",
+                                   "vgg19"));
   EXPECT_THAT(caps.datasets(),
               testing::ElementsAre("cifar10", "fashion-mnist", "gld23k",
-                                   "imagenet", "mnist"));
+                                   "imagenet", "mnist", "synthetic"));
   // Simulated runs only: never offers containers.
   EXPECT_THAT(caps.runtimes(), testing::ElementsAre(v1::RUNTIME_NATIVE));
 }

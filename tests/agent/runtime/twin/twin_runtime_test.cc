@@ -176,7 +176,7 @@ TEST(TwinRuntimeTest, StartFailsOnAnArgvItCannotSimulate) {
   auto twin = Twin();
   TwinRuntime rt(twin.get(), &clock);
   RuntimeSpec spec = Spec(10);
-  spec.argv[3] = "alexnet";  // --model value
+  spec.argv[3] = "resnet9";  // --model value
   EXPECT_FALSE(rt.Start(spec, [](const v1::WorkloadEvent&) {}).ok());
   spec = Spec(10);
   spec.argv.resize(4);
