@@ -24,8 +24,9 @@
 #include "workloads/runner/runner.h"
 
 ABSL_FLAG(std::string, model, "lenet5",
-          "run, describe: the model (alexnet, inception_v3, lenet5, "
-          "mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, vgg19); "
+          "run, describe: the model (alexnet, inception_v3, lenet5, lstm_lm, "
+          "mobilebert, mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, "
+          "vgg19); "
           "run: or a kernel (gemm, conv, rnn) with --kernel-shape.");
 ABSL_FLAG(std::string, kernel_shape, "",
           "run, kernels only: the shape, a row of the built-in DeepBench "
@@ -42,11 +43,12 @@ ABSL_FLAG(std::string, dataset_path, "",
           "run: the data set directory: IDX files {train,t10k}-{images-idx3,"
           "labels-idx1}-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist), "
           "CIFAR-10 binary batches (data_batch_1..5.bin, test_batch.bin) or "
-          "JPEG image folders (train/<class>/*.jpg, val/<class>/*.jpg). The "
-          "format is detected from the contents. `synthetic` (not a "
-          "directory; give a directory of that name as ./synthetic): one "
-          "minibatch of random tensors of the model's input shape, made in "
-          "memory before timing and reused, no I/O (no --epochs then).");
+          "JPEG image folders (train/<class>/*.jpg, val/<class>/*.jpg) or a "
+          "text set (vocab.txt, train.tokens, test.tokens). The format is "
+          "detected from the contents. `synthetic` (not a directory; give a "
+          "directory of that name as ./synthetic): one minibatch of random "
+          "tensors of the model's input shape, made in memory before timing "
+          "and reused, no I/O (no --epochs then).");
 ABSL_FLAG(std::string, task, "train",
           "run: train (train split, SGD) or infer (test split, no "
           "gradients).");
@@ -70,6 +72,21 @@ ABSL_FLAG(int64_t, input_size, 0,
           "run: side of the model input for image folders (0 = 224, or 299 "
           "for inception_v3); "
           "describe: input side (0 = the model's study default).");
+ABSL_FLAG(int64_t, seq_len, 0,
+          "run, describe (lstm_lm, mobilebert): tokens the model reads per "
+          "sample (0 = the model's default: lstm_lm 35, up to 4096; "
+          "mobilebert 128, up to 512).");
+ABSL_FLAG(int64_t, vocab, 0,
+          "run, describe (lstm_lm, mobilebert): vocabulary size (run: 0 = "
+          "the data set's vocab.txt, else at least that; describe: 0 = "
+          "lstm_lm 33278, mobilebert 30522); gen-dataset --format text: "
+          "the vocabulary (synthetic: 0 = 33278; WordNet: a cap, 0 = every "
+          "word).");
+ABSL_FLAG(std::string, from_wordnet, "",
+          "gen-dataset --format text: tokenise the glosses of the WordNet "
+          "database in this directory (Debian's wordnet-base: "
+          "/usr/share/wordnet) instead of writing a synthetic "
+          "Wikipedia-shaped corpus.");
 ABSL_FLAG(int64_t, epochs, 0,
           "run: stop after this many epochs (0 = no limit).");
 ABSL_FLAG(int64_t, minibatches, 0,
@@ -89,10 +106,14 @@ ABSL_FLAG(int64_t, classes, 0,
           "gen-dataset: classes of the set (0 = 10).");
 ABSL_FLAG(bool, json, false, "describe: print one JSON object.");
 ABSL_FLAG(std::string, format, "",
-          "gen-dataset: idx, cifar10 or image-folder.");
+          "gen-dataset: idx, cifar10, image-folder or text.");
 ABSL_FLAG(std::string, out, "", "gen-dataset: the directory to write.");
-ABSL_FLAG(int64_t, train_count, 1000, "gen-dataset: training samples.");
-ABSL_FLAG(int64_t, test_count, 200, "gen-dataset: test samples.");
+ABSL_FLAG(int64_t, train_count, 1000,
+          "gen-dataset: training samples (text: tokens of the synthetic "
+          "corpus).");
+ABSL_FLAG(int64_t, test_count, 200,
+          "gen-dataset: test samples (text: tokens of the synthetic "
+          "corpus).");
 ABSL_FLAG(int64_t, image_size, 0,
           "gen-dataset: image side (0 = the format's: idx 28, cifar10 32, "
           "image-folder around 256 with varied aspect ratios).");
@@ -106,15 +127,16 @@ descriptions and synthetic data sets.
 Usage:
   powersweep-workload run --model M --dataset-path DIR --task train|infer
       --batch-size N --workers N [--prefetch-depth N] [--page-cache keep|drop]
-      [--preload] [--input-size S] [--epochs N] [--minibatches N]
-      [--duration-s X] --seed S --threads T --records-fd FD
+      [--preload] [--input-size S] [--seq-len L] [--vocab V] [--epochs N]
+      [--minibatches N] [--duration-s X] --seed S --threads T --records-fd FD
   powersweep-workload run --model gemm|conv|rnn --kernel-shape SHAPE
       [--warmup-iterations N] (--minibatches N | --duration-s X) --seed S
       --threads T --records-fd FD
-  powersweep-workload describe --model M [--classes N] [--input-size S] [--json]
-  powersweep-workload gen-dataset --format idx|cifar10|image-folder --out DIR
-      [--train-count N] [--test-count N] [--classes K] [--image-size S]
-      [--seed S]
+  powersweep-workload describe --model M [--classes N] [--input-size S]
+      [--seq-len L] [--vocab V] [--json]
+  powersweep-workload gen-dataset --format idx|cifar10|image-folder|text
+      --out DIR [--train-count N] [--test-count N] [--classes K]
+      [--image-size S] [--vocab V] [--from-wordnet DIR] [--seed S]
   powersweep-workload idle --duration-s S [--records-fd FD]
   powersweep-workload --help
 
@@ -125,7 +147,10 @@ mobilenetv3 (MobileNetV3-large), resnet50, alexnet, squeezenet1_1 and vgg19
 (3x224x224 on image folders), inception_v3 (3x299x299; image folders are
 decoded at 299 unless --input-size is given, and training, which runs its
 auxiliary classifier, needs at least 299); the class count comes from the
-data set.
+data set. Sequence models on text sets: lstm_lm (PyTorch's
+word_language_model, next-token loss, --seq-len 35) and mobilebert
+(MobileBERT with its masked-LM head, --seq-len 128); the vocabulary comes
+from the data set's vocab.txt.
 
 Kernels (DeepBench-style micro-benchmarks, no data set): gemm, conv and rnn
 with --kernel-shape; each "minibatch" record is one timed iteration after
@@ -147,7 +172,10 @@ size 1, counted on the network (torchvision's "GFLOPS" convention).
 gen-dataset: writes a synthetic, learnable data set in the real file format
 (IDX, CIFAR-10 binary, JPEG folders), so the loading code runs on real and
 generated data alike; e.g. a GLD23k-shaped set is --format image-folder
---train-count 23080 --classes 2000.
+--train-count 23080 --classes 2000. --format text --from-wordnet
+/usr/share/wordnet tokenises the WordNet glosses (a real corpus); --format
+text alone writes a Wikipedia-shaped corpus of --train-count/--test-count
+tokens (WikiText-2's shape: 2088628 / 245569 tokens, --vocab 33278).
 
 idle: writes the "started" record, stays idle for --duration-s and writes
 "finished": the idle process of a baseload run in a container.
@@ -210,6 +238,8 @@ int main(int argc, char** argv) {
     d.model = absl::GetFlag(FLAGS_model);
     d.classes = absl::GetFlag(FLAGS_classes);
     d.input_size = absl::GetFlag(FLAGS_input_size);
+    d.seq_len = absl::GetFlag(FLAGS_seq_len);
+    d.vocab = absl::GetFlag(FLAGS_vocab);
     d.json = absl::GetFlag(FLAGS_json);
     return powersweep::RunDescribeCommand(d, std::cout);
   }
@@ -223,6 +253,8 @@ int main(int argc, char** argv) {
     if (g.classes == 0) g.classes = 10;
     g.image_size = absl::GetFlag(FLAGS_image_size);
     g.seed = absl::GetFlag(FLAGS_seed);
+    g.wordnet_dir = absl::GetFlag(FLAGS_from_wordnet);
+    g.vocab = absl::GetFlag(FLAGS_vocab);
     return powersweep::RunGenDatasetCommand(g, std::cout);
   }
 
@@ -249,6 +281,8 @@ int main(int argc, char** argv) {
   config.preload = absl::GetFlag(FLAGS_preload);
   config.preload_limit = absl::GetFlag(FLAGS_preload_limit);
   config.input_size = absl::GetFlag(FLAGS_input_size);
+  config.seq_len = absl::GetFlag(FLAGS_seq_len);
+  config.vocab = absl::GetFlag(FLAGS_vocab);
   config.kernel_shape = absl::GetFlag(FLAGS_kernel_shape);
   config.warmup_iterations = absl::GetFlag(FLAGS_warmup_iterations);
   st = powersweep::ValidateRunConfig(config);

@@ -1,4 +1,6 @@
 // BuildWorkloadArgv (declared in agent/run/run_executor.h).
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/run/run_executor.h"
@@ -115,6 +117,17 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
     if (w.input_size() > 0) {
       argv.insert(argv.end(), {"--input-size", absl::StrCat(w.input_size())});
     }
+  }
+  if (w.seq_len() < 0 || w.vocab() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        w.seq_len() < 0 ? "workload.seq_len" : "workload.vocab",
+        ": must be >= 0, got ", std::min(w.seq_len(), w.vocab())));
+  }
+  if (w.seq_len() > 0) {
+    argv.insert(argv.end(), {"--seq-len", absl::StrCat(w.seq_len())});
+  }
+  if (w.vocab() > 0) {
+    argv.insert(argv.end(), {"--vocab", absl::StrCat(w.vocab())});
   }
   int threads = w.threads() > 0 ? w.threads() : run_cpus;
   if (threads <= 0) {

@@ -133,6 +133,10 @@ bool Member(Scanner& in, v1::MinibatchRecord* r, uint32_t* seen) {
     bit = 3;
     ok = Int32(in, &i32);
     r->set_tenant(i32);
+  } else if (key == "tokens") {
+    bit = 10;
+    ok = in.Integer(&i64);
+    r->set_tokens(i64);
   } else {
     ok = in.Number(&d);
     if (key == "t_start_s") {

@@ -10,6 +10,7 @@
 #include "common/model_names.h"
 #include "common/power/power_catalog.h"
 #include "common/synthetic_dataset.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 namespace {
@@ -61,12 +62,16 @@ WorkloadCatalog WorkloadCatalog::Default() {
   // LeNet-5 takes 28x28 grey images (IDX sets); the torchvision networks
   // take RGB: CIFAR-10 at 32x32 or image folders at input_size. AlexNet
   // (63x63 at least) and Inception-v3 (75x75, 299x299 to train) cannot
-  // take CIFAR-10's 32x32 images (workloads/models/catalog.h).
+  // take CIFAR-10's 32x32 images (workloads/models/catalog.h). The sequence
+  // models (common/text_models.h) take token files: the WordNet glosses and
+  // the Wikipedia-shaped set gen-dataset writes.
   const std::vector<std::string> grey = {"fashion-mnist", "mnist"};
   const std::vector<std::string> rgb = {"cifar10", "gld23k", "imagenet"};
   const std::vector<std::string> large_rgb = {"gld23k", "imagenet"};
+  const std::vector<std::string> text = {"wikitext", "wordnet"};
   std::vector<std::string> all = grey;
   all.insert(all.end(), rgb.begin(), rgb.end());
+  all.insert(all.end(), text.begin(), text.end());
   // Every model takes `synthetic` (common/synthetic_dataset.h): random
   // tensors of its own input shape.
   const std::string synthetic(kSyntheticDataset);
@@ -75,7 +80,8 @@ WorkloadCatalog WorkloadCatalog::Default() {
   for (const char* name : kModelNames) {
     const std::string model = name;
     std::vector<std::string> sets =
-        model == "lenet5"                                 ? grey
+        FindTextModel(model) != nullptr                   ? text
+        : model == "lenet5"                               ? grey
         : model == "alexnet" || model == "inception_v3" ? large_rgb
                                                           : rgb;
     sets.push_back(synthetic);

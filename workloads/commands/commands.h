@@ -16,6 +16,8 @@ struct DescribeArgs {
   std::string model;
   int64_t classes = 0;     // 0 = the model's study default
   int64_t input_size = 0;  // 0 = the model's study default
+  int64_t seq_len = 0;     // sequence models; 0 = the model's default
+  int64_t vocab = 0;       // sequence models; 0 = the model's default
   bool json = false;       // one JSON object instead of the text
 };
 
@@ -24,13 +26,15 @@ struct DescribeArgs {
 int RunDescribeCommand(const DescribeArgs& args, std::ostream& out);
 
 struct GenDatasetArgs {
-  std::string format;  // idx, cifar10, image-folder
+  std::string format;  // idx, cifar10, image-folder, text
   std::string out_dir;
   int64_t train_count = 0;
   int64_t test_count = 0;
   int classes = 0;
   int64_t image_size = 0;
   uint64_t seed = 1;
+  std::string wordnet_dir;  // text: --from-wordnet
+  int64_t vocab = 0;        // text: --vocab
 };
 
 // `powersweep-workload gen-dataset`: a synthetic data set in a real format,

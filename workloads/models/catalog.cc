@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/model_names.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 namespace {
@@ -16,6 +17,7 @@ struct Spec {
   int64_t min_train_size;  // the same in training (auxiliary heads)
   bool fixed_size;   // the default size is the only one it takes
   int64_t default_classes;
+  bool tokens;  // a sequence model: limits in common/text_models.h
 };
 
 // Sorted by name. The networks with five 2x downsamplings (VGG's pools,
@@ -24,16 +26,19 @@ struct Spec {
 // and three ceil-mode 3x3/2 pools at 17x17; Inception-v3's main network at
 // 75x75, and its auxiliary classifier (training only: 5x5/3 average pool
 // and 5x5 conv on the 17x17 map of Mixed_6e) needs 299x299.
+// The sequence models' rows hold no image sizes (tokens = true).
 constexpr Spec kSpecs[] = {
-    {"alexnet", 3, 224, 63, 63, false, 1000},
-    {"inception_v3", 3, 299, 75, 299, false, 1000},
-    {"lenet5", 1, 28, 28, 28, true, 10},
-    {"mobilenetv3", 3, 224, 32, 32, false, 2000},
-    {"resnet18", 3, 32, 32, 32, false, 10},
-    {"resnet50", 3, 224, 32, 32, false, 1000},
-    {"squeezenet1_1", 3, 224, 17, 17, false, 1000},
-    {"vgg11", 3, 32, 32, 32, false, 10},
-    {"vgg19", 3, 224, 32, 32, false, 1000},
+    {"alexnet", 3, 224, 63, 63, false, 1000, false},
+    {"inception_v3", 3, 299, 75, 299, false, 1000, false},
+    {"lenet5", 1, 28, 28, 28, true, 10, false},
+    {"lstm_lm", 1, 0, 0, 0, false, 0, true},
+    {"mobilebert", 1, 0, 0, 0, false, 0, true},
+    {"mobilenetv3", 3, 224, 32, 32, false, 2000, false},
+    {"resnet18", 3, 32, 32, 32, false, 10, false},
+    {"resnet50", 3, 224, 32, 32, false, 1000, false},
+    {"squeezenet1_1", 3, 224, 17, 17, false, 1000, false},
+    {"vgg11", 3, 32, 32, 32, false, 10, false},
+    {"vgg19", 3, 224, 32, 32, false, 1000, false},
 };
 static_assert(NamesAreModelNames(kSpecs),
               "a spec for every name of common/model_names.h");
@@ -44,6 +49,50 @@ const Spec* FindSpec(absl::string_view name) {
     if (canonical == s.name) return &s;
   }
   return nullptr;
+}
+
+constexpr bool TokenRowsAreTextModels() {
+  for (const Spec& s : kSpecs) {
+    if (s.tokens != (FindTextModel(s.name) != nullptr)) return false;
+  }
+  return true;
+}
+static_assert(TokenRowsAreTextModels(),
+              "the sequence models are those of common/text_models.h");
+
+absl::StatusOr<ResolvedModel> ResolveTextModel(const Spec& spec,
+                                               const ModelOptions& options) {
+  const TextModelLimits& t = *FindTextModel(spec.name);
+  if (options.input_size != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input-size: ", spec.name, " takes token sequences, not images; "
+        "use --seq-len"));
+  }
+  ResolvedModel r;
+  r.name = spec.name;
+  r.seq_len = options.seq_len == 0 ? t.default_seq_len : options.seq_len;
+  if (r.seq_len < kMinTextSeqLen || r.seq_len > t.max_seq_len) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--seq-len: ", options.seq_len, " does not fit ", spec.name,
+        " (1 to ", t.max_seq_len, " tokens; 0 means the default of ",
+        t.default_seq_len, ")"));
+  }
+  r.vocab = options.vocab == 0 ? t.default_vocab : options.vocab;
+  if (r.vocab < kMinTextVocab || r.vocab > kMaxTextVocab) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--vocab: ", options.vocab, " does not fit ", spec.name, " (",
+        kMinTextVocab, " to ", kMaxTextVocab,
+        " tokens: the 4 special tokens at least, and ids exact in a float; "
+        "0 means the default of ", t.default_vocab, ")"));
+  }
+  if (options.num_classes != 0 && options.num_classes != r.vocab) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--classes: ", spec.name, " predicts tokens: its classes are the ",
+        r.vocab, " of the vocabulary; use --vocab"));
+  }
+  r.num_classes = r.vocab;
+  r.input_shape = {1, 1, r.seq_len + t.extra_sample_tokens};
+  return r;
 }
 
 }  // namespace
@@ -73,6 +122,12 @@ absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
     return absl::InvalidArgumentError(
         absl::StrCat("--model: unknown model '", name, "' (known: ",
                      absl::StrJoin(KnownModels(), ", "), ")"));
+  }
+  if (spec->tokens) return ResolveTextModel(*spec, options);
+  if (options.seq_len != 0 || options.vocab != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        options.seq_len != 0 ? "--seq-len: " : "--vocab: ", spec->name,
+        " takes images, not token sequences"));
   }
   ResolvedModel r;
   r.name = spec->name;

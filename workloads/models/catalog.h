@@ -2,9 +2,10 @@
 // check of a model's options. Kept free of LibTorch so argument validation
 // (run configs, sweep files) does not need it. Stateless and thread-safe.
 //
-// Names: alexnet, inception_v3, lenet5, mobilenetv3 (MobileNetV3-large;
-// "mobilenet_v3_large" is an alias), resnet18, resnet50, squeezenet1_1,
-// vgg11, vgg19. Study defaults (an option left 0) and smallest inputs:
+// Names: alexnet, inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3
+// (MobileNetV3-large; "mobilenet_v3_large" is an alias), resnet18, resnet50,
+// squeezenet1_1, vgg11, vgg19. Study defaults (an option left 0) and
+// smallest inputs:
 //   lenet5         1x28x28,   10 classes (MNIST / Fashion-MNIST); 28 only
 //   resnet18       3x32x32,   10 classes (CIFAR-10); >= 32
 //   vgg11          3x32x32,   10 classes (CIFAR-10); >= 32
@@ -15,12 +16,20 @@
 //   vgg19          3x224x224, 1000 classes (ImageNet); >= 32
 //   inception_v3   3x299x299, 1000 classes (ImageNet); >= 75, and >= 299
 //                  to train (its auxiliary classifier)
+//   lstm_lm        1x1x36 token ids (seq_len 35 + 1), vocabulary 33,278
+//   mobilebert     1x1x128 token ids (seq_len 128), vocabulary 30,522
+// The sequence models (common/text_models.h) take a sample of token ids
+// carried as floats, shape (1, 1, seq_len + extra); their "classes" are the
+// vocabulary (num_classes == vocab), and they take --seq-len and --vocab
+// instead of --input-size and --classes.
 //
 // ResolveModelOptions errors are kInvalidArgument naming the option as the
 // workload binary spells it: "--model" (unknown name, lists the known ones),
-// "--classes" (fewer than 2), "--input-size" (negative, below the network's
-// minimum above (its training minimum when options.train), or anything but
-// 28 for lenet5).
+// "--classes" (fewer than 2; or given to a sequence model), "--input-size"
+// (negative, below the network's minimum above (its training minimum when
+// options.train), or anything but 28 for lenet5; or given to a sequence
+// model), "--seq-len" (below 1 or above the model's maximum; or given to an
+// image model), "--vocab" (outside 4..2^24; or given to an image model).
 #ifndef POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 #define POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 
@@ -38,6 +47,8 @@ namespace powersweep {
 struct ModelOptions {
   int64_t num_classes = 0;
   int64_t input_size = 0;  // height = width of the square input image
+  int64_t seq_len = 0;     // sequence models: tokens read per sample
+  int64_t vocab = 0;       // sequence models: vocabulary size
   // The model will be trained: heads that run in training only (Inception-
   // v3's auxiliary classifier) must fit the input too.
   bool train = false;
@@ -47,7 +58,10 @@ struct ModelOptions {
 struct ResolvedModel {
   std::string name;  // canonical (an alias resolved)
   std::array<int64_t, 3> input_shape{};  // (channels, height, width)
-  int64_t num_classes = 0;
+  int64_t num_classes = 0;  // sequence models: == vocab
+  int64_t seq_len = 0;      // 0 for image models
+  int64_t vocab = 0;        // 0 for image models
+  bool takes_tokens() const { return vocab > 0; }
 };
 
 // Canonical names MakeModel accepts, sorted (aliases not included).

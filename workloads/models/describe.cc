@@ -35,6 +35,8 @@ absl::StatusOr<ModelDescription> DescribeBuiltModel(Model& model) {
   d.name = model.model_name();
   d.input_shape = model.input_shape();
   d.num_classes = model.num_classes();
+  d.seq_len = model.seq_len();
+  d.vocab = model.vocab();
   for (const torch::Tensor& p : model.parameters()) {
     d.params += p.numel();
     if (p.requires_grad()) d.trainable_params += p.numel();
@@ -63,11 +65,18 @@ std::string FormatModelDescription(const ModelDescription& d) {
   const std::string macs_short =
       macs >= 1e9 ? absl::StrFormat("%.2f G", macs / 1e9)
                   : absl::StrFormat("%.2f M", macs / 1e6);
+  const std::string input =
+      d.vocab > 0
+          ? absl::StrCat(d.input_shape[2], " token ids (sequence length ",
+                         d.seq_len,
+                         d.input_shape[2] > d.seq_len ? " + 1 target" : "",
+                         ")\n", "vocabulary   ", d.vocab, " tokens\n")
+          : absl::StrCat(d.input_shape[0], "x", d.input_shape[1], "x",
+                         d.input_shape[2], " (channels x height x width)\n",
+                         "classes      ", d.num_classes, "\n");
   return absl::StrCat(
       "model        ", d.name, "\n",
-      "input        ", d.input_shape[0], "x", d.input_shape[1], "x",
-      d.input_shape[2], " (channels x height x width)\n",
-      "classes      ", d.num_classes, "\n",
+      "input        ", input,
       "parameters   ", WithThousands(d.params),
       absl::StrFormat(" (%.2f M), ", d.params / 1e6),
       WithThousands(d.trainable_params), " trainable\n",
@@ -75,7 +84,9 @@ std::string FormatModelDescription(const ModelDescription& d) {
       ") per forward pass at batch size 1\n",
       "convention   MACs = multiply-accumulates of every Conv2d and Linear "
       "layer (torchvision's \"GFLOPS\" column; FLOPs = 2 x MACs in the "
-      "other convention)\n");
+      "other convention)",
+      d.vocab > 0 ? ", plus LSTM gate and attention matrix products" : "",
+      "\n");
 }
 
 }  // namespace powersweep

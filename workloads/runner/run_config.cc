@@ -8,9 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
-#include "common/synthetic_dataset.h"
 #include "common/kernel_names.h"
 #include "common/kernel_shape.h"
+#include "common/synthetic_dataset.h"
+#include "common/text_models.h"
 #include "workloads/models/catalog.h"
 
 namespace powersweep {
@@ -79,8 +80,8 @@ absl::Status ValidateRunConfig(const RunConfig& c) {
   }
   if (c.dataset_path.empty() && !IsKernelName(c.model)) {
     return Bad("dataset-path",
-               "required (a directory of IDX files, CIFAR-10 batches or image "
-               "folders, or `synthetic`)");
+               "required (a directory of IDX files, CIFAR-10 batches, image "
+               "folders or token files, or `synthetic`)");
   }
   if (IsSyntheticDataset(c.dataset_path) && c.epochs > 0) {
     return Bad("epochs",
@@ -127,6 +128,27 @@ absl::Status ValidateRunConfig(const RunConfig& c) {
                absl::StrCat("must be 0 (the model's default) or within "
                             "28..1024, got ",
                             c.input_size));
+  }
+  if (const TextModelLimits* t = FindTextModel(CanonicalModelName(c.model))) {
+    if (c.seq_len < 0 || c.seq_len > t->max_seq_len) {
+      return Bad("seq-len",
+                 absl::StrCat("must be 0 (", c.model, "'s default of ",
+                              t->default_seq_len, ") or within 1..",
+                              t->max_seq_len, " for ", c.model, ", got ",
+                              c.seq_len));
+    }
+    if (c.vocab != 0 && (c.vocab < kMinTextVocab || c.vocab > kMaxTextVocab)) {
+      return Bad("vocab", absl::StrCat("must be 0 (the data set's) or within ",
+                                       kMinTextVocab, "..", kMaxTextVocab,
+                                       ", got ", c.vocab));
+    }
+  } else if (c.seq_len != 0 || c.vocab != 0) {
+    return Bad(c.seq_len != 0 ? "seq-len" : "vocab",
+               IsKernelName(c.model)
+                   ? absl::StrCat("kernel ", c.model,
+                                  " takes its shape from --kernel-shape")
+                   : absl::StrCat(c.model,
+                                  " takes images, not token sequences"));
   }
   if (c.preload && c.task != v1::TASK_INFER) {
     return Bad("preload", "applies to --task infer only");

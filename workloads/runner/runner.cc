@@ -46,7 +46,7 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
                                              Clock* clock, RecordSink* sink,
                                              MinibatchSource& source,
                                              EpochPageCache* cache,
-                                             Step& step) {
+                                             Step& step, int64_t seq_len) {
   const StopCondition stop(config.epochs, config.minibatches,
                            config.duration_s);
   MinibatchTimer timer;
@@ -74,6 +74,7 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
     r->set_e2e_s(t.e2e_s);
     r->set_samples(static_cast<int32_t>(mb->samples));
     r->set_loss(loss);
+    if (seq_len > 0) r->set_tokens(mb->samples * seq_len);
     if (cache != nullptr && mb->index % source.batches_per_epoch() == 0) {
       std::optional<double> resident = cache->TakeResidency(mb->epoch);
       if (resident.has_value()) r->set_page_cache_resident(*resident);
@@ -123,7 +124,7 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
   if (!st.ok()) return st;
   std::unique_ptr<Step> step = MakeStep(config.task, std::move(model), device);
   absl::StatusOr<v1::WorkloadFinished> finished =
-      RunLoop(config, clock, sink, *source, cache, *step);
+      RunLoop(config, clock, sink, *source, cache, *step, info.seq_len());
   source.reset();  // stop and join the loader's workers before anything else
   if (!finished.ok()) return finished.status();
   v1::WorkloadEvent event;
@@ -131,11 +132,16 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
   st = sink->Write(event);
   if (!st.ok()) return st;
   const double secs = finished->elapsed_s();
+  const double samples_per_s =
+      secs > 0 ? finished->minibatches() * config.batch_size / secs : 0.0;
   PS_LOG(INFO) << absl::StrFormat(
-      "finished: %d minibatches, %d epochs, %.3f s (stop: %s), %.0f samples/s",
+      "finished: %d minibatches, %d epochs, %.3f s (stop: %s), %.0f "
+      "samples/s%s",
       finished->minibatches(), finished->epochs_completed(), secs,
-      finished->stop_reason(),
-      secs > 0 ? finished->minibatches() * config.batch_size / secs : 0.0);
+      finished->stop_reason(), samples_per_s,
+      info.seq_len() > 0
+          ? absl::StrFormat(", %.0f tokens/s", samples_per_s * info.seq_len())
+          : "");
   return finished;
 }
 
@@ -147,6 +153,10 @@ absl::StatusOr<v1::WorkloadFinished> RunSynthetic(const RunConfig& config,
                                                   int threads) {
   ModelOptions model_options;
   model_options.input_size = config.input_size;
+  // Sequence models: random token ids of --seq-len windows over --vocab
+  // (their defaults when 0; Model::SyntheticBatch).
+  model_options.seq_len = config.seq_len;
+  model_options.vocab = config.vocab;
   model_options.train = config.task == v1::TASK_TRAIN;
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
@@ -192,6 +202,23 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
                                   ? config.input_size
                                   : ImageFolderInputSize(config.model);
   }
+  // A text set is cut into the windows the sequence model reads.
+  const bool text = *format == "text";
+  ModelOptions model_options;
+  model_options.train = train;
+  if (text) {
+    model_options.seq_len = config.seq_len;
+    absl::StatusOr<ResolvedModel> shape =
+        ResolveModelOptions(config.model, model_options);
+    if (!shape.ok() || !shape->takes_tokens()) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: a text set (token ids) does not fit model %s, which takes "
+          "images",
+          config.dataset_path, config.model));
+    }
+    data_options.seq_len = shape->seq_len;
+    data_options.sample_tokens = shape->input_shape[2];
+  }
   absl::StatusOr<std::unique_ptr<Dataset>> data =
       OpenDataset(config.dataset_path, data_options);
   if (!data.ok()) return data.status();
@@ -201,10 +228,18 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
         absl::StrFormat("--batch-size: %d exceeds the %d samples of %s",
                         config.batch_size, set.size(), set.path()));
   }
-  ModelOptions model_options;
-  model_options.num_classes = set.num_classes();
-  model_options.input_size = set.shape().height;
-  model_options.train = train;
+  if (text) {
+    if (config.vocab != 0 && config.vocab < set.num_classes()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--vocab: %d is smaller than the %d tokens of %s/vocab.txt",
+          config.vocab, set.num_classes(), set.path()));
+    }
+    model_options.vocab =
+        config.vocab != 0 ? config.vocab : set.num_classes();
+  } else {
+    model_options.num_classes = set.num_classes();
+    model_options.input_size = set.shape().height;
+  }
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
   if (absl::IsInvalidArgument(model.status())) {

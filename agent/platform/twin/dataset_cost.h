@@ -17,6 +17,12 @@
 //   storage, no decode, no epochs (samples 0). Its `input` is left empty:
 //   TwinWorkloadCostFor takes the model's default input instead.
 //
+// - text (token files, text_dataset.h): loaded at start like IDX; a split
+//   is a token stream whose samples are windows of the model's sequence
+//   length, so `samples` is left 0 here and TwinWorkloadCostFor sets it
+//   from the tokens once the model's seq_len is known (input.size is 0,
+//   input.classes the vocabulary).
+//
 // Also the tensor a sample gives the model (channels x size x size) and the
 // number of classes, so a model can be costed on the data set
 // (twin_workload_cost.h). docs/twin-model.md gives the source of every
@@ -35,9 +41,16 @@
 
 namespace powersweep {
 
-enum class DatasetFormat { kIdxGzip, kCifarBinary, kImageFolder, kSynthetic };
+enum class DatasetFormat {
+  kIdxGzip,
+  kCifarBinary,
+  kImageFolder,
+  kSynthetic,
+  kText
+};
 
-// "idx", "cifar10", "image-folder", "synthetic" (WorkloadInfo.dataset_format).
+// "idx", "cifar10", "image-folder", "synthetic", "text"
+// (WorkloadInfo.dataset_format).
 const char* DatasetFormatName(DatasetFormat format);
 
 struct DatasetSplit {
@@ -61,6 +74,9 @@ struct DatasetCost {
   // file.
   double transform_cycles_per_value = 0;
   double decode_cycles_per_sample = 0;
+  // text: tokens of each split (train, infer).
+  int64_t train_tokens = 0;
+  int64_t infer_tokens = 0;
 
   bool LoadedAtStart() const { return format != DatasetFormat::kImageFolder; }
   bool Synthetic() const { return format == DatasetFormat::kSynthetic; }
@@ -72,7 +88,7 @@ struct DatasetCost {
 };
 
 // The data sets the twin can cost, sorted: cifar10, fashion-mnist, gld23k,
-// imagenet, mnist, synthetic.
+// imagenet, mnist, synthetic, wikitext, wordnet.
 std::vector<std::string> TwinDatasetNames();
 
 // NotFound naming `dataset` and the known ones.

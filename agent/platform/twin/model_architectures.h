@@ -36,6 +36,12 @@ ModelCost InceptionV3Cost(const ModelInput& input);
 // torchvision mobilenet_v3_large (width 1.0).
 ModelCost MobileNetV3LargeCost(const ModelInput& input);
 
+// The sequence models (text_model_cost.cc); input = {1, seq_len, vocab}.
+// lstm_lm: PyTorch's word_language_model (200-wide, 2 LSTM layers).
+ModelCost LstmLmCost(const ModelInput& input);
+// mobilebert: 24 bottleneck layers with the masked-LM head.
+ModelCost MobileBertCost(const ModelInput& input);
+
 }  // namespace powersweep
 
 #endif  // POWERSWEEP_AGENT_PLATFORM_TWIN_MODEL_ARCHITECTURES_H_

@@ -10,6 +10,7 @@
 #include "agent/runtime/twin/twin_workload.h"
 #include "agent/util/seconds_to_nanos.h"
 #include "common/status_macros.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 
@@ -29,6 +30,8 @@ absl::Status TwinRuntime::Start(const RuntimeSpec& spec,
   TwinInputOverride input;
   input.classes = w.classes;
   input.input_size = w.input_size;
+  input.seq_len = w.seq_len;
+  input.vocab = w.vocab;
   PS_ASSIGN_OR_RETURN(TwinWorkloadCost cost,
                       TwinWorkloadCostFor(w.model, w.dataset, input));
   spec_ = spec;
@@ -150,9 +153,18 @@ v1::BuildProvenance TwinRuntime::Provenance(int threads) const {
   info->set_model(m.name);
   info->set_params(static_cast<int64_t>(m.params));
   info->set_forward_macs(static_cast<int64_t>(m.forward_macs));
-  info->add_input_shape(m.input.channels);
-  info->add_input_shape(m.input.size);
-  info->add_input_shape(m.input.size);
+  if (const TextModelLimits* t = FindTextModel(m.name)) {
+    // Token ids: 1 x 1 x (seq_len + the target token of lstm_lm).
+    info->add_input_shape(1);
+    info->add_input_shape(1);
+    info->add_input_shape(m.input.size + t->extra_sample_tokens);
+    info->set_seq_len(m.input.size);
+    info->set_vocab(m.input.classes);
+  } else {
+    info->add_input_shape(m.input.channels);
+    info->add_input_shape(m.input.size);
+    info->add_input_shape(m.input.size);
+  }
   info->set_num_classes(m.input.classes);
   info->set_dataset_format(DatasetFormatName(d.format));
   info->set_dataset_path(dataset_path_);

@@ -66,7 +66,9 @@ absl::StatusOr<TwinWorkload> ParseTwinWorkload(
                     IntFlag{"--epochs", &w.epochs},
                     IntFlag{"--threads", &w.threads},
                     IntFlag{"--classes", &w.classes},
-                    IntFlag{"--input-size", &w.input_size}}) {
+                    IntFlag{"--input-size", &w.input_size},
+                    IntFlag{"--seq-len", &w.seq_len},
+                    IntFlag{"--vocab", &w.vocab}}) {
     const std::string v = get(f.name);
     if (!v.empty() && (!absl::SimpleAtoi(v, f.out) || *f.out < 0)) {
       return Bad(f.name, v);

@@ -31,6 +31,8 @@ struct TwinWorkload {
   int threads = 0;
   int classes = 0;     // --classes; 0 = the data set's
   int input_size = 0;  // --input-size; 0 = the data set's
+  int seq_len = 0;     // --seq-len; 0 = the model's default
+  int vocab = 0;       // --vocab; 0 = the data set's
   bool drop_page_cache = false;  // --page-cache drop (default keep)
   bool preload = false;          // --preload (infer only)
   int64_t preload_limit = 0;     // --preload-limit; 0 = see twin_runtime.h

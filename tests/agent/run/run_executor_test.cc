@@ -110,6 +110,29 @@ TEST(WorkloadArgv, PipelineKnobsBecomeFlagsOnlyWhenSet) {
             std::string::npos);
 }
 
+TEST(WorkloadArgv, SequenceOptionsBecomeFlagsOnlyWhenSet) {
+  Catalog catalog;
+  catalog.datasets = {{"wordnet", "/data/wordnet"}};
+  v1::RunSpec spec = Spec(100);
+  v1::WorkloadSpec* w = spec.mutable_workload();
+  w->set_model("mobilebert");
+  w->set_dataset("wordnet");
+  w->set_seq_len(64);
+  w->set_vocab(40000);
+  auto argv = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  EXPECT_EQ(*argv, (std::vector<std::string>{
+                       "w", "run", "--model", "mobilebert", "--dataset-path",
+                       "/data/wordnet", "--task", "train", "--batch-size",
+                       "32", "--workers", "2", "--minibatches", "100",
+                       "--seq-len", "64", "--vocab", "40000", "--seed", "7",
+                       "--threads", "2", "--records-fd", "3"}));
+  w->set_seq_len(-3);
+  auto bad = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("workload.seq_len"), std::string::npos);
+}
+
 TEST(WorkloadArgv, AKernelGetsItsShapeAndNoDatasetOrLoaderFlags) {
   Catalog catalog;  // no data set of that name: a kernel needs none
   catalog.datasets = {{"fashion-mnist", "/data/fm"}};

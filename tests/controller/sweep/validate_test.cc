@@ -74,11 +74,11 @@ TEST(ValidateSweepTest, UnknownNames) {
       ElementsAre("device_classes[1]: unknown device class 'tx2' "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
-                  "inception_v3, lenet5, mobilenetv3, resnet18, "
-                  "resnet50, squeezenet1_1, vgg11, vgg19)",
+                  "inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3, "
+                  "resnet18, resnet50, squeezenet1_1, vgg11, vgg19)",
                   "datasets[0]: unknown dataset 'cifar100' (known: "
                   "cifar10, fashion-mnist, gld23k, imagenet, mnist, "
-                  "synthetic)"));
+                  "synthetic, wikitext, wordnet)"));
 }
 
 TEST(ValidateSweepTest, EmptyAxesAndName) {
@@ -95,11 +95,11 @@ TEST(ValidateSweepTest, EmptyAxesAndName) {
                   "device_classes: at least one device class is required "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models: at least one model is required (known: alexnet, "
-                  "inception_v3, lenet5, mobilenetv3, resnet18, "
-                  "resnet50, squeezenet1_1, vgg11, vgg19)",
+                  "inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3, "
+                  "resnet18, resnet50, squeezenet1_1, vgg11, vgg19)",
                   "datasets: at least one dataset is required (known: "
                   "cifar10, fashion-mnist, gld23k, imagenet, mnist, "
-                  "synthetic)",
+                  "synthetic, wikitext, wordnet)",
                   "batch_sizes: at least one batch size is required",
                   "power_modes: at least one power mode is required ({} "
                   "leaves the device as it is)"));
@@ -293,6 +293,37 @@ TEST(ValidateSweepTest, PipelineKnobs) {
                   "infer"));
 }
 
+TEST(ValidateSweepTest, SequenceLengthAndVocabularyMustFitTheTextModels) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("mobilebert/wikitext");
+  s.add_workloads("lstm_lm/wordnet");
+  s.set_seq_len(600);
+  s.set_vocab(3);
+  EXPECT_THAT(Problems(s),
+              ElementsAre("seq_len: 600 does not fit mobilebert (1 to 512 "
+                          "tokens; 0 for its default of 128)",
+                          "vocab: 3 does not fit: a vocabulary is 4 to "
+                          "16777216 tokens (the 4 special tokens; ids exact "
+                          "in a float), or 0 for the data set's"));
+  s.set_seq_len(512);
+  s.set_vocab(16777216);
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.set_seq_len(-1);
+  s.set_vocab(0);
+  EXPECT_THAT(Problems(s), ElementsAre(HasSubstr("seq_len: -1 does not fit "
+                                                 "mobilebert"),
+                                       HasSubstr("seq_len: -1 does not fit "
+                                                 "lstm_lm")));
+  // Only sequence models take them.
+  v1::SweepSpec images = GoodSpec();
+  images.set_seq_len(35);
+  EXPECT_THAT(Problems(images),
+              ElementsAre("seq_len: applies to the sequence models (lstm_lm, "
+                          "mobilebert) and the sweep runs none"));
+}
+
 TEST(ValidateSweepTest, IntegerAxes) {
   v1::SweepSpec s = GoodSpec();
   s.clear_batch_sizes();
@@ -437,8 +468,8 @@ TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
                   "device_classes[1]: unknown device class 'tx2' (known: "
                   "host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
-                  "inception_v3, lenet5, mobilenetv3, resnet18, "
-                  "resnet50, squeezenet1_1, vgg11, vgg19)",
+                  "inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3, "
+                  "resnet18, resnet50, squeezenet1_1, vgg11, vgg19)",
                   "batch_sizes[0]: must be positive, got 0",
                   "loader_workers[0]: must be between 0 and 64, got -1",
                   "power_modes[1].preset: unknown preset 'TURBO' for orin-agx "

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "common/text_models.h"
 #include "workloads/models/catalog.h"
 #include "workloads/models/parity_case.h"
 
@@ -66,8 +67,18 @@ TEST_P(TorchvisionParityTest, MatchesTorchvisionAtTheStudyShape) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// The image models; the sequence models have their own reference
+// (text_parity_test.cc).
+std::vector<std::string> ImageModels() {
+  std::vector<std::string> out;
+  for (const std::string& m : KnownModels()) {
+    if (FindTextModel(m) == nullptr) out.push_back(m);
+  }
+  return out;
+}
+
 INSTANTIATE_TEST_SUITE_P(
-    Models, TorchvisionParityTest, ::testing::ValuesIn(KnownModels()),
+    Models, TorchvisionParityTest, ::testing::ValuesIn(ImageModels()),
     [](const ::testing::TestParamInfo<std::string>& info) {
       return info.param;
     });

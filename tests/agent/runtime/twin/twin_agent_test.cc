@@ -64,12 +64,13 @@ TEST(TwinAgentTest, RegistersTheClassTablesAndEveryModelAndDataSetItCosts) {
   // The networks and the kernels (any shape: twin_kernel_test.cc).
   EXPECT_THAT(caps.models(),
               testing::ElementsAre("alexnet", "conv", "gemm", "inception_v3",
-                                   "lenet5", "mobilenetv3", "resnet18",
-                                   "resnet50", "rnn", "squeezenet1_1", "vgg11",
-                                   "vgg19"));
+                                   "lenet5", "lstm_lm", "mobilebert",
+                                   "mobilenetv3", "resnet18", "resnet50",
+                                   "rnn", "squeezenet1_1", "vgg11", "vgg19"));
   EXPECT_THAT(caps.datasets(),
               testing::ElementsAre("cifar10", "fashion-mnist", "gld23k",
-                                   "imagenet", "mnist", "synthetic"));
+                                   "imagenet", "mnist", "synthetic",
+                                   "wikitext", "wordnet"));
   // Simulated runs only: never offers containers.
   EXPECT_THAT(caps.runtimes(), testing::ElementsAre(v1::RUNTIME_NATIVE));
 }
