@@ -328,7 +328,13 @@ FigureTable VariabilityFigure(const ReportInputs& in) {
   FigureTable f;
   f.name = "variability";
   f.table.header = {"cell",         "device_id", "run_id",
-                    "minibatch_ms", "energy_j",  "provenance"};
+                    "minibatch_ms", "energy_j",  "provenance",
+                    "minibatch_outlier", "energy_outlier"};
+  auto outlier = [&](const char* metric, int64_t run_id) -> std::string {
+    auto it = in.outlier_runs.find(metric);
+    return it != in.outlier_runs.end() && it->second.count(run_id) ? "1"
+                                                                    : "0";
+  };
   for (const auto& [label, runs] : Cells(in)) {
     std::set<std::string> devices;
     for (const v1::RunStatus* r : runs) devices.insert(r->device_id());
@@ -344,7 +350,9 @@ FigureTable VariabilityFigure(const ReportInputs& in) {
           {label, r->device_id(), std::to_string(r->spec().run_id()),
            ReportNumber(s.mean_minibatch_s() * 1e3),
            s.energy_j() > 0 ? ReportNumber(s.energy_j()) : "",
-           TimeProvenance(in, *r)});
+           TimeProvenance(in, *r),
+           outlier("minibatch_time", r->spec().run_id()),
+           s.energy_j() > 0 ? outlier("energy", r->spec().run_id()) : ""});
     }
   }
   if (f.table.rows.empty()) {

@@ -4,7 +4,11 @@
 // report` writes the figures. Every figure that applies has a non-empty
 // CSV with the rows the sweep implies, a PNG with ink in it and an SVG;
 // the native-vs-container figure is left out with its reason (twins run
-// natively only). Headless Chromium (Debian's chromium) then opens
+// natively only). figure_checks.py then checks what each figure drew (its
+// FIGURE.json sidecar) against its data: plain tick labels, narrow axes
+// padded, legends outside the axes, every workload with each measured
+// mode labelled, no bar hidden by the scale, and the variability figure
+// marking the devices `powersweep variability` calls outliers. Headless Chromium (Debian's chromium) then opens
 // index.html offline: a screenshot that is not blank, and in the DOM each
 // drawn figure's section holds an inline <svg> with paths.
 #include <sys/stat.h>
@@ -17,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -215,7 +220,7 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   std::set<std::string> devices;
   for (const auto& row : CsvRows(out + "/variability.csv")) {
     devices.insert(row.at(1));
-    EXPECT_EQ(row.back(), "simulated");
+    EXPECT_EQ(row.at(5), "simulated");
   }
   EXPECT_EQ(devices.size(), static_cast<size_t>(kTwins));
   int measured = 0, front = 0;
@@ -243,6 +248,57 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
        {"src=\"http", "href=\"http", "<link", "<script", "url(http"}) {
     EXPECT_EQ(index.find(fetch), std::string::npos) << fetch;
   }
+
+  // What the figures drew (FIGURE.json, read back from matplotlib) against
+  // their data: plain ticks, padded narrow axes, legends outside the axes,
+  // every workload with every measured mode labelled, no hidden bar, the
+  // outliers of variability.csv marked (tests/infra/report/figure_checks.py).
+  Finished checks = RunCommand(
+      fleet, {"/usr/bin/python3",
+              POWERSWEEP_SOURCE_DIR "/tests/infra/report/figure_checks.py",
+              out});
+  std::printf("$ figure_checks.py %s\n%s", out.c_str(),
+              checks.output.c_str());
+  EXPECT_EQ(checks.exit_code, 0) << checks.output;
+  EXPECT_THAT(checks.output,
+              HasSubstr("checked 6 figures: pareto minibatch_time "
+                        "energy_split timeline heldout variability"));
+  // The report's outlier flags are the analysis's: `powersweep variability`
+  // names the same devices per metric.
+  Finished variability =
+      RunCli(fleet, {"variability", sweep_arg, "--format=csv"});
+  ASSERT_EQ(variability.exit_code, 0) << variability.output;
+  std::set<std::string> analysis_outliers, report_outliers;
+  {
+    std::vector<std::string> header;
+    for (absl::string_view line :
+         absl::StrSplit(variability.output, '\n', absl::SkipEmpty())) {
+      std::vector<std::string> cols = absl::StrSplit(line, ',');
+      if (header.empty()) {
+        header = cols;
+        continue;
+      }
+      auto col = [&](const std::string& name) -> std::string {
+        for (size_t i = 0; i < header.size() && i < cols.size(); ++i) {
+          if (header[i] == name) return cols[i];
+        }
+        return "";
+      };
+      if (col("kind") == "device" && col("outlier") == "true" &&
+          (col("metric") == "minibatch_time" || col("metric") == "energy")) {
+        analysis_outliers.insert(col("metric") + " " + col("device"));
+      }
+    }
+    ASSERT_FALSE(header.empty()) << variability.output;
+  }
+  for (const auto& row : CsvRows(out + "/variability.csv")) {
+    ASSERT_EQ(row.size(), 8u);
+    if (row.at(6) == "1") report_outliers.insert("minibatch_time " + row.at(1));
+    if (row.at(7) == "1") report_outliers.insert("energy " + row.at(1));
+  }
+  EXPECT_EQ(report_outliers, analysis_outliers);
+  std::printf("outliers (metric device): %s\n",
+              absl::StrJoin(report_outliers, ", ").c_str());
 
   // --run must name a run of the sweep.
   Finished bad =

@@ -199,6 +199,21 @@ TEST(ReportVariabilityTest, OnlyCellsRunOnSeveralDevices) {
   EXPECT_EQ(Cell(f.table, 0, "run_id"), "2");
   EXPECT_EQ(Cell(f.table, 2, "minibatch_ms"), "6");
   EXPECT_EQ(Cell(f.table, 2, "energy_j"), "12");
+  EXPECT_EQ(Cell(f.table, 0, "minibatch_outlier"), "0");
+}
+
+TEST(ReportVariabilityTest, CarriesTheOutliersTheAnalysisFound) {
+  ReportInputs in =
+      Inputs({DoneRun(1, "MAXN", 4, 10, "orin-1"), DoneRun(2, "MAXN", 5, 11),
+              DoneRun(4, "MAXN", 6, 12, "orin-1")});
+  in.outlier_runs["minibatch_time"] = {1, 4};  // orin-1, on time only
+  FigureTable f = VariabilityFigure(in);
+  ASSERT_EQ(f.table.rows.size(), 3u);
+  EXPECT_EQ(Cell(f.table, 0, "device_id"), "orin-0");
+  EXPECT_EQ(Cell(f.table, 0, "minibatch_outlier"), "0");
+  EXPECT_EQ(Cell(f.table, 1, "minibatch_outlier"), "1");
+  EXPECT_EQ(Cell(f.table, 2, "minibatch_outlier"), "1");
+  EXPECT_EQ(Cell(f.table, 1, "energy_outlier"), "0");
 }
 
 TEST(ReportHeldOutTest, EveryHeldOutModeOrWhyNot) {
