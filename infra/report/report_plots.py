@@ -142,7 +142,7 @@ def stacked_bars(rows, title, parts, xlabel, name):
         sub += "\n(first %d of %d cells; all in the CSV)" % (len(shown),
                                                              len(rows))
     fig.suptitle(provenance_title(sub, rows), fontsize=10)
-    legend_below(fig, axes_list, top_in=top_in)
+    legend_below(fig, axes_list, top_in=0)
     fig.powersweep_extra = lambda: {
         "workloads": [p[0] for p in panels] if split else sorted(groups),
         "bars": sum(len(p[1]) for p in panels)}
@@ -252,7 +252,7 @@ def pareto(rows, title):
                                   if len(panels) > 1 else title, rows),
                  fontsize=11)
     visible = [ax for ax in axes.flat if ax.get_visible()]
-    legend_below(fig, visible, ncol=3, top_in=top_in)
+    legend_below(fig, visible, ncol=3, top_in=0)
     fig.canvas.draw()
     for anns in labels_of.values():
         axes_util.separate_labels(fig, anns)
@@ -329,7 +329,7 @@ def timeline(rows, title):
         axes_util.plain_ticks(ax)
     fig.suptitle(provenance_title("%s: run %s" % (title, rows[0]["run_id"]),
                                   rows), fontsize=11)
-    legend_below(fig, [bottom], ncol=2, top_in=0.6)
+    legend_below(fig, [bottom], ncol=2)
     return fig
 
 
@@ -403,7 +403,7 @@ def heldout(rows, title):
     if len(keys) < len({(r["panel"], r["mode"]) for r in rows}):
         head += " (first %d modes in the bars; all in the CSV)" % len(keys)
     fig.suptitle(provenance_title(head, rows), fontsize=11)
-    legend_below(fig, fig.axes, ncol=2, top_in=0.6)
+    legend_below(fig, fig.axes, ncol=2)
     return fig
 
 
@@ -472,7 +472,7 @@ def variability(rows, title):
         head += "\n(red: outlier device, leave-one-out 95% check of " \
                 "`powersweep variability`)"
     fig.suptitle(provenance_title(head, rows), fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 1.0 / fig.get_figheight()))
+    fig.tight_layout()
 
     def extra():
         # Read back from the drawn tick labels: red, "(outlier)".
