@@ -190,6 +190,10 @@ class PlotReportTest(unittest.TestCase):
                 self.assertNotIn("not measured", f.read())
             with open(os.path.join(folder, "distributions.svg")) as f:
                 self.assertIn("0 in every sample", f.read())
+            # What each figure drew passes the checks (figure_checks.py).
+            problems, checked = figure_checks.check(folder)
+            self.assertEqual(problems, [])
+            self.assertEqual(checked, drawn)
 
     def test_figures_a_paper_can_print(self):
         with tempfile.TemporaryDirectory() as folder:
