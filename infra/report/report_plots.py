@@ -10,7 +10,6 @@ import random
 import textwrap
 
 import matplotlib.pyplot as plt
-from matplotlib import ticker
 
 import report_axes as axes_util
 
@@ -430,7 +429,6 @@ def variability(rows, title):
                              squeeze=False)
     jitter = random.Random(1)
     common, short = split_common(shown)
-    marked = []  # (cell, column, device) drawn as outliers
     for row_axes, cell, label_of_cell in zip(axes, shown, short):
         cr = [r for r in rows if r["cell"] == cell]
         devices = list(dict.fromkeys(r["device_id"] for r in cr))
