@@ -151,7 +151,11 @@ CellComparison CompareCell(const CompareDimension& dimension,
   AddCellWarnings(dimension, runs, &cell);
   std::vector<std::string> flat;
   for (const MetricComparison& m : cell.metrics) {
-    if (m.zero_spread) flat.push_back(m.info.name);
+    // Equal means without spread need no warning: nothing differs.
+    if (m.zero_spread && m.has_difference &&
+        m.baseline.mean != m.other.mean) {
+      flat.push_back(m.info.name);
+    }
   }
   if (!flat.empty()) {
     cell.warnings.push_back(absl::StrCat(

@@ -15,7 +15,7 @@
 // framework fingerprint: the difference may come from the build, not the
 // compared dimension), a side has fewer than 2 runs (no interval, no test)
 // or none, the sides ran on different devices (not by device), metrics
-// with no spread on either side (deterministic runs such as twins: no
+// whose means differ with no spread on either side (deterministic runs such as twins: no
 // t-test, so no p-value and no verdict, rather than "significant" for a
 // difference of rounding size).
 //
