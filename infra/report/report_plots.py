@@ -234,8 +234,11 @@ def pareto(rows, title):
         axes_util.plain_ticks(ax)
         anns = []
         for r in labelled:
-            text = r["mode"] if r["kind"] == "measured" else \
-                "%s (predicted)" % r["mode"]
+            # The preset's name (MODE_15W) when the runs asked for one,
+            # else the knobs (cores=8 cpu=1728MHz ...).
+            name = r.get("preset") or r["mode"]
+            text = name if r["kind"] == "measured" else \
+                "%s (predicted)" % name
             anns.append(ax.annotate(
                 text, (num(r["time"]), num(r["energy"])),
                 xytext=(6, 4), textcoords="offset points", fontsize=7,

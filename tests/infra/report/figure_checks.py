@@ -8,7 +8,7 @@ after drawing), against the FIGURE.csv data the figures were drawn from:
   spans at least +-4.9% of it (report_axes.py pads to +-5%);
 - every legend lies outside every axes;
 - the Pareto figure has a panel per workload of pareto.csv, each measured
-  mode labelled with its name at its point, no two labels overlapping;
+  mode labelled with its preset's name (else its settings) at its point, no two labels overlapping;
 - every bar of minibatch_time / energy_split is at least 3% of its axes'
   width wide (a 0.3 ms bar next to a 230 ms one is not);
 - the variability figure marks exactly the devices variability.csv flags.
@@ -99,11 +99,12 @@ def check_pareto(folder, rec, problems):
         got = labels.get(panel, [])
         for r in meas:
             xy = [num(r["time"]), num(r["energy"])]
-            if not any(l["text"] == r["mode"] and
+            name = r.get("preset") or r["mode"]
+            if not any(l["text"] == name and
                        all(math.isclose(a, b, rel_tol=1e-6)
                            for a, b in zip(l["xy"], xy)) for l in got):
                 problems.append("pareto: %s: measured mode %s has no label"
-                                % (panel, r["mode"]))
+                                % (panel, name))
         pr = [r for r in rows if r["panel"] == panel]
         ax = next((a for a in rec["axes"]
                    if a["title"].replace("\n", " ") == panel), None)
