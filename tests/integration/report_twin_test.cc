@@ -1,7 +1,7 @@
 // `powersweep report` end to end: a real controller and three Orin AGX twin
 // agents run a sweep of seven power modes (every mode on every twin, LeNet-5
-// and ResNet-50 training and a baseload, twice), `powersweep fit` fits its models, and `powersweep
-// report` writes the figures. Every figure that applies has a non-empty
+// and ResNet-50 training and a baseload, twice), `powersweep fit` fits its
+// models, and `powersweep report` writes the figures. Every figure that applies has a non-empty
 // CSV with the rows the sweep implies, a PNG with ink in it and an SVG;
 // the native-vs-container figure is left out with its reason (twins run
 // natively only). figure_checks.py then checks what each figure drew (its
