@@ -47,6 +47,14 @@ std::optional<double> VariabilityValue(const RunMetrics& run,
     case VariabilityMetric::kThroughput:
       return run.samples_per_s;
     case VariabilityMetric::kEnergy:
+      // A baseload run's integrated energy covers only its samples' span,
+      // which depends on where the sampler's ticks fall in the wait (one
+      // tick more or less is 1-2% of a short baseload). Its energy is the
+      // idle board's mean power over the requested duration instead.
+      if (run.spec.workload().task() == v1::TASK_BASELOAD && run.mean_power_w &&
+          run.spec.workload().duration_s() > 0) {
+        return *run.mean_power_w * run.spec.workload().duration_s();
+      }
       return run.energy_j;
     case VariabilityMetric::kEnergyPerSample:
       if (!run.energy_j.has_value() || !run.samples.has_value() ||

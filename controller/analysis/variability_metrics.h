@@ -3,7 +3,11 @@
 //
 //   minibatch_time     ms         mean e2e time per minibatch
 //   throughput         samples/s  samples over the minibatches' e2e time
-//   energy             J          the run's energy (RunMetrics::energy_j)
+//   energy             J          the run's energy (RunMetrics::energy_j);
+//                                 for a baseload run its mean power x
+//                                 the requested workload.duration_s
+//                                 (the integral covers only the
+//                                 samples' span, which jitters by a tick)
 //   energy_per_sample  mJ         energy / samples processed
 //   incremental_energy J          energy over the device's baseload
 //   mean_power         W          energy / the span it covers

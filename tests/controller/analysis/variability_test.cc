@@ -76,6 +76,22 @@ TEST(VariabilityMetricsTest, EnergyPerSampleNeedsEnergyAndSamples) {
   EXPECT_FALSE(VariabilityValue(r, VariabilityMetric::kIdlePower));
 }
 
+// Twins flagged one instance an outlier on baseload energy (-1.65%) only
+// because its sampler took one tick fewer in the wait: the energy of a
+// baseload run is its mean power over the requested duration.
+TEST(VariabilityMetricsTest, BaseloadEnergyIsMeanPowerOverTheDuration) {
+  RunMetrics r = DoneRun(1, "a", 100);
+  r.spec.mutable_workload()->set_task(v1::TASK_BASELOAD);
+  r.spec.mutable_workload()->set_duration_s(3.0);
+  r.energy_j = 6.918 * 2.95;  // samples spanned 2.95 s of the 3 s wait
+  r.mean_power_w = 6.918;
+  EXPECT_DOUBLE_EQ(*VariabilityValue(r, VariabilityMetric::kEnergy),
+                   6.918 * 3.0);
+  r.spec.mutable_workload()->set_task(v1::TASK_TRAIN);
+  EXPECT_DOUBLE_EQ(*VariabilityValue(r, VariabilityMetric::kEnergy),
+                   6.918 * 2.95);
+}
+
 TEST(AnalyzeVariabilityTest, GroupsByCellThenDeviceIgnoringRepetitionAndAttempt) {
   std::vector<RunMetrics> runs = {
       DoneRun(1, "b", 101), DoneRun(2, "a", 100), DoneRun(3, "b", 103),
