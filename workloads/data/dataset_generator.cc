@@ -89,10 +89,11 @@ absl::StatusOr<GenerateOptions> ResolveGenerateOptions(
   const bool idx = o.format == "idx";
   const bool cifar = o.format == "cifar10";
   const bool folder = o.format == "image-folder";
-  if (!idx && !cifar && !folder) {
+  const bool frames = o.format == "frames";
+  if (!idx && !cifar && !folder && !frames) {
     return Invalid("--format", absl::StrCat("'", o.format,
                                             "' is not one of idx, cifar10, "
-                                            "image-folder"));
+                                            "image-folder, frames"));
   }
   if (o.out_dir.empty())
     return Invalid("--out", "an output directory is required");
@@ -116,7 +117,17 @@ absl::StatusOr<GenerateOptions> ResolveGenerateOptions(
                                    "class needs a training image)",
                                    o.train_count, o.classes));
   }
-  if (cifar) {
+  if (frames) {
+    // The game's own screen; the action count is the game's (classes is
+    // not used).
+    if (o.image_size != 0 && o.image_size != 84) {
+      return Invalid("--image-size",
+                     absl::StrFormat("%d: frames sets are 84x84 (the DQN's "
+                                     "screen)",
+                                     o.image_size));
+    }
+    o.image_size = 84;
+  } else if (cifar) {
     if (o.image_size != 0 && o.image_size != 32) {
       return Invalid(
           "--image-size",
@@ -156,6 +167,8 @@ absl::Status GenerateDataset(const GenerateOptions& options,
     st = WriteIdxSet(*o, reporter);
   } else if (o->format == "cifar10") {
     st = WriteCifar10Set(*o, reporter);
+  } else if (o->format == "frames") {
+    st = WriteFramesSet(*o, reporter);
   } else {
     st = WriteImageFolderSet(*o, reporter);
   }

@@ -50,6 +50,8 @@ absl::Status WriteCifar10Set(const GenerateOptions& options,
                              ProgressReporter& progress);
 absl::Status WriteImageFolderSet(const GenerateOptions& options,
                                  ProgressReporter& progress);
+absl::Status WriteFramesSet(const GenerateOptions& options,
+                            ProgressReporter& progress);
 
 }  // namespace powersweep
 
