@@ -36,6 +36,13 @@ ModelCost InceptionV3Cost(const ModelInput& input);
 // torchvision mobilenet_v3_large (width 1.0).
 ModelCost MobileNetV3LargeCost(const ModelInput& input);
 
+// Fathom's VAE (workloads/models/vae.cc) on 1x28x28.
+ModelCost VaeCost(const ModelInput& input);
+// The Nature DQN (workloads/models/dqn.cc) on 5x84x84 transitions.
+ModelCost DqnCost(const ModelInput& input);
+// GPT-2 small (workloads/models/gpt2.cc) on 1 x seq_len token ids.
+ModelCost Gpt2SmallCost(const ModelInput& input);
+
 }  // namespace powersweep
 
 #endif  // POWERSWEEP_AGENT_PLATFORM_TWIN_MODEL_ARCHITECTURES_H_
