@@ -24,8 +24,16 @@
 #include "workloads/runner/runner.h"
 
 ABSL_FLAG(std::string, model, "lenet5",
-          "run, describe: the model (alexnet, inception_v3, lenet5, "
-          "mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, vgg19).");
+          "run, describe: the model (alexnet, dqn, gpt2_small, inception_v3, "
+          "lenet5, mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, "
+          "vgg11, vgg19).");
+ABSL_FLAG(int64_t, seq_len, 0,
+          "run, describe (gpt2_small only): tokens the model reads per sample "
+          "(the prompt, in inference); 1..1023, 0 = 128.");
+ABSL_FLAG(int64_t, gen_tokens, 0,
+          "run, describe (gpt2_small only): tokens an inference minibatch "
+          "generates per sample after the prompt, with the KV cache; at "
+          "least 1, seq_len + gen_tokens <= 1024; 0 = 16.");
 ABSL_FLAG(std::string, dataset_path, "",
           "run: the data set directory: IDX files {train,t10k}-{images-idx3,"
           "labels-idx1}-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist), "
@@ -77,7 +85,7 @@ ABSL_FLAG(int64_t, classes, 0,
           "gen-dataset: classes of the set (0 = 10).");
 ABSL_FLAG(bool, json, false, "describe: print one JSON object.");
 ABSL_FLAG(std::string, format, "",
-          "gen-dataset: idx, cifar10 or image-folder.");
+          "gen-dataset: idx, cifar10, image-folder or frames.");
 ABSL_FLAG(std::string, out, "", "gen-dataset: the directory to write.");
 ABSL_FLAG(int64_t, train_count, 1000, "gen-dataset: training samples.");
 ABSL_FLAG(int64_t, test_count, 200, "gen-dataset: test samples.");
@@ -96,8 +104,11 @@ Usage:
       --batch-size N --workers N [--prefetch-depth N] [--page-cache keep|drop]
       [--preload] [--input-size S] [--epochs N] [--minibatches N]
       [--duration-s X] --seed S --threads T --records-fd FD
-  powersweep-workload describe --model M [--classes N] [--input-size S] [--json]
-  powersweep-workload gen-dataset --format idx|cifar10|image-folder --out DIR
+      [--seq-len N] [--gen-tokens N]
+  powersweep-workload describe --model M [--classes N] [--input-size S]
+      [--seq-len N] [--gen-tokens N] [--json]
+  powersweep-workload gen-dataset --format idx|cifar10|image-folder|frames
+      --out DIR
       [--train-count N] [--test-count N] [--classes K] [--image-size S]
       [--seed S]
   powersweep-workload idle --duration-s S [--records-fd FD]
@@ -109,21 +120,27 @@ dropped. Models: lenet5 (1x28x28), resnet18 and vgg11 (3x32x32 on CIFAR-10),
 mobilenetv3 (MobileNetV3-large), resnet50, alexnet, squeezenet1_1 and vgg19
 (3x224x224 on image folders), inception_v3 (3x299x299; image folders are
 decoded at 299 unless --input-size is given, and training, which runs its
-auxiliary classifier, needs at least 299); the class count comes from the
-data set.
+auxiliary classifier, needs at least 299);
+vae (1x28x28 IDX sets), dqn (frames sets: 4 stacked 84x84 frames and the
+next, trained with the Q-learning loss), gpt2_small (token sequences:
+training reports tokens; inference generates --gen-tokens tokens per sample
+with a KV cache and reports the time to first token and the per-token
+latency); the class (or action) count comes from the data set.
 
 Records: one JSON object per line on --records-fd, the protobuf JSON form of
 powersweep.v1.WorkloadEvent: a "started" event (build provenance and the
 workload: parameters, forward MACs, data set format and size, storage
 medium), one "minibatch" event per minibatch (stall_s, compute_s, e2e_s,
-loss, and on each epoch's first minibatch page_cache_resident), then
+loss, and on each epoch's first minibatch page_cache_resident; for
+gpt2_small tokens, and in inference ttft_s and per_token_s), then
 "finished" (stop_reason: minibatches, epochs or duration). Logs go to stderr.
 
 describe: parameters and multiply-accumulates of one forward pass at batch
 size 1, counted on the network (torchvision's "GFLOPS" convention).
 
 gen-dataset: writes a synthetic, learnable data set in the real file format
-(IDX, CIFAR-10 binary, JPEG folders), so the loading code runs on real and
+(IDX, CIFAR-10 binary, JPEG folders; frames: a ball-and-paddle game's
+replay memory for dqn), so the loading code runs on real and
 generated data alike; e.g. a GLD23k-shaped set is --format image-folder
 --train-count 23080 --classes 2000.
 
@@ -186,6 +203,8 @@ int main(int argc, char** argv) {
     d.model = absl::GetFlag(FLAGS_model);
     d.classes = absl::GetFlag(FLAGS_classes);
     d.input_size = absl::GetFlag(FLAGS_input_size);
+    d.seq_len = absl::GetFlag(FLAGS_seq_len);
+    d.gen_tokens = absl::GetFlag(FLAGS_gen_tokens);
     d.json = absl::GetFlag(FLAGS_json);
     return powersweep::RunDescribeCommand(d, std::cout);
   }
@@ -225,6 +244,8 @@ int main(int argc, char** argv) {
   config.preload = absl::GetFlag(FLAGS_preload);
   config.preload_limit = absl::GetFlag(FLAGS_preload_limit);
   config.input_size = absl::GetFlag(FLAGS_input_size);
+  config.seq_len = absl::GetFlag(FLAGS_seq_len);
+  config.gen_tokens = absl::GetFlag(FLAGS_gen_tokens);
   st = powersweep::ValidateRunConfig(config);
   if (!st.ok()) return Fail(2, std::string(st.message()));
 

@@ -16,6 +16,8 @@ struct DescribeArgs {
   std::string model;
   int64_t classes = 0;     // 0 = the model's study default
   int64_t input_size = 0;  // 0 = the model's study default
+  int64_t seq_len = 0;     // sequence models; 0 = the default
+  int64_t gen_tokens = 0;  // sequence models; 0 = the default
   bool json = false;       // one JSON object instead of the text
 };
 
@@ -24,7 +26,7 @@ struct DescribeArgs {
 int RunDescribeCommand(const DescribeArgs& args, std::ostream& out);
 
 struct GenDatasetArgs {
-  std::string format;  // idx, cifar10, image-folder
+  std::string format;  // idx, cifar10, image-folder, frames
   std::string out_dir;
   int64_t train_count = 0;
   int64_t test_count = 0;

@@ -16,6 +16,8 @@ int RunDescribeCommand(const DescribeArgs& args, std::ostream& out) {
   ModelOptions options;
   options.num_classes = args.classes;
   options.input_size = args.input_size;
+  options.seq_len = args.seq_len;
+  options.gen_tokens = args.gen_tokens;
   absl::StatusOr<ModelDescription> d = absl::UnknownError("not described");
   absl::Status st = CatchTorchErrors("describe", [&] {
     d = DescribeModel(args.model, options);

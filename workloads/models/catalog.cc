@@ -16,6 +16,7 @@ struct Spec {
   int64_t min_train_size;  // the same in training (auxiliary heads)
   bool fixed_size;   // the default size is the only one it takes
   int64_t default_classes;
+  bool tokens = false;  // a sequence model: see the sequence limits below
 };
 
 // Sorted by name. The networks with five 2x downsamplings (VGG's pools,
@@ -23,18 +24,29 @@ struct Spec {
 // 11x11/4 stem and three 3x3/2 pools at 63x63; SqueezeNet 1.1's 3x3/2 stem
 // and three ceil-mode 3x3/2 pools at 17x17; Inception-v3's main network at
 // 75x75, and its auxiliary classifier (training only: 5x5/3 average pool
-// and 5x5 conv on the 17x17 map of Mixed_6e) needs 299x299.
+// and 5x5 conv on the 17x17 map of Mixed_6e) needs 299x299. dqn's
+// channels are the 4 stacked frames and the next frame (frames data set);
+// gpt2_small's row holds no image size (its sample is a token sequence).
 constexpr Spec kSpecs[] = {
     {"alexnet", 3, 224, 63, 63, false, 1000},
+    {"dqn", 5, 84, 84, 84, true, 3},
+    {"gpt2_small", 1, 0, 0, 0, false, 50257, true},
     {"inception_v3", 3, 299, 75, 299, false, 1000},
     {"lenet5", 1, 28, 28, 28, true, 10},
     {"mobilenetv3", 3, 224, 32, 32, false, 2000},
     {"resnet18", 3, 32, 32, 32, false, 10},
     {"resnet50", 3, 224, 32, 32, false, 1000},
     {"squeezenet1_1", 3, 224, 17, 17, false, 1000},
+    {"vae", 1, 28, 28, 28, true, 10},
     {"vgg11", 3, 32, 32, 32, false, 10},
     {"vgg19", 3, 224, 32, 32, false, 1000},
 };
+
+// gpt2_small: GPT-2's context of 1024 positions holds the prompt (seq_len)
+// and the generated tokens; the defaults keep a CPU minibatch short.
+constexpr int64_t kGpt2Context = 1024;
+constexpr int64_t kGpt2DefaultSeqLen = 128;
+constexpr int64_t kGpt2DefaultGenTokens = 16;
 static_assert(NamesAreModelNames(kSpecs),
               "a spec for every name of common/model_names.h");
 
@@ -66,6 +78,45 @@ std::string CanonicalModelName(absl::string_view name) {
   return "";
 }
 
+namespace {
+
+absl::StatusOr<ResolvedModel> ResolveSequenceModel(
+    const Spec& spec, const ModelOptions& options) {
+  if (options.input_size != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input-size: ", spec.name,
+        " takes token sequences, not images; use --seq-len"));
+  }
+  if (options.num_classes != 0 && options.num_classes != spec.default_classes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--classes: ", spec.name, "'s vocabulary is fixed at ",
+        spec.default_classes, " tokens, got ", options.num_classes));
+  }
+  ResolvedModel r;
+  r.name = spec.name;
+  r.num_classes = spec.default_classes;
+  r.seq_len = options.seq_len == 0 ? kGpt2DefaultSeqLen : options.seq_len;
+  r.gen_tokens =
+      options.gen_tokens == 0 ? kGpt2DefaultGenTokens : options.gen_tokens;
+  if (r.seq_len < 1 || r.seq_len >= kGpt2Context) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--seq-len: ", options.seq_len, " is outside 1..", kGpt2Context - 1,
+        " for ", spec.name, " (0 means the default of ", kGpt2DefaultSeqLen,
+        ")"));
+  }
+  if (r.gen_tokens < 1 || r.seq_len + r.gen_tokens > kGpt2Context) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--gen-tokens: ", r.gen_tokens, " with --seq-len ", r.seq_len,
+        " does not fit ", spec.name, "'s context of ", kGpt2Context,
+        " positions (at least 1, and seq_len + gen_tokens <= ", kGpt2Context,
+        "; 0 means the default of ", kGpt2DefaultGenTokens, ")"));
+  }
+  r.input_shape = {1, 1, r.seq_len + 1};
+  return r;
+}
+
+}  // namespace
+
 absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
                                                   const ModelOptions& options) {
   const Spec* spec = FindSpec(name);
@@ -73,6 +124,12 @@ absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
     return absl::InvalidArgumentError(
         absl::StrCat("--model: unknown model '", name, "' (known: ",
                      absl::StrJoin(KnownModels(), ", "), ")"));
+  }
+  if (spec->tokens) return ResolveSequenceModel(*spec, options);
+  if (options.seq_len != 0 || options.gen_tokens != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        options.seq_len != 0 ? "--seq-len: " : "--gen-tokens: ", spec->name,
+        " takes images, not token sequences"));
   }
   ResolvedModel r;
   r.name = spec->name;

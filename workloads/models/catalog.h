@@ -2,9 +2,9 @@
 // check of a model's options. Kept free of LibTorch so argument validation
 // (run configs, sweep files) does not need it. Stateless and thread-safe.
 //
-// Names: alexnet, inception_v3, lenet5, mobilenetv3 (MobileNetV3-large;
-// "mobilenet_v3_large" is an alias), resnet18, resnet50, squeezenet1_1,
-// vgg11, vgg19. Study defaults (an option left 0) and smallest inputs:
+// Names: alexnet, dqn, gpt2_small, inception_v3, lenet5, mobilenetv3
+// (MobileNetV3-large; "mobilenet_v3_large" is an alias), resnet18, resnet50,
+// squeezenet1_1, vae, vgg11, vgg19. Study defaults (an option left 0) and smallest inputs:
 //   lenet5         1x28x28,   10 classes (MNIST / Fashion-MNIST); 28 only
 //   resnet18       3x32x32,   10 classes (CIFAR-10); >= 32
 //   vgg11          3x32x32,   10 classes (CIFAR-10); >= 32
@@ -15,12 +15,26 @@
 //   vgg19          3x224x224, 1000 classes (ImageNet); >= 32
 //   inception_v3   3x299x299, 1000 classes (ImageNet); >= 75, and >= 299
 //                  to train (its auxiliary classifier)
+//   vae            1x28x28,   784 inputs (MNIST / Fashion-MNIST; labels
+//                  unused); 28 only
+//   dqn            5x84x84 (4 stacked frames + the next frame), 3 actions
+//                  (the frames data set; "classes" are the actions); 84 only
+//   gpt2_small     1x1x(seq_len + 1) token ids carried as floats,
+//                  vocabulary 50,257 ("classes"), seq_len 128, gen_tokens 16
+//
+// Sequence models (gpt2_small) take --seq-len (tokens the model reads per
+// sample; the sample holds one more, the last target) and --gen-tokens
+// (tokens an inference minibatch generates after the prompt), with
+// seq_len + gen_tokens <= the context of 1024; they take no --input-size,
+// and their vocabulary is fixed.
 //
 // ResolveModelOptions errors are kInvalidArgument naming the option as the
 // workload binary spells it: "--model" (unknown name, lists the known ones),
 // "--classes" (fewer than 2), "--input-size" (negative, below the network's
-// minimum above (its training minimum when options.train), or anything but
-// 28 for lenet5).
+// minimum above (its training minimum when options.train), anything but 28
+// for lenet5 and vae or 84 for dqn, or given to a sequence model),
+// "--seq-len" / "--gen-tokens" (out of range, or given to a model that
+// takes images).
 #ifndef POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 #define POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 
@@ -41,13 +55,18 @@ struct ModelOptions {
   // The model will be trained: heads that run in training only (Inception-
   // v3's auxiliary classifier) must fit the input too.
   bool train = false;
+  int64_t seq_len = 0;     // sequence models: tokens read per sample
+  int64_t gen_tokens = 0;  // sequence models: tokens generated (inference)
 };
 
 // A model with every option decided.
 struct ResolvedModel {
   std::string name;  // canonical (an alias resolved)
   std::array<int64_t, 3> input_shape{};  // (channels, height, width)
-  int64_t num_classes = 0;
+  int64_t num_classes = 0;  // sequence models: the vocabulary
+  int64_t seq_len = 0;      // 0 for models that take images
+  int64_t gen_tokens = 0;   // 0 for models that take images
+  bool takes_tokens() const { return seq_len > 0; }
 };
 
 // Canonical names MakeModel accepts, sorted (aliases not included).

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "workloads/models/counted_layers.h"
 #include "workloads/models/model.h"
+#include "workloads/models/token_generator.h"
 #include "workloads/torch_status.h"
 
 namespace powersweep {
@@ -35,6 +36,10 @@ absl::StatusOr<ModelDescription> DescribeBuiltModel(Model& model) {
   d.name = model.model_name();
   d.input_shape = model.input_shape();
   d.num_classes = model.num_classes();
+  if (auto* g = dynamic_cast<TokenGenerator*>(&model)) {
+    d.seq_len = g->TokensPerSample();
+    d.gen_tokens = g->GeneratedTokensPerSample();
+  }
   for (const torch::Tensor& p : model.parameters()) {
     d.params += p.numel();
     if (p.requires_grad()) d.trainable_params += p.numel();
@@ -63,11 +68,19 @@ std::string FormatModelDescription(const ModelDescription& d) {
   const std::string macs_short =
       macs >= 1e9 ? absl::StrFormat("%.2f G", macs / 1e9)
                   : absl::StrFormat("%.2f M", macs / 1e6);
+  const std::string shape =
+      d.seq_len > 0
+          ? absl::StrCat("sequence     ", d.seq_len,
+                         " tokens read per sample (a sample holds ",
+                         d.seq_len + 1, ": the last is a target), ",
+                         d.gen_tokens, " generated in inference\n",
+                         "vocabulary   ", d.num_classes, "\n")
+          : absl::StrCat("input        ", d.input_shape[0], "x",
+                         d.input_shape[1], "x", d.input_shape[2],
+                         " (channels x height x width)\n", "classes      ",
+                         d.num_classes, "\n");
   return absl::StrCat(
-      "model        ", d.name, "\n",
-      "input        ", d.input_shape[0], "x", d.input_shape[1], "x",
-      d.input_shape[2], " (channels x height x width)\n",
-      "classes      ", d.num_classes, "\n",
+      "model        ", d.name, "\n", shape,
       "parameters   ", WithThousands(d.params),
       absl::StrFormat(" (%.2f M), ", d.params / 1e6),
       WithThousands(d.trainable_params), " trainable\n",

@@ -88,6 +88,14 @@ absl::Status ValidateRunConfig(const RunConfig& c) {
                             "28..1024, got ",
                             c.input_size));
   }
+  {
+    // --seq-len and --gen-tokens: ranges, and only for sequence models.
+    ModelOptions sequence;
+    sequence.seq_len = c.seq_len;
+    sequence.gen_tokens = c.gen_tokens;
+    absl::StatusOr<ResolvedModel> r = ResolveModelOptions(c.model, sequence);
+    if (!r.ok()) return r.status();
+  }
   if (c.preload && c.task != v1::TASK_INFER) {
     return Bad("preload", "applies to --task infer only");
   }

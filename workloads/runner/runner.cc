@@ -56,7 +56,8 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
     absl::StatusOr<Minibatch> mb = source.Next();
     if (!mb.ok()) return mb.status();
     timer.EndFetch(clock->MonotonicNanos());
-    const double loss = step.Run(*mb);
+    const StepResult result = step.Run(*mb);
+    const double loss = result.loss;
     const MinibatchTiming t = timer.EndCompute(clock->MonotonicNanos());
     if (!std::isfinite(loss)) {
       return absl::InternalError(absl::StrFormat(
@@ -72,6 +73,9 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
     r->set_e2e_s(t.e2e_s);
     r->set_samples(static_cast<int32_t>(mb->samples));
     r->set_loss(loss);
+    r->set_tokens(result.tokens);
+    if (result.ttft_s.has_value()) r->set_ttft_s(*result.ttft_s);
+    if (result.per_token_s.has_value()) r->set_per_token_s(*result.per_token_s);
     if (cache != nullptr && mb->index % source.batches_per_epoch() == 0) {
       std::optional<double> resident = cache->TakeResidency(mb->epoch);
       if (resident.has_value()) r->set_page_cache_resident(*resident);
@@ -119,7 +123,8 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
   *started.mutable_started()->mutable_workload() = info;
   absl::Status st = sink->Write(started);
   if (!st.ok()) return st;
-  std::unique_ptr<Step> step = MakeStep(config.task, std::move(model), device);
+  std::unique_ptr<Step> step =
+      MakeStep(config.task, std::move(model), device, clock);
   absl::StatusOr<v1::WorkloadFinished> finished =
       RunLoop(config, clock, sink, *source, cache, *step);
   source.reset();  // stop and join the loader's workers before anything else
@@ -145,6 +150,8 @@ absl::StatusOr<v1::WorkloadFinished> RunSynthetic(const RunConfig& config,
                                                   int threads) {
   ModelOptions model_options;
   model_options.input_size = config.input_size;
+  model_options.seq_len = config.seq_len;
+  model_options.gen_tokens = config.gen_tokens;
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
   if (!model.ok()) return model.status();
@@ -198,10 +205,19 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
         absl::StrFormat("--batch-size: %d exceeds the %d samples of %s",
                         config.batch_size, set.size(), set.path()));
   }
+  // Image models take their classes and size from the set; sequence models
+  // take --seq-len and --gen-tokens (the set's samples must match).
   ModelOptions model_options;
-  model_options.num_classes = set.num_classes();
-  model_options.input_size = set.shape().height;
-  model_options.train = train;
+  model_options.seq_len = config.seq_len;
+  model_options.gen_tokens = config.gen_tokens;
+  absl::StatusOr<ResolvedModel> defaults =
+      ResolveModelOptions(config.model, model_options);
+  if (!defaults.ok()) return defaults.status();
+  if (!defaults->takes_tokens()) {
+    model_options.num_classes = set.model_outputs();
+    model_options.input_size = set.shape().height;
+    model_options.train = train;
+  }
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
   if (absl::IsInvalidArgument(model.status())) {
