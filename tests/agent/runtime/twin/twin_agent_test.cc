@@ -62,12 +62,13 @@ TEST(TwinAgentTest, RegistersTheClassTablesAndEveryModelAndDataSetItCosts) {
   EXPECT_EQ(caps.gpu_freqs_hz_size(), 14);
   EXPECT_EQ(caps.mem_freqs_hz_size(), 9);
   EXPECT_THAT(caps.models(),
-              testing::ElementsAre("alexnet", "inception_v3", "lenet5",
-                                   "mobilenetv3", "resnet18", "resnet50",
-                                   "squeezenet1_1", "vgg11", "vgg19"));
+              testing::ElementsAre("alexnet", "dqn", "gpt2_small",
+                                   "inception_v3", "lenet5", "mobilenetv3",
+                                   "resnet18", "resnet50", "squeezenet1_1",
+                                   "vae", "vgg11", "vgg19"));
   EXPECT_THAT(caps.datasets(),
-              testing::ElementsAre("cifar10", "fashion-mnist", "gld23k",
-                                   "imagenet", "mnist"));
+              testing::ElementsAre("catch-frames", "cifar10", "fashion-mnist",
+                                   "gld23k", "imagenet", "mnist"));
   // Simulated runs only: never offers containers.
   EXPECT_THAT(caps.runtimes(), testing::ElementsAre(v1::RUNTIME_NATIVE));
 }

@@ -184,7 +184,8 @@ TEST(TwinWorkloadsTest, LargerModelsTakeLongerPerMinibatchThanLeNet5) {
       const MinibatchTiming lenet =
           perf.Expected(op, Shape("lenet5", "mnist", train, 16, 2));
       for (const TwinWorkloadPair& p : TwinWorkloadPairs()) {
-        if (p.model == "lenet5") continue;
+        // vae is LeNet-5's size (0.47 M vs 0.42 M MACs per sample).
+        if (p.model == "lenet5" || p.model == "vae") continue;
         const MinibatchTiming t =
             perf.Expected(op, Shape(p.model, p.dataset, train, 16, 2));
         EXPECT_GT(t.compute_s, 2 * lenet.compute_s)
