@@ -74,7 +74,7 @@ torch::Tensor Dqn::Loss(const torch::Tensor& input,
 std::unique_ptr<torch::optim::Optimizer> Dqn::MakeOptimizer() {
   return std::make_unique<torch::optim::RMSprop>(
       parameters(),
-      torch::optim::RMSpropOptions(2.5e-4).alpha(0.95).eps(0.01));
+      torch::optim::RMSpropOptions(2.5e-4).alpha(0.95).eps(1e-5));
 }
 
 std::pair<torch::Tensor, torch::Tensor> Dqn::SyntheticBatch(int64_t n) {
