@@ -174,7 +174,8 @@ void AppendResultCells(const v1::RunResult* r, std::vector<std::string>* row) {
   const v1::BuildProvenance& p = r->provenance();
   const bool incremental_known =
       !(r->incremental_energy_j() == 0 && r->baseload_power_mw() == 0);
-  const bool has_workload = p.has_workload() && p.workload().params() > 0;
+  const bool has_workload = p.has_workload() &&
+                            (p.workload().params() > 0 || p.workload().has_kernel());
   const v1::WorkloadInfo& w = p.workload();
   const std::vector<std::string> cells = {
       r->ok() ? "1" : "0",

@@ -132,6 +132,7 @@ absl::StatusOr<std::vector<v1::RunSpec>> MemoryStore::ListPendingRunsFor(
   for (v1::Runtime r : f.runtimes) runtimes.insert(RuntimeText(r));
   const std::set<std::string> models(f.models.begin(), f.models.end());
   const std::set<std::string> datasets(f.datasets.begin(), f.datasets.end());
+  const std::set<std::string> kernels(f.kernels.begin(), f.kernels.end());
   const std::set<int64_t> exclude(f.exclude.begin(), f.exclude.end());
   const std::set<std::string> device_ids(f.device_ids.begin(),
                                          f.device_ids.end());
@@ -154,8 +155,10 @@ absl::StatusOr<std::vector<v1::RunSpec>> MemoryStore::ListPendingRunsFor(
       continue;
     }
     const bool baseload = TaskText(s.workload().task()) == "baseload";
-    if (!baseload && (models.count(s.workload().model()) == 0 ||
-                      datasets.count(s.workload().dataset()) == 0)) {
+    const bool kernel = kernels.count(s.workload().model()) > 0;
+    if (!baseload && !kernel &&
+        (models.count(s.workload().model()) == 0 ||
+         datasets.count(s.workload().dataset()) == 0)) {
       continue;
     }
     out.push_back(s);

@@ -313,7 +313,9 @@ absl::Status SqliteStore::InsertResult(const v1::RunResult& result, int32_t atte
   const v1::BuildProvenance& p = result.provenance();
   // Workload facts: NULL for runs without a workload (baseload, twins of
   // older agents) so they are not mistaken for a zero-parameter network.
-  if (p.has_workload() && p.workload().params() > 0) {
+  // A kernel run has no parameters; its forward_macs is FLOPs / 2.
+  if (p.has_workload() &&
+      (p.workload().params() > 0 || p.workload().has_kernel())) {
     const v1::WorkloadInfo& w = p.workload();
     stmt.Bind(26, w.params())
         .Bind(27, w.forward_macs())

@@ -106,6 +106,7 @@ absl::StatusOr<std::vector<v1::RunSpec>> SqliteStore::ListPendingRunsFor(
   const std::string runtimes = placeholders(f.runtimes.size());
   const std::string models = placeholders(f.models.size());
   const std::string datasets = placeholders(f.datasets.size());
+  const std::string kernels = placeholders(f.kernels.size());
   const std::string exclude = placeholders(f.exclude.size());
   const std::string device_ids = placeholders(f.device_ids.size());
   std::string sql = absl::StrCat(
@@ -127,6 +128,9 @@ absl::StatusOr<std::vector<v1::RunSpec>> SqliteStore::ListPendingRunsFor(
     absl::StrAppend(&sql, " OR (model IN (", models, ") AND dataset IN (",
                     datasets, "))");
   }
+  if (!f.kernels.empty()) {
+    absl::StrAppend(&sql, " OR model IN (", kernels, ")");
+  }
   absl::StrAppend(&sql, ") ORDER BY run_id LIMIT ?3");
   absl::MutexLock lock(&mu_);
   PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
@@ -138,6 +142,7 @@ absl::StatusOr<std::vector<v1::RunSpec>> SqliteStore::ListPendingRunsFor(
     for (v1::Runtime r : f.runtimes) stmt.Bind(i++, RuntimeText(r));
     for (const std::string& m : f.models) stmt.Bind(i++, m);
     for (const std::string& d : f.datasets) stmt.Bind(i++, d);
+    for (const std::string& k : f.kernels) stmt.Bind(i++, k);
     for (int64_t id : f.exclude) stmt.Bind(i++, id);
     for (const std::string& d : f.device_ids) stmt.Bind(i++, d);
     PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs, ReadRuns(stmt));

@@ -60,13 +60,15 @@ struct RunStateChange {
 // What a device can serve, for ListPendingRunsFor: runs of its class, of
 // one of its runtimes, on at most max_cpu_cores cores, and (except
 // baseload runs, which start no workload) of one of its models and
-// datasets. Run ids in `exclude` are skipped. A run placed on devices
+// datasets, or of one of its `kernels` on any dataset (a kernel's dataset
+// is its shape, common/kernel_shape.h). Run ids in `exclude` are skipped. A run placed on devices
 // (RunSpec.devices) only matches when one of them is in `device_ids`.
 struct PendingFilter {
   std::string device_class;
   std::vector<v1::Runtime> runtimes;
   std::vector<std::string> models;
   std::vector<std::string> datasets;
+  std::vector<std::string> kernels;
   int max_cpu_cores = 0;
   std::vector<int64_t> exclude;
   std::vector<std::string> device_ids;

@@ -25,24 +25,34 @@
 
 ABSL_FLAG(std::string, model, "lenet5",
           "run, describe: the model (alexnet, dqn, gpt2_small, inception_v3, "
-          "lenet5, mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, "
-          "vgg11, vgg19).");
-ABSL_FLAG(int64_t, seq_len, 0,
-          "run, describe (gpt2_small only): tokens the model reads per sample "
-          "(the prompt, in inference); 1..1023, 0 = 128.");
+          "lenet5, lstm_lm, mobilebert, mobilenetv3, resnet18, resnet50, "
+          "squeezenet1_1, vae, vgg11, vgg19); "
+          "run: or a kernel (gemm, conv, rnn) with --kernel-shape.");
 ABSL_FLAG(int64_t, gen_tokens, 0,
           "run, describe (gpt2_small only): tokens an inference minibatch "
           "generates per sample after the prompt, with the KV cache; at "
           "least 1, seq_len + gen_tokens <= 1024; 0 = 16.");
+ABSL_FLAG(std::string, kernel_shape, "",
+          "run, kernels only: the shape, a row of the built-in DeepBench "
+          "table (deepbench-train-1, deepbench-server-N, deepbench-device-N, "
+          "optionally followed by a pass: -fwd, -bwd-data, -bwd-filter, "
+          "-fwdbwd) or explicit: gemm m<M>-n<N>-k<K>[-nn|tn|nt|tt]; conv "
+          "n<N>-c<C>-h<H>-w<W>-k<K>-r<R>-s<S>[-pad<P>][-stride<U>]"
+          "[-fwd|-bwd-data|-bwd-filter]; rnn <vanilla|lstm|gru>-h<H>-b<B>-t<T>"
+          "[-fwd|-fwdbwd].");
+ABSL_FLAG(int32_t, warmup_iterations, 5,
+          "run, kernels only: untimed iterations before timing (all but the "
+          "first count the kernel launches).");
 ABSL_FLAG(std::string, dataset_path, "",
           "run: the data set directory: IDX files {train,t10k}-{images-idx3,"
           "labels-idx1}-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist), "
           "CIFAR-10 binary batches (data_batch_1..5.bin, test_batch.bin) or "
-          "JPEG image folders (train/<class>/*.jpg, val/<class>/*.jpg). The "
-          "format is detected from the contents. `synthetic` (not a "
-          "directory; give a directory of that name as ./synthetic): one "
-          "minibatch of random tensors of the model's input shape, made in "
-          "memory before timing and reused, no I/O (no --epochs then).");
+          "JPEG image folders (train/<class>/*.jpg, val/<class>/*.jpg) or a "
+          "text set (vocab.txt, train.tokens, test.tokens). The format is "
+          "detected from the contents. `synthetic` (not a directory; give a "
+          "directory of that name as ./synthetic): one minibatch of random "
+          "tensors of the model's input shape, made in memory before timing "
+          "and reused, no I/O (no --epochs then).");
 ABSL_FLAG(std::string, task, "train",
           "run: train (train split, SGD) or infer (test split, no "
           "gradients).");
@@ -66,6 +76,22 @@ ABSL_FLAG(int64_t, input_size, 0,
           "run: side of the model input for image folders (0 = 224, or 299 "
           "for inception_v3); "
           "describe: input side (0 = the model's study default).");
+ABSL_FLAG(int64_t, seq_len, 0,
+          "run, describe (lstm_lm, mobilebert, gpt2_small): tokens the "
+          "model reads per sample (the prompt, in gpt2_small's inference; 0 "
+          "= the model's default: lstm_lm 35, up to 4096; mobilebert 128, up "
+          "to 512; gpt2_small 128, up to 1023).");
+ABSL_FLAG(int64_t, vocab, 0,
+          "run, describe (lstm_lm, mobilebert): vocabulary size (run: 0 = "
+          "the data set's vocab.txt, else at least that; describe: 0 = "
+          "lstm_lm 33278, mobilebert 30522); gen-dataset --format text: "
+          "the vocabulary (synthetic: 0 = 33278; WordNet: a cap, 0 = every "
+          "word).");
+ABSL_FLAG(std::string, from_wordnet, "",
+          "gen-dataset --format text: tokenise the glosses of the WordNet "
+          "database in this directory (Debian's wordnet-base: "
+          "/usr/share/wordnet) instead of writing a synthetic "
+          "Wikipedia-shaped corpus.");
 ABSL_FLAG(int64_t, epochs, 0,
           "run: stop after this many epochs (0 = no limit).");
 ABSL_FLAG(int64_t, minibatches, 0,
@@ -85,10 +111,14 @@ ABSL_FLAG(int64_t, classes, 0,
           "gen-dataset: classes of the set (0 = 10).");
 ABSL_FLAG(bool, json, false, "describe: print one JSON object.");
 ABSL_FLAG(std::string, format, "",
-          "gen-dataset: idx, cifar10, image-folder or frames.");
+          "gen-dataset: idx, cifar10, image-folder, text or frames.");
 ABSL_FLAG(std::string, out, "", "gen-dataset: the directory to write.");
-ABSL_FLAG(int64_t, train_count, 1000, "gen-dataset: training samples.");
-ABSL_FLAG(int64_t, test_count, 200, "gen-dataset: test samples.");
+ABSL_FLAG(int64_t, train_count, 1000,
+          "gen-dataset: training samples (text: tokens of the synthetic "
+          "corpus).");
+ABSL_FLAG(int64_t, test_count, 200,
+          "gen-dataset: test samples (text: tokens of the synthetic "
+          "corpus).");
 ABSL_FLAG(int64_t, image_size, 0,
           "gen-dataset: image side (0 = the format's: idx 28, cifar10 32, "
           "image-folder around 256 with varied aspect ratios).");
@@ -102,15 +132,17 @@ descriptions and synthetic data sets.
 Usage:
   powersweep-workload run --model M --dataset-path DIR --task train|infer
       --batch-size N --workers N [--prefetch-depth N] [--page-cache keep|drop]
-      [--preload] [--input-size S] [--epochs N] [--minibatches N]
-      [--duration-s X] --seed S --threads T --records-fd FD
-      [--seq-len N] [--gen-tokens N]
+      [--preload] [--input-size S] [--seq-len L] [--vocab V]
+      [--gen-tokens N] [--epochs N] [--minibatches N] [--duration-s X]
+      --seed S --threads T --records-fd FD
+  powersweep-workload run --model gemm|conv|rnn --kernel-shape SHAPE
+      [--warmup-iterations N] (--minibatches N | --duration-s X) --seed S
+      --threads T --records-fd FD
   powersweep-workload describe --model M [--classes N] [--input-size S]
-      [--seq-len N] [--gen-tokens N] [--json]
-  powersweep-workload gen-dataset --format idx|cifar10|image-folder|frames
-      --out DIR
-      [--train-count N] [--test-count N] [--classes K] [--image-size S]
-      [--seed S]
+      [--seq-len L] [--vocab V] [--gen-tokens N] [--json]
+  powersweep-workload gen-dataset --format idx|cifar10|image-folder|text|frames
+      --out DIR [--train-count N] [--test-count N] [--classes K]
+      [--image-size S] [--vocab V] [--from-wordnet DIR] [--seed S]
   powersweep-workload idle --duration-s S [--records-fd FD]
   powersweep-workload --help
 
@@ -122,10 +154,21 @@ mobilenetv3 (MobileNetV3-large), resnet50, alexnet, squeezenet1_1 and vgg19
 decoded at 299 unless --input-size is given, and training, which runs its
 auxiliary classifier, needs at least 299);
 vae (1x28x28 IDX sets), dqn (frames sets: 4 stacked 84x84 frames and the
-next, trained with the Q-learning loss), gpt2_small (token sequences:
-training reports tokens; inference generates --gen-tokens tokens per sample
-with a KV cache and reports the time to first token and the per-token
-latency); the class (or action) count comes from the data set.
+next, trained with the Q-learning loss); the class (or action) count comes
+from the data set. Sequence models on text sets: lstm_lm (PyTorch's
+word_language_model, next-token loss, --seq-len 35) and mobilebert
+(MobileBERT with its masked-LM head, --seq-len 128); the vocabulary comes
+from the data set's vocab.txt. gpt2_small (GPT-2 small, fixed vocabulary of
+50257; on synthetic data): training reports tokens; inference generates
+--gen-tokens tokens per sample with a KV cache and reports the time to
+first token and the per-token latency.
+
+Kernels (DeepBench-style micro-benchmarks, no data set): gemm, conv and rnn
+with --kernel-shape; each "minibatch" record is one timed iteration after
+--warmup-iterations untimed ones (samples 1, compute_s the iteration). The
+started event's workload.kernel gives the FLOPs, bytes and kernel launches
+per iteration (forward_macs = FLOPs / 2). A shape whose operands do not fit
+the memory available fails before allocating (exit 1, naming both sizes).
 
 Records: one JSON object per line on --records-fd, the protobuf JSON form of
 powersweep.v1.WorkloadEvent: a "started" event (build provenance and the
@@ -142,7 +185,10 @@ gen-dataset: writes a synthetic, learnable data set in the real file format
 (IDX, CIFAR-10 binary, JPEG folders; frames: a ball-and-paddle game's
 replay memory for dqn), so the loading code runs on real and
 generated data alike; e.g. a GLD23k-shaped set is --format image-folder
---train-count 23080 --classes 2000.
+--train-count 23080 --classes 2000. --format text --from-wordnet
+/usr/share/wordnet tokenises the WordNet glosses (a real corpus); --format
+text alone writes a Wikipedia-shaped corpus of --train-count/--test-count
+tokens (WikiText-2's shape: 2088628 / 245569 tokens, --vocab 33278).
 
 idle: writes the "started" record, stays idle for --duration-s and writes
 "finished": the idle process of a baseload run in a container.
@@ -154,6 +200,8 @@ Example:
   powersweep-workload run --dataset-path /usr/share/datasets/fashion-mnist \
       --task train --batch-size 64 --workers 2 --minibatches 200 --seed 1
   powersweep-workload describe --model resnet18
+  powersweep-workload run --model rnn --kernel-shape gru-h512-b32-t25-fwdbwd \
+      --minibatches 100 --seed 1
 )";
 
 int Fail(int code, const std::string& message) {
@@ -204,6 +252,7 @@ int main(int argc, char** argv) {
     d.classes = absl::GetFlag(FLAGS_classes);
     d.input_size = absl::GetFlag(FLAGS_input_size);
     d.seq_len = absl::GetFlag(FLAGS_seq_len);
+    d.vocab = absl::GetFlag(FLAGS_vocab);
     d.gen_tokens = absl::GetFlag(FLAGS_gen_tokens);
     d.json = absl::GetFlag(FLAGS_json);
     return powersweep::RunDescribeCommand(d, std::cout);
@@ -218,6 +267,8 @@ int main(int argc, char** argv) {
     if (g.classes == 0) g.classes = 10;
     g.image_size = absl::GetFlag(FLAGS_image_size);
     g.seed = absl::GetFlag(FLAGS_seed);
+    g.wordnet_dir = absl::GetFlag(FLAGS_from_wordnet);
+    g.vocab = absl::GetFlag(FLAGS_vocab);
     return powersweep::RunGenDatasetCommand(g, std::cout);
   }
 
@@ -245,6 +296,9 @@ int main(int argc, char** argv) {
   config.preload_limit = absl::GetFlag(FLAGS_preload_limit);
   config.input_size = absl::GetFlag(FLAGS_input_size);
   config.seq_len = absl::GetFlag(FLAGS_seq_len);
+  config.vocab = absl::GetFlag(FLAGS_vocab);
+  config.kernel_shape = absl::GetFlag(FLAGS_kernel_shape);
+  config.warmup_iterations = absl::GetFlag(FLAGS_warmup_iterations);
   config.gen_tokens = absl::GetFlag(FLAGS_gen_tokens);
   st = powersweep::ValidateRunConfig(config);
   if (!st.ok()) return Fail(2, std::string(st.message()));

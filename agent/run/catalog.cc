@@ -10,6 +10,12 @@
 
 namespace powersweep {
 
+std::set<std::string> Catalog::DefaultModels() {
+  std::set<std::string> models(kModelNames.begin(), kModelNames.end());
+  models.insert(kKernelNames.begin(), kKernelNames.end());
+  return models;
+}
+
 std::map<std::string, std::string> Catalog::DefaultDatasets() {
   return {{"fashion-mnist", "/usr/share/datasets/fashion-mnist"},
           {std::string(kSyntheticDataset), std::string(kSyntheticDataset)}};

@@ -11,18 +11,23 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/kernel_names.h"
 #include "common/model_names.h"
 
 namespace powersweep {
 
 struct Catalog {
-  // The models powersweep-workload builds (common/model_names.h).
-  std::set<std::string> models{kModelNames.begin(), kModelNames.end()};
+  // The models powersweep-workload builds (common/model_names.h) and the
+  // kernels it runs (common/kernel_names.h). A kernel's "dataset" is its
+  // shape (common/kernel_shape.h): no directory, not in `datasets`.
+  std::set<std::string> models = DefaultModels();
   std::map<std::string, std::string> datasets;  // name -> directory
   // Whether runs may ask for RUNTIME_CONTAINER (a Docker engine answered
   // and images are allowed); native runs are always possible.
   bool containers = false;
 
+  // kModelNames and kKernelNames.
+  static std::set<std::string> DefaultModels();
   // The default dataset map of a fresh agent: fashion-mnist from Debian's
   // dataset-fashion-mnist, and `synthetic` (common/synthetic_dataset.h),
   // which every agent offers, with or without --dataset (its "path" is

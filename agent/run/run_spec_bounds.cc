@@ -54,6 +54,8 @@ absl::Status CheckRunSpecBounds(const v1::RunSpec& spec) {
   CheckInt("workload.prefetch_depth", w.prefetch_depth(),
            kAgentMaxPrefetchDepth, &p);
   CheckInt("workload.input_size", w.input_size(), kAgentMaxInputSize, &p);
+  CheckInt("workload.seq_len", w.seq_len(), kAgentMaxSeqLen, &p);
+  CheckInt("workload.vocab", w.vocab(), kAgentMaxVocab, &p);
   CheckInt("workload.epochs", w.epochs(), kAgentMaxEpochs, &p);
   CheckInt("workload.minibatches", w.minibatches(), kAgentMaxMinibatches, &p);
   CheckReal("workload.duration_s", w.duration_s(), kAgentMaxSeconds, &p);

@@ -19,6 +19,8 @@
 //   workload.threads            0     1024
 //   workload.prefetch_depth     0     4096
 //   workload.input_size         0     4096
+//   workload.seq_len            0     4096
+//   workload.vocab              0     16777216 (2^24)
 //   workload.epochs             0     1000000
 //   workload.minibatches        0     1000000000
 //   workload.duration_s         0     604800 (7 days) (finite)
@@ -46,6 +48,8 @@ inline constexpr int32_t kAgentMaxLoaderWorkers = 256;
 inline constexpr int32_t kAgentMaxThreads = 1024;
 inline constexpr int32_t kAgentMaxPrefetchDepth = 4096;
 inline constexpr int32_t kAgentMaxInputSize = 4096;
+inline constexpr int32_t kAgentMaxSeqLen = 4096;
+inline constexpr int32_t kAgentMaxVocab = 1 << 24;
 inline constexpr int32_t kAgentMaxEpochs = 1000000;
 inline constexpr int64_t kAgentMaxMinibatches = 1000000000;
 inline constexpr int32_t kAgentMaxCpuCores = 1024;

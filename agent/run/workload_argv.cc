@@ -1,8 +1,12 @@
 // BuildWorkloadArgv (declared in agent/run/run_executor.h).
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/run/run_executor.h"
 #include "common/enum_text.h"
+#include "common/kernel_names.h"
+#include "common/kernel_shape.h"
 
 namespace powersweep {
 
@@ -27,8 +31,18 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
         "workload.model: \"", w.model(), "\" is not in this agent's catalog [",
         absl::StrJoin(catalog.models, ","), "]"));
   }
+  // A kernel's dataset is its shape: checked here, passed as
+  // --kernel-shape; no directory.
+  const bool kernel = IsKernelName(w.model());
+  if (kernel) {
+    absl::StatusOr<KernelShape> shape = ParseKernelShape(w.model(), w.dataset());
+    if (!shape.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("workload.dataset: ", shape.status().message()));
+    }
+  }
   auto ds = catalog.datasets.find(w.dataset());
-  if (ds == catalog.datasets.end()) {
+  if (!kernel && ds == catalog.datasets.end()) {
     std::vector<std::string> names;
     for (const auto& [name, path] : catalog.datasets) names.push_back(name);
     return absl::InvalidArgumentError(absl::StrCat(
@@ -58,13 +72,21 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
         "workload: needs a positive stop condition (epochs, minibatches or "
         "duration_s)");
   }
-  std::vector<std::string> argv = {
-      workload_bin,     "run",
-      "--model",        w.model(),
-      "--dataset-path", ds->second,
-      "--task",         task,
-      "--batch-size",   absl::StrCat(w.batch_size()),
-      "--workers",      absl::StrCat(w.loader_workers())};
+  std::vector<std::string> argv = {workload_bin, "run", "--model", w.model()};
+  if (kernel) {
+    // One timed iteration per record: no data set, batch or loader.
+    if (w.epochs() > 0) {
+      return absl::InvalidArgumentError(
+          "workload.epochs: a kernel run has no data set, so no epochs; use "
+          "minibatches (timed iterations) or duration_s");
+    }
+    argv.insert(argv.end(), {"--kernel-shape", w.dataset(), "--task", task});
+  } else {
+    argv.insert(argv.end(),
+                {"--dataset-path", ds->second, "--task", task, "--batch-size",
+                 absl::StrCat(w.batch_size()), "--workers",
+                 absl::StrCat(w.loader_workers())});
+  }
   if (w.epochs() > 0) {
     argv.insert(argv.end(), {"--epochs", absl::StrCat(w.epochs())});
   }
@@ -82,16 +104,30 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
     return absl::InvalidArgumentError(absl::StrCat(
         "workload.input_size: must be >= 0, got ", w.input_size()));
   }
-  if (w.prefetch_depth() > 0) {
-    argv.insert(argv.end(),
-                {"--prefetch-depth", absl::StrCat(w.prefetch_depth())});
+  // Loader and data-set knobs do not apply to a kernel (it reads nothing).
+  if (!kernel) {
+    if (w.prefetch_depth() > 0) {
+      argv.insert(argv.end(),
+                  {"--prefetch-depth", absl::StrCat(w.prefetch_depth())});
+    }
+    if (w.page_cache() == v1::PAGE_CACHE_DROP) {
+      argv.insert(argv.end(), {"--page-cache", "drop"});
+    }
+    if (w.preload()) argv.push_back("--preload");
+    if (w.input_size() > 0) {
+      argv.insert(argv.end(), {"--input-size", absl::StrCat(w.input_size())});
+    }
   }
-  if (w.page_cache() == v1::PAGE_CACHE_DROP) {
-    argv.insert(argv.end(), {"--page-cache", "drop"});
+  if (w.seq_len() < 0 || w.vocab() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        w.seq_len() < 0 ? "workload.seq_len" : "workload.vocab",
+        ": must be >= 0, got ", std::min(w.seq_len(), w.vocab())));
   }
-  if (w.preload()) argv.push_back("--preload");
-  if (w.input_size() > 0) {
-    argv.insert(argv.end(), {"--input-size", absl::StrCat(w.input_size())});
+  if (w.seq_len() > 0) {
+    argv.insert(argv.end(), {"--seq-len", absl::StrCat(w.seq_len())});
+  }
+  if (w.vocab() > 0) {
+    argv.insert(argv.end(), {"--vocab", absl::StrCat(w.vocab())});
   }
   int threads = w.threads() > 0 ? w.threads() : run_cpus;
   if (threads <= 0) {

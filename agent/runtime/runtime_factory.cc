@@ -5,6 +5,7 @@
 
 #include "agent/runtime/docker/docker_runtime.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "common/kernel_names.h"
 #include "common/synthetic_dataset.h"
 
 namespace powersweep {
@@ -24,9 +25,11 @@ RunRuntimeFactory MakeRuntimeFactory(Clock* clock, const Catalog* catalog,
     }
     ContainerRequest request;
     request.image = spec.container_image();
+    // Synthetic data is made in memory and a kernel's dataset is its
+    // shape: nothing to mount for either.
     auto dataset = catalog->datasets.find(spec.workload().dataset());
-    // Synthetic data is made in memory: nothing to mount.
-    if (dataset != catalog->datasets.end() &&
+    if (!IsKernelName(spec.workload().model()) &&
+        dataset != catalog->datasets.end() &&
         !IsSyntheticDataset(dataset->first)) {
       request.read_only_mounts.push_back(dataset->second);
     }

@@ -64,9 +64,12 @@ void ApplyEnergySpan(const v1::RunResult* result, double power_span_s,
       result != nullptr && (result->energy_j() > 0 ||
                             result->energy_provenance() !=
                                 v1::PROVENANCE_UNSPECIFIED);
-  const double span = from_result && result->energy_span_s() > 0
-                          ? result->energy_span_s()
-                          : power_span_s;
+  double span = from_result && result->energy_span_s() > 0
+                    ? result->energy_span_s()
+                    : power_span_s;
+  // A result with energy but no span (an agent older than energy_span_s,
+  // no power samples stored): the run's duration is the best span known.
+  if (!(span > 0)) span = s->duration_s();
   if (!(span > 0)) return;
   s->set_energy_span_s(span);
   s->set_mean_power_mw(s->energy_j() * 1000.0 / span);

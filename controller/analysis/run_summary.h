@@ -31,8 +31,9 @@ void ApplyResult(const v1::RunResult& result, v1::RunSummary* summary);
 // The span energy_j covers and the mean power over it, the one definition
 // every view uses: energy_span_s = result->energy_span_s when the result
 // gave the energy and has a span, else `power_span_s` (the stored samples'
-// first to last power reading); mean_power_mw = energy_j / energy_span_s.
-// Both 0 without energy or span. Call after ApplyResult; `result` may be
+// first to last power reading), else the run's duration (a result of an
+// agent that reports no span, with no power samples stored);
+// mean_power_mw = energy_j / energy_span_s. Both 0 without energy or span. Call after ApplyResult; `result` may be
 // null.
 void ApplyEnergySpan(const v1::RunResult* result, double power_span_s,
                      v1::RunSummary* summary);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/kernel_names.h"
 
 namespace powersweep {
 
@@ -191,6 +192,9 @@ std::shared_ptr<const DispatchProfile> MakeDispatchProfile(
   for (int r : caps.runtimes()) f.runtimes.push_back(static_cast<v1::Runtime>(r));
   f.models.assign(caps.models().begin(), caps.models().end());
   f.datasets.assign(caps.datasets().begin(), caps.datasets().end());
+  for (const std::string& m : caps.models()) {
+    if (IsKernelName(m)) f.kernels.push_back(m);
+  }
   f.max_cpu_cores = caps.cpu_cores();
   p->key = absl::StrCat(f.device_class, "|", f.max_cpu_cores, "|");
   for (v1::Runtime r : f.runtimes) absl::StrAppend(&p->key, r, ",");

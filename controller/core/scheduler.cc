@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/kernel_names.h"
+
 namespace powersweep {
 
 bool CanServe(const v1::DeviceIdentity& identity,
@@ -21,8 +23,10 @@ bool CanServe(const v1::DeviceIdentity& identity,
       models.end()) {
     return false;
   }
+  // A kernel's dataset is its shape: any shape of a kernel it offers.
   const auto& datasets = caps.datasets();
-  if (std::find(datasets.begin(), datasets.end(), spec.workload().dataset()) ==
+  if (!IsKernelName(spec.workload().model()) &&
+      std::find(datasets.begin(), datasets.end(), spec.workload().dataset()) ==
       datasets.end()) {
     return false;
   }

@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
+#include "common/kernel_names.h"
+#include "common/kernel_shape.h"
 #include "common/model_names.h"
 #include "common/power/power_catalog.h"
 #include "common/synthetic_dataset.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 namespace {
@@ -57,17 +62,21 @@ WorkloadCatalog WorkloadCatalog::Default() {
   // LeNet-5 takes 28x28 grey images (IDX sets); the torchvision networks
   // take RGB: CIFAR-10 at 32x32 or image folders at input_size. AlexNet
   // (63x63 at least) and Inception-v3 (75x75, 299x299 to train) cannot
-  // take CIFAR-10's 32x32 images (workloads/models/catalog.h).
+  // take CIFAR-10's 32x32 images (workloads/models/catalog.h). The sequence
+  // models lstm_lm and mobilebert (common/text_models.h) take token files:
+  // the WordNet glosses and the Wikipedia-shaped set gen-dataset writes.
   // LeNet-5 and the VAE take the grey sets; the DQN the frames of its game
-  // (gen-dataset --format frames); gpt2_small token ids, which none of
-  // these sets hold (it runs on synthetic).
+  // (gen-dataset --format frames); gpt2_small (a fixed vocabulary of
+  // 50,257) runs on synthetic only.
   const std::vector<std::string> grey = {"fashion-mnist", "mnist"};
   const std::vector<std::string> frames = {"catch-frames"};
   const std::vector<std::string> rgb = {"cifar10", "gld23k", "imagenet"};
   const std::vector<std::string> large_rgb = {"gld23k", "imagenet"};
+  const std::vector<std::string> text = {"wikitext", "wordnet"};
   std::vector<std::string> all = grey;
   all.insert(all.end(), frames.begin(), frames.end());
   all.insert(all.end(), rgb.begin(), rgb.end());
+  all.insert(all.end(), text.begin(), text.end());
   // Every model takes `synthetic` (common/synthetic_dataset.h): random
   // tensors of its own input shape.
   const std::string synthetic(kSyntheticDataset);
@@ -76,7 +85,8 @@ WorkloadCatalog WorkloadCatalog::Default() {
   for (const char* name : kModelNames) {
     const std::string model = name;
     std::vector<std::string> sets =
-        model == "lenet5"                                 ? grey
+        FindTextModel(model) != nullptr                   ? text
+        : model == "lenet5"                               ? grey
         : model == "alexnet" || model == "inception_v3" ? large_rgb
                                                           : rgb;
     if (model == "vae") sets = grey;
@@ -85,6 +95,8 @@ WorkloadCatalog WorkloadCatalog::Default() {
     sets.push_back(synthetic);
     models.push_back(ModelInfo{model, std::move(sets)});
   }
+  // Kernels take shapes, not data sets (Accepts parses them).
+  for (const char* name : kKernelNames) models.push_back(ModelInfo{name, {}});
   return WorkloadCatalog(std::move(models), all);
 }
 
@@ -119,8 +131,18 @@ bool WorkloadCatalog::HasDataset(const std::string& dataset) const {
   return std::binary_search(datasets_.begin(), datasets_.end(), dataset);
 }
 
+absl::Status WorkloadCatalog::CheckKernelShape(const std::string& model,
+                                               const std::string& shape) const {
+  if (!HasModel(model) || !IsKernelName(model)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", model, "' is not a kernel of this catalog"));
+  }
+  return ParseKernelShape(model, shape).status();
+}
+
 bool WorkloadCatalog::Accepts(const std::string& model,
                               const std::string& dataset) const {
+  if (IsKernelName(model)) return CheckKernelShape(model, dataset).ok();
   auto it = models_.find(model);
   if (it == models_.end() || !HasDataset(dataset)) return false;
   // A data set only an agent knows: its shape is checked when the run starts.
@@ -131,7 +153,17 @@ bool WorkloadCatalog::Accepts(const std::string& model,
 
 std::vector<std::string> WorkloadCatalog::ModelNames() const {
   std::vector<std::string> names;
-  for (const auto& [name, info] : models_) names.push_back(name);
+  for (const auto& [name, info] : models_) {
+    if (!IsKernelName(name)) names.push_back(name);
+  }
+  return names;
+}
+
+std::vector<std::string> WorkloadCatalog::KernelNames() const {
+  std::vector<std::string> names;
+  for (const auto& [name, info] : models_) {
+    if (IsKernelName(name)) names.push_back(name);
+  }
   return names;
 }
 

@@ -3,7 +3,9 @@
 // DeviceClassCatalog: the device classes a sweep may target, each with its
 // core count, the CPU/GPU/memory (EMC) frequencies that may be requested,
 // and its nvpmodel preset names. WorkloadCatalog: the models and datasets
-// the workload binary knows, and which datasets each model accepts.
+// the workload binary knows, and which datasets each model accepts; the
+// kernels (common/kernel_names.h) are models whose "dataset" is a shape
+// (common/kernel_shape.h: a DeepBench table row or an explicit shape).
 //
 // Both are plain value types built from data tables (Default() returns the
 // built-in tables; tests and future boards build their own). The device
@@ -19,6 +21,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "absl/status/status.h"
 
 namespace powersweep {
 
@@ -64,9 +68,11 @@ class WorkloadCatalog {
   // (fashion-mnist, mnist); dqn on catch-frames (gen-dataset --format
   // frames); mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11 and vgg19
   // on the RGB sets (cifar10, gld23k, imagenet); alexnet and inception_v3,
-  // which cannot take 32x32 images, on gld23k and imagenet; every model on
+  // which cannot take 32x32 images, on gld23k and imagenet; lstm_lm and
+  // mobilebert on the text sets (wikitext, wordnet); every model on
   // `synthetic` (random tensors of its input shape made in memory,
-  // common/synthetic_dataset.h), gpt2_small on nothing else.
+  // common/synthetic_dataset.h), gpt2_small on nothing else; the kernels
+  // conv, gemm and rnn on shapes.
   static WorkloadCatalog Default();
 
   // This catalog plus data sets the agents advertise under other names
@@ -79,10 +85,17 @@ class WorkloadCatalog {
 
   bool HasModel(const std::string& model) const;
   bool HasDataset(const std::string& dataset) const;
-  // True when both are known and `model` accepts `dataset`.
+  // True when both are known and `model` accepts `dataset`; for a kernel,
+  // when `dataset` is a shape of it.
   bool Accepts(const std::string& model, const std::string& dataset) const;
-  // Sorted names.
+  // For a kernel: OK when `shape` parses, else InvalidArgument with the
+  // reason (ParseKernelShape's, naming the token).
+  absl::Status CheckKernelShape(const std::string& model,
+                                const std::string& shape) const;
+  // Sorted names; ModelNames are the networks (the `models` axis), not the
+  // kernels, which only `workloads` entries name.
   std::vector<std::string> ModelNames() const;
+  std::vector<std::string> KernelNames() const;
   std::vector<std::string> DatasetNames() const;
 
  private:

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/enum_text.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 
@@ -254,7 +255,14 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
                     w->set_page_cache(cache);
                     w->set_preload(spec.preload() &&
                                    task == v1::TASK_INFER);
-                    w->set_input_size(spec.input_size());
+                    // input_size sizes images; seq_len and vocab only
+                    // reach the sequence models (common/text_models.h).
+                    if (FindTextModel(model) != nullptr) {
+                      w->set_seq_len(spec.seq_len());
+                      w->set_vocab(spec.vocab());
+                    } else {
+                      w->set_input_size(spec.input_size());
+                    }
                     *run.mutable_power_mode() = mode;
                     run.set_runtime(static_cast<v1::Runtime>(runtime));
                     if (runtime == v1::RUNTIME_CONTAINER) {

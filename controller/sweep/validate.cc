@@ -11,7 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
+#include "common/kernel_names.h"
 #include "common/synthetic_dataset.h"
+#include "common/text_models.h"
 #include "controller/sweep/expand.h"
 #include "controller/sweep/validate_devices.h"
 
@@ -155,7 +157,8 @@ void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
   }
   const std::string known = absl::StrCat(
       " (models: ", absl::StrJoin(w.ModelNames(), ", "),
-      "; datasets: ", absl::StrJoin(w.DatasetNames(), ", "), ")");
+      "; datasets: ", absl::StrJoin(w.DatasetNames(), ", "),
+      "; kernels: ", absl::StrJoin(w.KernelNames(), ", "), " on shapes)");
   bool workload_tasks = false;
   for (int t : spec.tasks()) workload_tasks |= t != v1::TASK_BASELOAD;
   for (int i = 0; i < spec.workloads_size(); ++i) {
@@ -178,6 +181,14 @@ void CheckWorkloadPairs(const v1::SweepSpec& spec, const WorkloadCatalog& w,
     if (!w.HasModel(model)) {
       problems->push_back(
           absl::StrCat(at, "unknown model '", model, "'", known));
+    } else if (IsKernelName(model)) {
+      absl::Status st = w.CheckKernelShape(model, dataset);
+      if (!st.ok()) problems->push_back(absl::StrCat(at, st.message()));
+      if (spec.epochs() > 0) {
+        problems->push_back(absl::StrCat(
+            at, "kernel ", model, " reads no data set, so it has no epochs; "
+            "stop it with minibatches (timed iterations) or duration_s"));
+      }
     } else if (!w.HasDataset(dataset)) {
       problems->push_back(
           absl::StrCat(at, "unknown dataset '", dataset, "'", known));
@@ -222,6 +233,54 @@ void CheckWorkloads(const v1::SweepSpec& spec, const WorkloadCatalog& w,
         problems->push_back(absl::StrCat("datasets[", d, "]: model ", model,
                                          " cannot use dataset ",
                                          spec.datasets(d)));
+      }
+    }
+  }
+}
+
+// seq_len and vocab: they must fit every sequence model of the sweep (the
+// models axis or the workloads pairs), and there must be one.
+void CheckSequenceOptions(const v1::SweepSpec& spec, Problems* problems) {
+  if (spec.seq_len() == 0 && spec.vocab() == 0) return;
+  std::vector<std::string> models(spec.models().begin(), spec.models().end());
+  for (const std::string& entry : spec.workloads()) {
+    absl::StatusOr<WorkloadPair> pair = ParseWorkloadEntry(entry);
+    if (pair.ok()) models.push_back(pair->model);
+  }
+  std::vector<const TextModelLimits*> text;
+  for (const std::string& m : models) {
+    const TextModelLimits* t = FindTextModel(m);
+    if (t != nullptr && std::find(text.begin(), text.end(), t) == text.end()) {
+      text.push_back(t);
+    }
+  }
+  std::vector<std::string> names;
+  for (const TextModelLimits& t : kTextModels) names.push_back(t.name);
+  for (const char* field : {"seq_len", "vocab"}) {
+    const int64_t v = field[0] == 's' ? spec.seq_len() : spec.vocab();
+    if (v == 0) continue;
+    if (text.empty()) {
+      problems->push_back(absl::StrCat(
+          field, ": applies to the sequence models (", absl::StrJoin(names, ", "),
+          ") and the sweep runs none"));
+      continue;
+    }
+    if (field[0] == 'v') {
+      if (v < kMinTextVocab || v > kMaxTextVocab) {
+        problems->push_back(absl::StrCat(
+            "vocab: ", v, " does not fit: a vocabulary is ", kMinTextVocab,
+            " to ", kMaxTextVocab,
+            " tokens (the 4 special tokens; ids exact in a float), or 0 for "
+            "the data set's"));
+      }
+      continue;
+    }
+    for (const TextModelLimits* t : text) {
+      if (v < kMinTextSeqLen || v > t->max_seq_len) {
+        problems->push_back(absl::StrCat(
+            "seq_len: ", v, " does not fit ", t->name, " (", kMinTextSeqLen,
+            " to ", t->max_seq_len, " tokens; 0 for its default of ",
+            t->default_seq_len, ")"));
       }
     }
   }
@@ -419,6 +478,7 @@ absl::Status ValidateSweep(const v1::SweepSpec& spec,
   CheckWorkloads(spec, ctx.workloads.WithDatasets(advertised), &problems);
   CheckEnums(spec, &problems);
   CheckIntAxes(spec, &problems);
+  CheckSequenceOptions(spec, &problems);
   if (spec.power_modes().empty()) {
     problems.push_back(
         "power_modes: at least one power mode is required ({} leaves the "

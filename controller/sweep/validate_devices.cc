@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/kernel_names.h"
 #include "common/power/mode_space.h"
 #include "controller/sweep/expand.h"
 
@@ -268,7 +269,8 @@ void CheckWorkloadsServed(const v1::SweepSpec& spec,
             const auto& m = d->capabilities().models();
             const auto& s = d->capabilities().datasets();
             return std::find(m.begin(), m.end(), p.model) != m.end() &&
-                   std::find(s.begin(), s.end(), p.dataset) != s.end();
+                   (IsKernelName(p.model) ||
+                    std::find(s.begin(), s.end(), p.dataset) != s.end());
           });
       if (!served) {
         warnings->push_back(absl::StrCat(

@@ -31,8 +31,9 @@ TEST(RunConfigTest, UnknownModelNamesFlagAndKnownModels) {
   c.model = "resnet9";
   EXPECT_EQ(ErrorOf(c),
             "--model: unknown model 'resnet9' (known: alexnet, dqn, "
-            "gpt2_small, inception_v3, lenet5, mobilenetv3, resnet18, "
-            "resnet50, squeezenet1_1, vae, vgg11, vgg19)");
+            "gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
+            "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
+            "vgg19; kernels: conv, gemm, rnn)");
   c.model = "mobilenet_v3_large";  // torchvision's name is an alias
   EXPECT_TRUE(ValidateRunConfig(c).ok());
 }
@@ -99,6 +100,34 @@ TEST(RunConfigTest, OutOfRangeNumbersNameTheirFlag) {
   c = Valid();
   c.dataset_path = "";
   EXPECT_THAT(ErrorOf(c), HasSubstr("--dataset-path: required"));
+}
+
+// --seq-len and --vocab reach the sequence models only; an image model or
+// a kernel given one is refused naming the flag and the reason.
+TEST(RunConfigTest, SequenceOptionsFitTheModel) {
+  RunConfig c = Valid();
+  c.model = "lstm_lm";
+  c.dataset_path = "synthetic";
+  c.seq_len = 4096;
+  c.vocab = 300;
+  EXPECT_TRUE(ValidateRunConfig(c).ok());
+  c.seq_len = 4097;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--seq-len: must be 0 (lstm_lm's default "
+                                    "of 35) or within 1..4096"));
+  c.seq_len = 0;
+  c.vocab = 3;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--vocab: must be 0"));
+  c = Valid();
+  c.seq_len = 64;
+  EXPECT_EQ(ErrorOf(c),
+            "--seq-len: lenet5 takes images, not token sequences");
+  c = Valid();
+  c.model = "gemm";
+  c.dataset_path = "";
+  c.kernel_shape = "m64-n64-k64-nn";
+  c.vocab = 100;
+  EXPECT_EQ(ErrorOf(c),
+            "--vocab: kernel gemm takes its shape from --kernel-shape");
 }
 
 TEST(RunConfigTest, ClosedRecordsDescriptorIsRejected) {

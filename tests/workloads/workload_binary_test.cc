@@ -386,6 +386,119 @@ TEST(WorkloadSyntheticTest, InputSizeSetsTheShapeAndEpochsAreRefused) {
   EXPECT_THAT(epochs.err, HasSubstr("--epochs: synthetic data has no epochs"));
 }
 
+// The sequence models on `synthetic`: one random minibatch of token-id
+// windows ([batch, seq_len] within the vocabulary, Model::SyntheticBatch)
+// at --seq-len and --vocab; records carry tokens like a text set's.
+TEST(WorkloadSyntheticTest, SequenceModelsTakeRandomTokenWindows) {
+  Outcome o = RunWorkloadBinary(
+      {"run", "--model", "lstm_lm", "--dataset-path", "synthetic", "--task",
+       "train", "--seq-len", "12", "--vocab", "300", "--batch-size", "4",
+       "--minibatches", "3", "--seed", "2", "--threads", "1",
+       "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::vector<v1::WorkloadEvent> e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 5u);
+  const v1::WorkloadInfo& w = e.front().started().workload();
+  EXPECT_EQ(w.dataset_format(), "synthetic");
+  EXPECT_THAT(w.input_shape(), ::testing::ElementsAre(1, 1, 13));
+  EXPECT_EQ(w.seq_len(), 12);
+  EXPECT_EQ(w.vocab(), 300);
+  EXPECT_EQ(w.num_classes(), 300);
+  for (size_t i = 1; i < 4; ++i) {
+    const v1::MinibatchRecord& r = e[i].minibatch();
+    EXPECT_EQ(r.samples(), 4);
+    EXPECT_EQ(r.tokens(), 4 * 12);
+    // Next-token cross-entropy of random tokens: about ln(300) = 5.70 at
+    // the start of training.
+    EXPECT_GT(r.loss(), 4.7) << "minibatch " << i - 1;
+    EXPECT_LT(r.loss(), 6.7) << "minibatch " << i - 1;
+  }
+  EXPECT_THAT(o.err, HasSubstr("tokens/s"));
+
+  o = RunWorkloadBinary(
+      {"run", "--model", "mobilebert", "--dataset-path", "synthetic",
+       "--task", "infer", "--seq-len", "16", "--vocab", "200",
+       "--batch-size", "2", "--minibatches", "2", "--seed", "2",
+       "--threads", "1", "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_THAT(e.front().started().workload().input_shape(),
+              ::testing::ElementsAre(1, 1, 16));
+  EXPECT_EQ(e.front().started().workload().vocab(), 200);
+  EXPECT_EQ(e[1].minibatch().tokens(), 2 * 16);
+  EXPECT_GT(e[1].minibatch().loss(), 0);
+
+  // Image options do not apply to them: refused naming the flag.
+  o = RunWorkloadBinary({"run", "--model", "lstm_lm", "--dataset-path",
+                         "synthetic", "--input-size", "64", "--minibatches",
+                         "1", "--threads", "1", "--records-fd", "3"});
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_THAT(o.err, HasSubstr("--input-size"));
+}
+
+// The sequence models end to end: gen-dataset tokenises the WordNet glosses
+// (Debian's wordnet-base), the binary trains lstm_lm and runs mobilebert
+// inference on it, and records tokens.
+TEST(WorkloadSuiteTest, TextModelsRunOnTheWordNetGlosses) {
+  TempDir dir;
+  const std::string set = dir.File("wordnet");
+  Outcome g = RunWorkloadBinary({"gen-dataset", "--format", "text",
+                                 "--from-wordnet", "/usr/share/wordnet",
+                                 "--vocab", "3000", "--out", set});
+  ASSERT_EQ(g.exit_code, 0) << g.err << " (install Debian's wordnet-base)";
+  EXPECT_THAT(g.out, HasSubstr("vocabulary of 3000 (WordNet glosses"));
+
+  Outcome o = RunWorkloadBinary(
+      {"run", "--model", "lstm_lm", "--dataset-path", set, "--task", "train",
+       "--batch-size", "8", "--workers", "1", "--minibatches", "3", "--seed",
+       "1", "--threads", "1", "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::vector<v1::WorkloadEvent> e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 5u);
+  const v1::WorkloadInfo& w = e.front().started().workload();
+  EXPECT_EQ(w.model(), "lstm_lm");
+  EXPECT_EQ(w.dataset_format(), "text");
+  EXPECT_THAT(w.input_shape(), ::testing::ElementsAre(1, 1, 36));
+  EXPECT_EQ(w.seq_len(), 35);
+  EXPECT_EQ(w.vocab(), 3000);
+  EXPECT_EQ(w.num_classes(), 3000);
+  EXPECT_EQ(w.params(), 3000 * 200 + 2 * (4 * 200 * 400 + 1600) +
+                            200 * 3000 + 3000);
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(e[i].minibatch().samples(), 8);
+    EXPECT_EQ(e[i].minibatch().tokens(), 8 * 35);
+    EXPECT_GT(e[i].minibatch().loss(), 0);
+  }
+  EXPECT_THAT(o.err, HasSubstr("tokens/s"));
+
+  o = RunWorkloadBinary(
+      {"run", "--model", "mobilebert", "--dataset-path", set, "--task",
+       "infer", "--seq-len", "32", "--batch-size", "4", "--workers", "1",
+       "--minibatches", "2", "--seed", "1", "--threads", "1", "--records-fd",
+       "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_THAT(e.front().started().workload().input_shape(),
+              ::testing::ElementsAre(1, 1, 32));
+  EXPECT_EQ(e[1].minibatch().tokens(), 4 * 32);
+
+  // A sequence length the model cannot take is a usage error naming it.
+  o = RunWorkloadBinary(
+      {"run", "--model", "mobilebert", "--dataset-path", set, "--seq-len",
+       "600", "--batch-size", "4", "--minibatches", "1", "--records-fd", "3"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_THAT(o.err, HasSubstr("--seq-len"));
+  EXPECT_THAT(o.err, HasSubstr("512"));
+  // An image model on the text set names both.
+  o = RunWorkloadBinary({"run", "--model", "resnet18", "--dataset-path", set,
+                         "--batch-size", "4", "--minibatches", "1",
+                         "--records-fd", "3"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr("does not fit model resnet18"));
+}
+
 // Inception-v3 takes image folders at its own 299x299 by default; its
 // training (auxiliary classifier) refuses a smaller --input-size, and
 // AlexNet refuses CIFAR-10's 32x32, naming the flag and the minimum.
@@ -410,6 +523,13 @@ TEST(WorkloadSuiteTest, ModelsRefuseInputsTheirDownsamplingCannotTake) {
   EXPECT_EQ(train.exit_code, 1);
   EXPECT_THAT(train.err, HasSubstr("--input-size: 224 is too small to train "
                                    "inception_v3"));
+  Outcome synthetic = RunWorkloadBinary(
+      {"run", "--model", "inception_v3", "--dataset-path", "synthetic",
+       "--input-size", "224", "--task", "train", "--batch-size", "2",
+       "--minibatches", "1", "--threads", "1", "--records-fd", "3"});
+  EXPECT_NE(synthetic.exit_code, 0);
+  EXPECT_THAT(synthetic.err, HasSubstr("--input-size: 224 is too small to "
+                                       "train inception_v3"));
   GeneratedSet cifar("alexnet", {"--format", "cifar10", "--train-count", "16",
                                  "--test-count", "8"});
   Outcome alexnet = RunWorkloadBinary(

@@ -6,7 +6,8 @@ For each configuration (model, data set, batch size, loader workers,
 threads, minibatches) it runs `powersweep-workload run` and then
 pytorch_reference.py (under /usr/bin/python3), alternating for --rounds
 rounds, and prints both sides' throughput (samples/s over the whole run,
-first minibatch included on both sides), their ratio (powersweep / PyTorch:
+first minibatch included on both sides; for the sequence models lstm_lm and
+mobilebert also tokens/s = samples/s x seq_len), their ratio (powersweep / PyTorch:
 above 1 means powersweep is faster) and each side's stall fraction (time
 waiting for data / elapsed). Figures are medians over the rounds. This is a
 benchmark, not a test: it asserts nothing.
@@ -14,7 +15,10 @@ benchmark, not a test: it asserts nothing.
   workloads/bench/bench_vs_pytorch.py --workload build/workloads/powersweep-workload \\
       [--data-dir var/data] [--rounds 1] [--quick]
 
-Generated data sets (gen-dataset) are written under --data-dir when absent.
+Generated data sets (gen-dataset) are written under --data-dir when absent:
+an image folder, the WordNet glosses (from Debian's wordnet-base, vocabulary
+capped at 30,522, BERT's size) and a WikiText-2-shaped token set (2,088,628
+training tokens, 33,278-token vocabulary).
 """
 import argparse
 import json
@@ -35,7 +39,10 @@ def run_powersweep(binary, c):
            str(c["minibatches"]), "--seed", "1", "--records-fd", "1"]
     if c.get("size"):
         cmd += ["--input-size", str(c["size"])]
+    if c.get("seq_len"):
+        cmd += ["--seq-len", str(c["seq_len"])]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    tokens = 0
     stall = 0.0
     elapsed = None
     n = 0
@@ -43,10 +50,12 @@ def run_powersweep(binary, c):
         e = json.loads(line)
         if "minibatch" in e:
             stall += e["minibatch"].get("stall_s", 0.0)
+            tokens += int(e["minibatch"].get("tokens", 0))
             n += 1
         elif "finished" in e:
             elapsed = e["finished"]["elapsed_s"]
     return {"samples_per_s": n * c["batch"] / elapsed,
+            "tokens_per_s": tokens / elapsed,
             "stall_fraction": stall / elapsed}
 
 
@@ -57,8 +66,17 @@ def run_pytorch(c):
            "--minibatches", str(c["minibatches"])]
     if c.get("size"):
         cmd += ["--input-size", str(c["size"])]
+    if c.get("seq_len"):
+        cmd += ["--seq-len", str(c["seq_len"])]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def ensure_text(binary, path, extra):
+    if os.path.exists(os.path.join(path, ".powersweep-dataset")):
+        return
+    subprocess.run([binary, "gen-dataset", "--format", "text", "--out", path]
+                   + extra, check=True)
 
 
 def ensure_folder(binary, path, train, classes):
@@ -76,9 +94,28 @@ def main():
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--quick", action="store_true",
                    help="fewer minibatches (a smoke run)")
+    p.add_argument("--minibatches", type=int, default=0,
+                   help="minibatches of every configuration (0 = each "
+                        "configuration's own)")
+    p.add_argument("--only", default="",
+                   help="run only the configurations of these models "
+                        "(comma-separated, e.g. lstm_lm,mobilebert)")
     a = p.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    wanted = lambda *models: not only or bool(only & set(models))
     folder = os.path.join(a.data_dir, "bench-folder")
-    ensure_folder(a.workload, folder, 1600, 20)
+    if wanted("resnet18"):
+        ensure_folder(a.workload, folder, 1600, 20)
+    wordnet = os.path.join(a.data_dir, "bench-wordnet")
+    if wanted("mobilebert"):
+        ensure_text(a.workload, wordnet, ["--from-wordnet",
+                                          "/usr/share/wordnet", "--vocab",
+                                          "30522"])
+    wikitext = os.path.join(a.data_dir, "bench-wikitext")
+    if wanted("lstm_lm"):
+        ensure_text(a.workload, wikitext,
+                    ["--train-count", "2088628", "--test-count", "245569",
+                     "--vocab", "33278"])
     mb = 10 if a.quick else 30
     configs = [
         {"model": "lenet5", "data": FASHION, "batch": 64, "workers": 0,
@@ -89,21 +126,48 @@ def main():
          "threads": 2, "minibatches": mb, "size": 64},
         {"model": "resnet18", "data": folder, "batch": 16, "workers": 2,
          "threads": 2, "minibatches": mb, "size": 64},
+        # word_language_model's defaults: batch 20, BPTT 35.
+        {"model": "lstm_lm", "data": wikitext, "name": "wikitext",
+         "batch": 20, "workers": 0, "threads": 2, "minibatches": 2 * mb,
+         "seq_len": 35},
+        {"model": "lstm_lm", "data": wikitext, "name": "wikitext",
+         "batch": 20, "workers": 2, "threads": 2, "minibatches": 2 * mb,
+         "seq_len": 35},
+        {"model": "mobilebert", "data": wordnet, "name": "wordnet",
+         "batch": 4, "workers": 0, "threads": 2, "minibatches": mb,
+         "seq_len": 64},
+        {"model": "mobilebert", "data": wordnet, "name": "wordnet",
+         "batch": 4, "workers": 2, "threads": 2, "minibatches": mb,
+         "seq_len": 64},
     ]
-    print("model     data          batch workers threads mbs | powersweep "
-          "samples/s stall | pytorch samples/s stall | ratio")
+    print("model      data          batch workers threads mbs | powersweep "
+          "samples/s stall | pytorch samples/s stall | ratio | tokens/s "
+          "powersweep pytorch")
     for c in configs:
+        if only and c["model"] not in only:
+            continue
+        if a.minibatches > 0:
+            c["minibatches"] = a.minibatches
         ps, pt = [], []
         for _ in range(a.rounds):
             ps.append(run_powersweep(a.workload, c))
             pt.append(run_pytorch(c))
         med = lambda rows, k: statistics.median(r[k] for r in rows)
         ps_tput, pt_tput = med(ps, "samples_per_s"), med(pt, "samples_per_s")
-        data = "fashion-mnist" if c["data"] == FASHION else "jpeg-folder@%d" % c["size"]
-        print("%-9s %-13s %5d %7d %7d %3d | %10.0f %10.1f%% | %10.0f %6.1f%% | %5.2f"
+        if "name" in c:
+            data = "%s@%d" % (c["name"], c["seq_len"])
+            tokens = " | %10.0f %7.0f" % (med(ps, "tokens_per_s"),
+                                          med(pt, "tokens_per_s"))
+        else:
+            data = ("fashion-mnist" if c["data"] == FASHION
+                    else "jpeg-folder@%d" % c["size"])
+            tokens = ""
+        print("%-10s %-13s %5d %7d %7d %3d | %10.1f %10.1f%% | %10.1f %6.1f%% "
+              "| %5.2f%s"
               % (c["model"], data, c["batch"], c["workers"], c["threads"],
                  c["minibatches"], ps_tput, 100 * med(ps, "stall_fraction"),
-                 pt_tput, 100 * med(pt, "stall_fraction"), ps_tput / pt_tput))
+                 pt_tput, 100 * med(pt, "stall_fraction"), ps_tput / pt_tput,
+                 tokens))
         sys.stdout.flush()
 
 

@@ -7,8 +7,12 @@ prints one JSON object: samples/s, mean stall and compute per minibatch.
 
 Data: an image folder (train/<class>/*.jpg, read with torchvision's
 ImageFolder and PIL: resize the shorter side to size*256/224, random crop,
-horizontal flip, normalise) or an IDX set (Fashion-MNIST files, gzip or
-plain, held in memory as torchvision's MNIST datasets do). Timing per
+horizontal flip, normalise), an IDX set (Fashion-MNIST files, gzip or
+plain, held in memory as torchvision's MNIST datasets do) or a text set
+(vocab.txt and train.tokens, held in memory; samples are the same windows
+of token ids as powersweep's: seq_len (+ 1 for lstm_lm) tokens every
+seq_len) for lstm_lm and mobilebert (text_reference_models.py, trained with
+the same losses). Timing per
 minibatch: stall = waiting for the DataLoader's next batch; compute =
 forward + backward + SGD step, ended by reading the loss (.item()), as
 powersweep's runner does. Run with Debian's /usr/bin/python3 (python3-torch,
@@ -25,6 +29,8 @@ import time
 import torch
 import torchvision
 from torchvision import transforms
+
+import text_reference_models
 
 
 def lenet5(classes):
@@ -86,7 +92,32 @@ class IdxTrain(torch.utils.data.Dataset):
         return x.unsqueeze(0), self.labels[i]
 
 
-def dataset(path, size):
+class TextTrain(torch.utils.data.Dataset):
+    """train.tokens as windows of `window` tokens every `stride`."""
+
+    def __init__(self, root, stride, window):
+        with open(os.path.join(root, "vocab.txt")) as f:
+            self.classes = f.read().split("\n")[:-1]
+        with open(os.path.join(root, "train.tokens"), "rb") as f:
+            data = f.read()
+        count, = struct.unpack("<Q", data[8:16])
+        self.ids = torch.frombuffer(bytearray(data[16:16 + 4 * count]),
+                                    dtype=torch.int32)
+        self.stride, self.window = stride, window
+
+    def __len__(self):
+        return (len(self.ids) - self.window) // self.stride + 1
+
+    def __getitem__(self, i):
+        x = self.ids[i * self.stride:i * self.stride + self.window]
+        return x.float().reshape(1, 1, -1), 0
+
+
+def dataset(path, size, model="", seq_len=0):
+    if os.path.exists(os.path.join(path, "vocab.txt")):
+        seq_len = seq_len or (35 if model == "lstm_lm" else 128)
+        return TextTrain(path, seq_len,
+                         seq_len + 1 if model == "lstm_lm" else seq_len)
     if os.path.isdir(os.path.join(path, "train")):
         t = transforms.Compose([
             transforms.Resize(round(size * 256 / 224)),
@@ -110,11 +141,14 @@ def main():
     p.add_argument("--threads", type=int, required=True)
     p.add_argument("--minibatches", type=int, required=True)
     p.add_argument("--input-size", type=int, default=224)
+    p.add_argument("--seq-len", type=int, default=0,
+                   help="lstm_lm, mobilebert: tokens per sample (0 = 35, 128)")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
-    data = dataset(a.dataset_path, a.input_size)
+    data = dataset(a.dataset_path, a.input_size, a.model, a.seq_len)
+    text = isinstance(data, TextTrain)
     classes = len(data.classes) if hasattr(data, "classes") else 10
     kwargs = {}
     if a.workers > 0:
@@ -124,7 +158,12 @@ def main():
     loader = torch.utils.data.DataLoader(
         data, batch_size=a.batch_size, shuffle=True, drop_last=True,
         num_workers=a.workers, **kwargs)
-    model = build_model(a.model, classes)
+    if text:
+        model = text_reference_models.reference(a.model, classes)
+        step_loss = lambda x, y: text_reference_models.lm_loss(model, x)
+    else:
+        model = build_model(a.model, classes)
+        step_loss = lambda x, y: training_loss(loss_fn, model(x), y)
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
@@ -141,7 +180,7 @@ def main():
                 break
             t1 = time.monotonic()
             opt.zero_grad()
-            loss = training_loss(loss_fn, model(x), y)
+            loss = step_loss(x, y)
             loss.backward()
             opt.step()
             loss.item()
@@ -150,9 +189,11 @@ def main():
             compute += t2 - t1
             done += 1
     elapsed = time.monotonic() - start
+    tokens = data.stride if text else 0
     print(json.dumps({
         "side": "pytorch", "minibatches": done, "elapsed_s": elapsed,
         "samples_per_s": done * a.batch_size / elapsed,
+        "tokens_per_s": done * a.batch_size * tokens / elapsed,
         "stall_fraction": stall / elapsed, "mean_stall_s": stall / done,
         "mean_compute_s": compute / done, "torch": torch.__version__,
         "torchvision": torchvision.__version__}))

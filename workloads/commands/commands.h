@@ -16,8 +16,9 @@ struct DescribeArgs {
   std::string model;
   int64_t classes = 0;     // 0 = the model's study default
   int64_t input_size = 0;  // 0 = the model's study default
-  int64_t seq_len = 0;     // sequence models; 0 = the default
-  int64_t gen_tokens = 0;  // sequence models; 0 = the default
+  int64_t seq_len = 0;     // sequence models; 0 = the model's default
+  int64_t vocab = 0;       // lstm_lm, mobilebert; 0 = the model's default
+  int64_t gen_tokens = 0;  // gpt2_small; 0 = the default
   bool json = false;       // one JSON object instead of the text
 };
 
@@ -26,13 +27,15 @@ struct DescribeArgs {
 int RunDescribeCommand(const DescribeArgs& args, std::ostream& out);
 
 struct GenDatasetArgs {
-  std::string format;  // idx, cifar10, image-folder, frames
+  std::string format;  // idx, cifar10, image-folder, text, frames
   std::string out_dir;
   int64_t train_count = 0;
   int64_t test_count = 0;
   int classes = 0;
   int64_t image_size = 0;
   uint64_t seed = 1;
+  std::string wordnet_dir;  // text: --from-wordnet
+  int64_t vocab = 0;        // text: --vocab
 };
 
 // `powersweep-workload gen-dataset`: a synthetic data set in a real format,

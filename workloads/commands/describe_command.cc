@@ -18,6 +18,7 @@ int RunDescribeCommand(const DescribeArgs& args, std::ostream& out) {
   options.input_size = args.input_size;
   options.seq_len = args.seq_len;
   options.gen_tokens = args.gen_tokens;
+  options.vocab = args.vocab;
   absl::StatusOr<ModelDescription> d = absl::UnknownError("not described");
   absl::Status st = CatchTorchErrors("describe", [&] {
     d = DescribeModel(args.model, options);
@@ -30,9 +31,12 @@ int RunDescribeCommand(const DescribeArgs& args, std::ostream& out) {
   if (args.json) {
     out << absl::StrFormat(
         "{\"model\":\"%s\",\"params\":%d,\"trainable_params\":%d,"
-        "\"forward_macs\":%d,\"input_shape\":[%s],\"num_classes\":%d}\n",
+        "\"forward_macs\":%d,\"input_shape\":[%s],\"num_classes\":%d%s}\n",
         d->name, d->params, d->trainable_params, d->forward_macs,
-        absl::StrJoin(d->input_shape, ","), d->num_classes);
+        absl::StrJoin(d->input_shape, ","), d->num_classes,
+        d->vocab > 0 ? absl::StrFormat(",\"seq_len\":%d,\"vocab\":%d",
+                                       d->seq_len, d->vocab)
+                     : "");
   } else {
     out << FormatModelDescription(*d);
   }

@@ -10,6 +10,7 @@
 #include "workloads/data/frames_dataset.h"
 #include "workloads/data/idx_dataset.h"
 #include "workloads/data/image_folder_dataset.h"
+#include "workloads/data/text_dataset.h"
 
 namespace powersweep {
 
@@ -28,14 +29,16 @@ absl::StatusOr<std::string> DetectDatasetFormat(const std::string& dir) {
   if (!FindCifar10Directory(dir).empty()) return std::string("cifar10");
   if (LooksLikeImageFolder(dir)) return std::string("image-folder");
   if (LooksLikeFramesDataset(dir)) return std::string("frames");
+  if (LooksLikeTextDataset(dir)) return std::string("text");
   return absl::NotFoundError(absl::StrCat(
       dir,
       ": not a recognised data set; looked for IDX files "
       "(train-images-idx3-ubyte or t10k-images-idx3-ubyte, optionally .gz), "
       "CIFAR-10 batches "
       "(data_batch_1.bin or test_batch.bin, also under "
-      "cifar-10-batches-bin/), an image folder (train/<class>/*.jpg) and "
-      "frames files (train.frames or test.frames)"));
+      "cifar-10-batches-bin/), an image folder (train/<class>/*.jpg), "
+      "frames files (train.frames or test.frames) and a text set (vocab.txt "
+      "with train.tokens or test.tokens)"));
 }
 
 absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(
@@ -55,6 +58,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(
   if (*format == "idx") return OpenIdxDataset(dir, options);
   if (*format == "cifar10") return OpenCifar10Dataset(dir, options);
   if (*format == "frames") return OpenFramesDataset(dir, options);
+  if (*format == "text") return OpenTextDataset(dir, options);
   return OpenImageFolderDataset(dir, options);
 }
 

@@ -7,6 +7,8 @@
 //   "image-folder"  JPEG files in DIR/train/<class>/ and DIR/val/<class>/
 //   "frames"        DQN replay memories DIR/{train,test}.frames
 //                   (frames_format.h, frames_dataset.h)
+//   "text"          token ids: DIR/vocab.txt, DIR/{train,test}.tokens
+//                   (text_dataset.h); samples are windows of token ids
 //
 // A sample is written by Load as shape().numel() floats in CHW order:
 // decoded, transformed for its split (training augmentation when
@@ -52,7 +54,7 @@ class Dataset {
  public:
   virtual ~Dataset();
 
-  // "idx", "cifar10", "image-folder" or "frames".
+  // "idx", "cifar10", "image-folder", "frames" or "text".
   virtual std::string format() const = 0;
   // The directory the data set was opened from.
   virtual std::string path() const = 0;
@@ -88,21 +90,27 @@ struct DatasetOptions {
   // native size for idx (28 for MNIST), 32 for cifar10, 224 for
   // image-folder. idx and cifar10 only accept 0 or their native size.
   int64_t image_size = 0;
+  // text: a sample is `sample_tokens` tokens starting every `seq_len`
+  // tokens (text_dataset.h); 0 = 35 and seq_len + 1. Ignored by the
+  // image formats.
+  int64_t seq_len = 0;
+  int64_t sample_tokens = 0;
 };
 
 // Opens one split of the data set in `dir`, detecting its format from the
 // directory's contents (checked in this order): IDX image files, CIFAR-10
 // batch files (in dir or dir/cifar-10-batches-bin), a train/ folder of
-// class folders. kNotFound when dir does not exist or holds none of them
+// class folders, vocab.txt with a .tokens file. kNotFound when dir does not exist or holds none of them
 // (the message lists what was looked for); kFailedPrecondition for a
 // generated set whose generation did not finish (dataset_generator.h);
 // otherwise the reader's errors.
-// idx and cifar10 read the whole split here; image-folder only lists files.
+// idx, cifar10 and text read the whole split here; image-folder only lists
+// files.
 absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(
     const std::string& dir, const DatasetOptions& options);
 
 // The format OpenDataset would use for `dir` ("idx", "cifar10",
-// "image-folder"), or kNotFound as above.
+// "image-folder", "text"), or kNotFound as above.
 absl::StatusOr<std::string> DetectDatasetFormat(const std::string& dir);
 
 }  // namespace powersweep

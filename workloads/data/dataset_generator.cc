@@ -23,11 +23,17 @@ absl::Status Invalid(const std::string& flag, const std::string& reason) {
 }
 
 std::string MarkerText(const GenerateOptions& o, bool complete) {
+  const std::string text =
+      o.format == "text"
+          ? absl::StrFormat("vocab: %d\nfrom_wordnet: %s\n", o.vocab,
+                            o.wordnet_dir.empty() ? "no" : o.wordnet_dir)
+          : "";
   return absl::StrFormat(
       "format: %s\ntrain_count: %d\ntest_count: %d\nclasses: %d\n"
-      "image_size: %d\nseed: %d\ngzip: %s\njpeg_quality: %d\ncomplete: %s\n",
+      "image_size: %d\nseed: %d\ngzip: %s\njpeg_quality: %d\n%scomplete: "
+      "%s\n",
       o.format, o.train_count, o.test_count, o.classes, o.image_size, o.seed,
-      o.gzip ? "yes" : "no", o.jpeg_quality, complete ? "yes" : "no");
+      o.gzip ? "yes" : "no", o.jpeg_quality, text, complete ? "yes" : "no");
 }
 
 // The format named in a marker file's first line, or "".
@@ -90,10 +96,15 @@ absl::StatusOr<GenerateOptions> ResolveGenerateOptions(
   const bool cifar = o.format == "cifar10";
   const bool folder = o.format == "image-folder";
   const bool frames = o.format == "frames";
-  if (!idx && !cifar && !folder && !frames) {
+  const bool text = o.format == "text";
+  if (!idx && !cifar && !folder && !frames && !text) {
     return Invalid("--format", absl::StrCat("'", o.format,
                                             "' is not one of idx, cifar10, "
-                                            "image-folder, frames"));
+                                            "image-folder, frames, text"));
+  }
+  if (!text && (o.vocab != 0 || !o.wordnet_dir.empty())) {
+    return Invalid(o.vocab != 0 ? "--vocab" : "--from-wordnet",
+                   "applies to --format text only");
   }
   if (o.out_dir.empty())
     return Invalid("--out", "an output directory is required");
@@ -104,6 +115,26 @@ absl::StatusOr<GenerateOptions> ResolveGenerateOptions(
   if (o.test_count < 1 || o.test_count > kMaxCount) {
     return Invalid("--test-count", absl::StrFormat("%d is outside 1..%d",
                                                    o.test_count, kMaxCount));
+  }
+  if (text) {
+    if (o.image_size != 0) {
+      return Invalid("--image-size", "a text set has no images");
+    }
+    if (o.wordnet_dir.empty()) {
+      if (o.vocab == 0) o.vocab = 33278;
+      if (o.vocab < 8 || o.vocab > (int64_t{1} << 24)) {
+        return Invalid("--vocab",
+                       absl::StrFormat("%d is outside 8..%d (the 7 special and "
+                                       "punctuation tokens and a word at "
+                                       "least; ids exact in a float)",
+                                       o.vocab, int64_t{1} << 24));
+      }
+    } else if (o.vocab != 0 && (o.vocab < 5 || o.vocab > (int64_t{1} << 24))) {
+      return Invalid("--vocab",
+                     absl::StrFormat("%d is outside 5..%d (0 = every word)",
+                                     o.vocab, int64_t{1} << 24));
+    }
+    return o;
   }
   const int max_classes = folder ? 100000 : 10;
   if (o.classes < 1 || o.classes > max_classes) {
@@ -169,6 +200,8 @@ absl::Status GenerateDataset(const GenerateOptions& options,
     st = WriteCifar10Set(*o, reporter);
   } else if (o->format == "frames") {
     st = WriteFramesSet(*o, reporter);
+  } else if (o->format == "text") {
+    st = WriteTextSet(*o, reporter);
   } else {
     st = WriteImageFolderSet(*o, reporter);
   }

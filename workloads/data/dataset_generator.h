@@ -16,6 +16,22 @@
 //                 ball-and-paddle game for dqn (frames_format.h,
 //                 generated_frames.cc); --classes is not used (the game has
 //                 3 actions), frames are 84x84
+//   text          vocab.txt, train.tokens, test.tokens (text_dataset.h):
+//                 with wordnet_dir (--from-wordnet DIR, Debian's
+//                 wordnet-base installs /usr/share/wordnet) the glosses of
+//                 WordNet 3.0's data.{noun,verb,adj,adv}, lower-cased and
+//                 split into words and punctuation marks, <eos> after each
+//                 gloss, every tenth gloss in the test split, the
+//                 vocabulary the words by falling frequency capped at
+//                 --vocab (0 = all; the rest become <unk>); the counts are
+//                 not used. Without it, a Wikipedia-shaped corpus of
+//                 --train-count and --test-count tokens: articles of a
+//                 heading line ("= w w =") and 3-12 paragraphs of 2-8
+//                 sentences of 8-40 words drawn from a Zipf-Mandelbrot law
+//                 (P(rank r) ~ 1 / (r + 2.7)) over --vocab - 7 pronounceable
+//                 words ("ba", "be", ..., "bekido"), commas, "." and <eos>
+//                 ending each sentence. WikiText-2's shape: --train-count
+//                 2088628 --test-count 245569 --vocab 33278.
 //
 // Every image is learnable: its class fixes two colours, a stripe angle and
 // a stripe frequency; each image varies them slightly (phase, angle,
@@ -35,7 +51,7 @@
 // was interrupted. Invalid
 // options are kInvalidArgument naming the option by its command-line flag
 // (--format, --out, --train-count, --test-count, --classes, --image-size,
-// --seed). Write failures name the file (file_util.h codes).
+// --seed, --vocab, --from-wordnet). Write failures name the file (file_util.h codes).
 //
 // `progress` (may be empty) is called on the calling thread with the number
 // of samples written so far and the total (train_count + test_count), about
@@ -58,7 +74,7 @@
 namespace powersweep {
 
 struct GenerateOptions {
-  std::string format;  // --format: idx | cifar10 | image-folder | frames
+  std::string format;  // --format: idx | cifar10 | image-folder | frames | text
   std::string out_dir;         // --out
   int64_t train_count = 1000;  // --train-count, >= 1
   int64_t test_count = 200;    // --test-count, >= 1
@@ -70,6 +86,12 @@ struct GenerateOptions {
   bool gzip = true;       // idx: write .gz files
   int jpeg_quality = 90;  // image-folder: 1..100
   int threads = 0;        // image-folder: encoding threads, 0 = per core
+  // text: the WordNet database directory (--from-wordnet; "" = the
+  // Wikipedia-shaped synthetic corpus) and the vocabulary size (--vocab:
+  // synthetic 0 = 33,278, else 8..2^24; WordNet 0 = every word, else a cap
+  // of at least 5).
+  std::string wordnet_dir;
+  int64_t vocab = 0;
 };
 
 // The name of the file marking a generated set.

@@ -154,6 +154,8 @@ std::vector<std::string> GeneratedEntries(const std::string& format) {
     names.push_back("batches.meta.txt");
   } else if (format == "image-folder") {
     names = {"train", "val"};
+  } else if (format == "text") {
+    names = {"vocab.txt", "train.tokens", "test.tokens"};
   }
   return names;
 }

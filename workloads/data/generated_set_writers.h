@@ -52,6 +52,10 @@ absl::Status WriteImageFolderSet(const GenerateOptions& options,
                                  ProgressReporter& progress);
 absl::Status WriteFramesSet(const GenerateOptions& options,
                             ProgressReporter& progress);
+// text (generated_text.cc): the WordNet glosses when options.wordnet_dir is
+// set, else the Wikipedia-shaped synthetic corpus.
+absl::Status WriteTextSet(const GenerateOptions& options,
+                          ProgressReporter& progress);
 
 }  // namespace powersweep
 

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/model_names.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 namespace {
@@ -16,7 +17,7 @@ struct Spec {
   int64_t min_train_size;  // the same in training (auxiliary heads)
   bool fixed_size;   // the default size is the only one it takes
   int64_t default_classes;
-  bool tokens = false;  // a sequence model: see the sequence limits below
+  bool tokens;  // a sequence model: common/text_models.h, or gpt2_small
 };
 
 // Sorted by name. The networks with five 2x downsamplings (VGG's pools,
@@ -25,21 +26,25 @@ struct Spec {
 // and three ceil-mode 3x3/2 pools at 17x17; Inception-v3's main network at
 // 75x75, and its auxiliary classifier (training only: 5x5/3 average pool
 // and 5x5 conv on the 17x17 map of Mixed_6e) needs 299x299. dqn's
-// channels are the 4 stacked frames and the next frame (frames data set);
-// gpt2_small's row holds no image size (its sample is a token sequence).
+// channels are the 4 stacked frames and the next frame (frames data set).
+// The sequence models' rows hold no image sizes (tokens = true): lstm_lm
+// and mobilebert (limits in common/text_models.h, vocabulary from the data
+// set) and gpt2_small (the limits below, its vocabulary fixed).
 constexpr Spec kSpecs[] = {
-    {"alexnet", 3, 224, 63, 63, false, 1000},
-    {"dqn", 5, 84, 84, 84, true, 3},
+    {"alexnet", 3, 224, 63, 63, false, 1000, false},
+    {"dqn", 5, 84, 84, 84, true, 3, false},
     {"gpt2_small", 1, 0, 0, 0, false, 50257, true},
-    {"inception_v3", 3, 299, 75, 299, false, 1000},
-    {"lenet5", 1, 28, 28, 28, true, 10},
-    {"mobilenetv3", 3, 224, 32, 32, false, 2000},
-    {"resnet18", 3, 32, 32, 32, false, 10},
-    {"resnet50", 3, 224, 32, 32, false, 1000},
-    {"squeezenet1_1", 3, 224, 17, 17, false, 1000},
-    {"vae", 1, 28, 28, 28, true, 10},
-    {"vgg11", 3, 32, 32, 32, false, 10},
-    {"vgg19", 3, 224, 32, 32, false, 1000},
+    {"inception_v3", 3, 299, 75, 299, false, 1000, false},
+    {"lenet5", 1, 28, 28, 28, true, 10, false},
+    {"lstm_lm", 1, 0, 0, 0, false, 0, true},
+    {"mobilebert", 1, 0, 0, 0, false, 0, true},
+    {"mobilenetv3", 3, 224, 32, 32, false, 2000, false},
+    {"resnet18", 3, 32, 32, 32, false, 10, false},
+    {"resnet50", 3, 224, 32, 32, false, 1000, false},
+    {"squeezenet1_1", 3, 224, 17, 17, false, 1000, false},
+    {"vae", 1, 28, 28, 28, true, 10, false},
+    {"vgg11", 3, 32, 32, 32, false, 10, false},
+    {"vgg19", 3, 224, 32, 32, false, 1000, false},
 };
 
 // gpt2_small: GPT-2's context of 1024 positions holds the prompt (seq_len)
@@ -56,6 +61,52 @@ const Spec* FindSpec(absl::string_view name) {
     if (canonical == s.name) return &s;
   }
   return nullptr;
+}
+
+constexpr bool TokenRowsAreTextModels() {
+  for (const Spec& s : kSpecs) {
+    const bool sequence = FindTextModel(s.name) != nullptr ||
+                          std::string_view(s.name) == "gpt2_small";
+    if (s.tokens != sequence) return false;
+  }
+  return true;
+}
+static_assert(TokenRowsAreTextModels(),
+              "the sequence models: common/text_models.h and gpt2_small");
+
+absl::StatusOr<ResolvedModel> ResolveTextModel(const Spec& spec,
+                                               const ModelOptions& options) {
+  const TextModelLimits& t = *FindTextModel(spec.name);
+  if (options.input_size != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input-size: ", spec.name, " takes token sequences, not images; "
+        "use --seq-len"));
+  }
+  ResolvedModel r;
+  r.name = spec.name;
+  r.seq_len = options.seq_len == 0 ? t.default_seq_len : options.seq_len;
+  if (r.seq_len < kMinTextSeqLen || r.seq_len > t.max_seq_len) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--seq-len: ", options.seq_len, " does not fit ", spec.name,
+        " (1 to ", t.max_seq_len, " tokens; 0 means the default of ",
+        t.default_seq_len, ")"));
+  }
+  r.vocab = options.vocab == 0 ? t.default_vocab : options.vocab;
+  if (r.vocab < kMinTextVocab || r.vocab > kMaxTextVocab) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--vocab: ", options.vocab, " does not fit ", spec.name, " (",
+        kMinTextVocab, " to ", kMaxTextVocab,
+        " tokens: the 4 special tokens at least, and ids exact in a float; "
+        "0 means the default of ", t.default_vocab, ")"));
+  }
+  if (options.num_classes != 0 && options.num_classes != r.vocab) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--classes: ", spec.name, " predicts tokens: its classes are the ",
+        r.vocab, " of the vocabulary; use --vocab"));
+  }
+  r.num_classes = r.vocab;
+  r.input_shape = {1, 1, r.seq_len + t.extra_sample_tokens};
+  return r;
 }
 
 }  // namespace
@@ -92,9 +143,15 @@ absl::StatusOr<ResolvedModel> ResolveSequenceModel(
         "--classes: ", spec.name, "'s vocabulary is fixed at ",
         spec.default_classes, " tokens, got ", options.num_classes));
   }
+  if (options.vocab != 0 && options.vocab != spec.default_classes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--vocab: ", spec.name, "'s vocabulary is fixed at ",
+        spec.default_classes, " tokens, got ", options.vocab));
+  }
   ResolvedModel r;
   r.name = spec.name;
   r.num_classes = spec.default_classes;
+  r.vocab = spec.default_classes;
   r.seq_len = options.seq_len == 0 ? kGpt2DefaultSeqLen : options.seq_len;
   r.gen_tokens =
       options.gen_tokens == 0 ? kGpt2DefaultGenTokens : options.gen_tokens;
@@ -125,10 +182,23 @@ absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
         absl::StrCat("--model: unknown model '", name, "' (known: ",
                      absl::StrJoin(KnownModels(), ", "), ")"));
   }
-  if (spec->tokens) return ResolveSequenceModel(*spec, options);
-  if (options.seq_len != 0 || options.gen_tokens != 0) {
+  if (spec->tokens) {
+    if (FindTextModel(spec->name) == nullptr) {
+      return ResolveSequenceModel(*spec, options);  // gpt2_small
+    }
+    if (options.gen_tokens != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--gen-tokens: ", spec->name,
+          " does not generate tokens (gpt2_small does)"));
+    }
+    return ResolveTextModel(*spec, options);
+  }
+  if (options.seq_len != 0 || options.vocab != 0 || options.gen_tokens != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        options.seq_len != 0 ? "--seq-len: " : "--gen-tokens: ", spec->name,
+        options.seq_len != 0 ? "--seq-len: "
+        : options.vocab != 0 ? "--vocab: "
+                             : "--gen-tokens: ",
+        spec->name,
         " takes images, not token sequences"));
   }
   ResolvedModel r;

@@ -2,9 +2,10 @@
 // check of a model's options. Kept free of LibTorch so argument validation
 // (run configs, sweep files) does not need it. Stateless and thread-safe.
 //
-// Names: alexnet, dqn, gpt2_small, inception_v3, lenet5, mobilenetv3
-// (MobileNetV3-large; "mobilenet_v3_large" is an alias), resnet18, resnet50,
-// squeezenet1_1, vae, vgg11, vgg19. Study defaults (an option left 0) and smallest inputs:
+// Names: alexnet, dqn, gpt2_small, inception_v3, lenet5, lstm_lm,
+// mobilebert, mobilenetv3 (MobileNetV3-large; "mobilenet_v3_large" is an
+// alias), resnet18, resnet50, squeezenet1_1, vae, vgg11, vgg19. Study
+// defaults (an option left 0) and smallest inputs:
 //   lenet5         1x28x28,   10 classes (MNIST / Fashion-MNIST); 28 only
 //   resnet18       3x32x32,   10 classes (CIFAR-10); >= 32
 //   vgg11          3x32x32,   10 classes (CIFAR-10); >= 32
@@ -19,22 +20,28 @@
 //                  unused); 28 only
 //   dqn            5x84x84 (4 stacked frames + the next frame), 3 actions
 //                  (the frames data set; "classes" are the actions); 84 only
+//   lstm_lm        1x1x36 token ids (seq_len 35 + 1), vocabulary 33,278
+//   mobilebert     1x1x128 token ids (seq_len 128), vocabulary 30,522
 //   gpt2_small     1x1x(seq_len + 1) token ids carried as floats,
 //                  vocabulary 50,257 ("classes"), seq_len 128, gen_tokens 16
 //
-// Sequence models (gpt2_small) take --seq-len (tokens the model reads per
-// sample; the sample holds one more, the last target) and --gen-tokens
-// (tokens an inference minibatch generates after the prompt), with
-// seq_len + gen_tokens <= the context of 1024; they take no --input-size,
-// and their vocabulary is fixed.
+// The sequence models take a sample of token ids carried as floats, shape
+// (1, 1, seq_len + extra); their "classes" are the vocabulary (num_classes
+// == vocab), and they take --seq-len instead of --input-size. lstm_lm and
+// mobilebert (common/text_models.h) take --vocab (default: the data set's)
+// instead of --classes. gpt2_small's vocabulary is fixed; it takes
+// --gen-tokens (tokens an inference minibatch generates after the prompt),
+// with seq_len + gen_tokens <= its context of 1024.
 //
 // ResolveModelOptions errors are kInvalidArgument naming the option as the
 // workload binary spells it: "--model" (unknown name, lists the known ones),
-// "--classes" (fewer than 2), "--input-size" (negative, below the network's
-// minimum above (its training minimum when options.train), anything but 28
-// for lenet5 and vae or 84 for dqn, or given to a sequence model),
-// "--seq-len" / "--gen-tokens" (out of range, or given to a model that
-// takes images).
+// "--classes" (fewer than 2; or given to a sequence model), "--input-size"
+// (negative, below the network's minimum above (its training minimum when
+// options.train), anything but 28 for lenet5 and vae or 84 for dqn; or
+// given to a sequence model), "--seq-len" (below 1 or above the model's
+// maximum; or given to an image model), "--vocab" (outside 4..2^24, other
+// than 50257 for gpt2_small, or given to an image model), "--gen-tokens"
+// (out of range, or given to a model other than gpt2_small).
 #ifndef POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 #define POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 
@@ -52,20 +59,22 @@ namespace powersweep {
 struct ModelOptions {
   int64_t num_classes = 0;
   int64_t input_size = 0;  // height = width of the square input image
+  int64_t seq_len = 0;     // sequence models: tokens read per sample
+  int64_t vocab = 0;       // sequence models: vocabulary size
   // The model will be trained: heads that run in training only (Inception-
   // v3's auxiliary classifier) must fit the input too.
   bool train = false;
-  int64_t seq_len = 0;     // sequence models: tokens read per sample
-  int64_t gen_tokens = 0;  // sequence models: tokens generated (inference)
+  int64_t gen_tokens = 0;  // gpt2_small: tokens generated (inference)
 };
 
 // A model with every option decided.
 struct ResolvedModel {
   std::string name;  // canonical (an alias resolved)
   std::array<int64_t, 3> input_shape{};  // (channels, height, width)
-  int64_t num_classes = 0;  // sequence models: the vocabulary
-  int64_t seq_len = 0;      // 0 for models that take images
-  int64_t gen_tokens = 0;   // 0 for models that take images
+  int64_t num_classes = 0;  // sequence models: == vocab
+  int64_t seq_len = 0;      // 0 for image models
+  int64_t vocab = 0;        // 0 for image models
+  int64_t gen_tokens = 0;   // gpt2_small only
   bool takes_tokens() const { return seq_len > 0; }
 };
 

@@ -36,8 +36,9 @@ absl::StatusOr<ModelDescription> DescribeBuiltModel(Model& model) {
   d.name = model.model_name();
   d.input_shape = model.input_shape();
   d.num_classes = model.num_classes();
+  d.seq_len = model.seq_len();
+  d.vocab = model.vocab();
   if (auto* g = dynamic_cast<TokenGenerator*>(&model)) {
-    d.seq_len = g->TokensPerSample();
     d.gen_tokens = g->GeneratedTokensPerSample();
   }
   for (const torch::Tensor& p : model.parameters()) {
@@ -68,19 +69,23 @@ std::string FormatModelDescription(const ModelDescription& d) {
   const std::string macs_short =
       macs >= 1e9 ? absl::StrFormat("%.2f G", macs / 1e9)
                   : absl::StrFormat("%.2f M", macs / 1e6);
-  const std::string shape =
-      d.seq_len > 0
-          ? absl::StrCat("sequence     ", d.seq_len,
-                         " tokens read per sample (a sample holds ",
-                         d.seq_len + 1, ": the last is a target), ",
-                         d.gen_tokens, " generated in inference\n",
-                         "vocabulary   ", d.num_classes, "\n")
-          : absl::StrCat("input        ", d.input_shape[0], "x",
-                         d.input_shape[1], "x", d.input_shape[2],
-                         " (channels x height x width)\n", "classes      ",
-                         d.num_classes, "\n");
+  const std::string input =
+      d.vocab > 0
+          ? absl::StrCat(d.input_shape[2], " token ids (sequence length ",
+                         d.seq_len,
+                         d.input_shape[2] > d.seq_len ? " + 1 target" : "",
+                         ")",
+                         d.gen_tokens > 0
+                             ? absl::StrCat(", ", d.gen_tokens,
+                                            " generated in inference")
+                             : "",
+                         "\n", "vocabulary   ", d.vocab, " tokens\n")
+          : absl::StrCat(d.input_shape[0], "x", d.input_shape[1], "x",
+                         d.input_shape[2], " (channels x height x width)\n",
+                         "classes      ", d.num_classes, "\n");
   return absl::StrCat(
-      "model        ", d.name, "\n", shape,
+      "model        ", d.name, "\n",
+      "input        ", input,
       "parameters   ", WithThousands(d.params),
       absl::StrFormat(" (%.2f M), ", d.params / 1e6),
       WithThousands(d.trainable_params), " trainable\n",
@@ -88,7 +93,9 @@ std::string FormatModelDescription(const ModelDescription& d) {
       ") per forward pass at batch size 1\n",
       "convention   MACs = multiply-accumulates of every Conv2d and Linear "
       "layer (torchvision's \"GFLOPS\" column; FLOPs = 2 x MACs in the "
-      "other convention)\n");
+      "other convention)",
+      d.vocab > 0 ? ", plus LSTM gate and attention matrix products" : "",
+      "\n");
 }
 
 }  // namespace powersweep

@@ -4,7 +4,9 @@
 //
 // MACs convention: multiply-accumulates of every Conv2d and Linear layer in
 // one forward pass of one sample (bias additions, batch norms, activations
-// and pooling not counted) -- the convention of torchvision's "GFLOPS"
+// and pooling not counted; the sequence models add their LSTM gates'
+// matrix products, attention's QK^T and PV products and the masked-LM
+// decoder, see lstm_lm.h and mobilebert.h) -- the convention of torchvision's "GFLOPS"
 // column and of the SIGMETRICS study's FLOPs column. They are counted by
 // running that forward pass (counted_layers.h), so any change to a layer
 // changes the count.
@@ -34,9 +36,10 @@ struct ModelDescription {
   int64_t trainable_params = 0;  // parameters with requires_grad
   int64_t forward_macs = 0;      // per sample, batch size 1
   std::array<int64_t, 3> input_shape{};  // (channels, height, width)
-  int64_t num_classes = 0;  // sequence models: the vocabulary
-  int64_t seq_len = 0;      // sequence models: tokens read per sample
-  int64_t gen_tokens = 0;   // sequence models: tokens generated (inference)
+  int64_t num_classes = 0;  // sequence models: == vocab
+  int64_t seq_len = 0;  // sequence models (input_shape = 1x1xtokens)
+  int64_t vocab = 0;
+  int64_t gen_tokens = 0;   // gpt2_small: tokens generated (inference)
 };
 
 absl::StatusOr<ModelDescription> DescribeModel(const std::string& name,

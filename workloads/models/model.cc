@@ -7,6 +7,8 @@
 #include "workloads/models/gpt2.h"
 #include "workloads/models/inception_v3.h"
 #include "workloads/models/lenet5.h"
+#include "workloads/models/lstm_lm.h"
+#include "workloads/models/mobilebert.h"
 #include "workloads/models/mobilenet_v3.h"
 #include "workloads/models/resnet.h"
 #include "workloads/models/squeezenet.h"
@@ -45,6 +47,10 @@ absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
           model = std::make_shared<Gpt2Small>(r);
         } else if (r.name == "lenet5") {
           model = std::make_shared<LeNet5>(r);
+        } else if (r.name == "lstm_lm") {
+          model = std::make_shared<LstmLm>(r);
+        } else if (r.name == "mobilebert") {
+          model = std::make_shared<MobileBert>(r);
         } else if (r.name == "mobilenetv3") {
           model = std::make_shared<MobileNetV3Large>(r);
         } else if (r.name == "resnet18") {

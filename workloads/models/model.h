@@ -3,7 +3,9 @@
 //
 // A Model is a torch::nn::Module mapping a float batch (N, C, H, W) to class
 // logits (N, num_classes). input_shape() tells the runner what (C, H, W) the
-// data must have. Like any torch module, one instance must not be used from
+// data must have. The sequence models (lstm_lm, mobilebert; catalog.h) take
+// token ids carried as floats, (N, 1, 1, tokens per sample), and return
+// per-token logits (N, seq_len, vocab). Like any torch module, one instance must not be used from
 // several threads at once.
 //
 // The networks are torchvision 0.14's reference architectures (LeNet-5 is
@@ -57,6 +59,9 @@ class Model : public torch::nn::Module {
   // (channels, height, width) of one input sample.
   std::array<int64_t, 3> input_shape() const { return shape_.input_shape; }
   int64_t num_classes() const { return shape_.num_classes; }
+  // Sequence models: tokens read per sample and vocabulary (0 otherwise).
+  int64_t seq_len() const { return shape_.seq_len; }
+  int64_t vocab() const { return shape_.vocab; }
 
  private:
   ResolvedModel shape_;

@@ -23,7 +23,9 @@ absl::Status WriteMeta(const ParityCase& c, const ModelDescription& d,
       << "trainable_params " << d.trainable_params << "\n"
       << "forward_macs " << d.forward_macs << "\n"
       << "seed " << c.seed << "\n"
-      << "batch " << c.batch << "\n";
+      << "batch " << c.batch << "\n"
+      << "seq_len " << d.seq_len << "\n"
+      << "vocab " << d.vocab << "\n";
   out.close();
   if (!out) return absl::InternalError(absl::StrCat(path, ": cannot write"));
   return absl::OkStatus();
@@ -47,12 +49,16 @@ absl::StatusOr<ModelDescription> WriteParityCase(const ParityCase& c,
   const auto& s = d->input_shape;
   absl::Status st = CatchTorchErrors("parity case", [&]() -> absl::Status {
     torch::NoGradGuard no_grad;
+    const bool tokens = d->vocab > 0;
     model.train();
     for (int i = 0; i < 2; ++i) {
-      model.forward(torch::randn({c.batch, s[0], s[1], s[2]}) * 2 + 0.5);
+      model.forward(tokens ? model.SyntheticBatch(c.batch).first
+                           : torch::randn({c.batch, s[0], s[1], s[2]}) * 2 +
+                                 0.5);
     }
     model.eval();
-    torch::Tensor input = torch::randn({c.batch, s[0], s[1], s[2]});
+    torch::Tensor input = tokens ? model.SyntheticBatch(c.batch).first
+                                 : torch::randn({c.batch, s[0], s[1], s[2]});
     torch::Tensor output = model.forward(input);
     absl::Status w = ExportModuleState(model, dir + "/state");
     if (w.ok()) w = WriteNpy(input, dir + "/input.npy");

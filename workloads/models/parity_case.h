@@ -7,10 +7,14 @@
 // the batch norms hold non-trivial running statistics, switches to eval
 // mode, and writes into `dir` (created if missing):
 //   meta.txt    "key value" lines: model, channels, input_size, classes,
-//               params, trainable_params, forward_macs, seed, batch
+//               params, trainable_params, forward_macs, seed, batch,
+//               seq_len, vocab (0 for image models)
 //   state/      every parameter and buffer (ExportModuleState)
-//   input.npy   (batch, C, H, W) float32, standard normal
-//   output.npy  (batch, classes) float32, the eval-mode output (no-grad)
+//   input.npy   (batch, C, H, W) float32, standard normal; for sequence
+//               models (batch, 1, 1, tokens) random token ids
+//               (Model::SyntheticBatch)
+//   output.npy  (batch, classes) float32, the eval-mode output (no-grad);
+//               sequence models (batch, seq_len, vocab)
 //   aux_output.npy  inception_v3 only: its auxiliary classifier's
 //               training-mode output on the same input (written after the
 //               state, as that pass moves the batch norms' statistics)

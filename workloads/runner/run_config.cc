@@ -8,7 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
+#include "common/kernel_names.h"
+#include "common/kernel_shape.h"
 #include "common/synthetic_dataset.h"
+#include "common/text_models.h"
 #include "workloads/models/catalog.h"
 
 namespace powersweep {
@@ -31,16 +34,54 @@ absl::StatusOr<v1::PageCache> ParsePageCache(absl::string_view text) {
   return Bad("page-cache", absl::StrCat("'", text, "' is not keep or drop"));
 }
 
+namespace {
+
+// The flags of a kernel run (model a kernel name).
+absl::Status ValidateKernelFlags(const RunConfig& c) {
+  if (c.kernel_shape.empty()) {
+    return Bad("kernel-shape",
+               absl::StrCat("required for kernel ", c.model,
+                            " (a table row like deepbench-train-1 or an "
+                            "explicit shape; see --help)"));
+  }
+  absl::StatusOr<KernelShape> shape = ParseKernelShape(c.model, c.kernel_shape);
+  if (!shape.ok()) return Bad("kernel-shape", shape.status().message());
+  if (!c.dataset_path.empty()) {
+    return Bad("dataset-path", "a kernel run reads no data set");
+  }
+  if (c.epochs != 0) {
+    return Bad("epochs",
+               "a kernel run has no data set, so no epochs; use "
+               "--minibatches (timed iterations) or --duration-s");
+  }
+  if (c.preload) return Bad("preload", "a kernel run reads no data set");
+  if (c.warmup_iterations < 1 || c.warmup_iterations > 100000) {
+    return Bad("warmup-iterations", absl::StrCat("must be within 1..100000, got ",
+                                                 c.warmup_iterations));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateRunConfig(const RunConfig& c) {
-  if (CanonicalModelName(c.model).empty()) {
+  if (IsKernelName(c.model)) {
+    absl::Status st = ValidateKernelFlags(c);
+    if (!st.ok()) return st;
+  } else if (!c.kernel_shape.empty()) {
+    return Bad("kernel-shape", absl::StrCat("applies to kernels (",
+                                            absl::StrJoin(kKernelNames, ", "),
+                                            "), not model ", c.model));
+  } else if (CanonicalModelName(c.model).empty()) {
     const std::vector<std::string> models = KnownModels();
     return Bad("model", absl::StrCat("unknown model '", c.model, "' (known: ",
-                                     absl::StrJoin(models, ", "), ")"));
+                                     absl::StrJoin(models, ", "), "; kernels: ",
+                                     absl::StrJoin(kKernelNames, ", "), ")"));
   }
-  if (c.dataset_path.empty()) {
+  if (c.dataset_path.empty() && !IsKernelName(c.model)) {
     return Bad("dataset-path",
-               "required (a directory of IDX files, CIFAR-10 batches or image "
-               "folders, or `synthetic`)");
+               "required (a directory of IDX files, CIFAR-10 batches, image "
+               "folders or token files, or `synthetic`)");
   }
   if (IsSyntheticDataset(c.dataset_path) && c.epochs > 0) {
     return Bad("epochs",
@@ -88,13 +129,40 @@ absl::Status ValidateRunConfig(const RunConfig& c) {
                             "28..1024, got ",
                             c.input_size));
   }
-  {
-    // --seq-len and --gen-tokens: ranges, and only for sequence models.
+  if (const TextModelLimits* t = FindTextModel(CanonicalModelName(c.model))) {
+    if (c.seq_len < 0 || c.seq_len > t->max_seq_len) {
+      return Bad("seq-len",
+                 absl::StrCat("must be 0 (", c.model, "'s default of ",
+                              t->default_seq_len, ") or within 1..",
+                              t->max_seq_len, " for ", c.model, ", got ",
+                              c.seq_len));
+    }
+    if (c.vocab != 0 && (c.vocab < kMinTextVocab || c.vocab > kMaxTextVocab)) {
+      return Bad("vocab", absl::StrCat("must be 0 (the data set's) or within ",
+                                       kMinTextVocab, "..", kMaxTextVocab,
+                                       ", got ", c.vocab));
+    }
+    if (c.gen_tokens != 0) {
+      return Bad("gen-tokens", absl::StrCat(c.model, " does not generate "
+                                            "tokens (gpt2_small does)"));
+    }
+  } else if (CanonicalModelName(c.model) == "gpt2_small") {
+    // --seq-len, --gen-tokens and --vocab (fixed): the model's own checks.
     ModelOptions sequence;
     sequence.seq_len = c.seq_len;
+    sequence.vocab = c.vocab;
     sequence.gen_tokens = c.gen_tokens;
     absl::StatusOr<ResolvedModel> r = ResolveModelOptions(c.model, sequence);
     if (!r.ok()) return r.status();
+  } else if (c.seq_len != 0 || c.vocab != 0 || c.gen_tokens != 0) {
+    return Bad(c.seq_len != 0 ? "seq-len"
+               : c.vocab != 0 ? "vocab"
+                              : "gen-tokens",
+               IsKernelName(c.model)
+                   ? absl::StrCat("kernel ", c.model,
+                                  " takes its shape from --kernel-shape")
+                   : absl::StrCat(c.model,
+                                  " takes images, not token sequences"));
   }
   if (c.preload && c.task != v1::TASK_INFER) {
     return Bad("preload", "applies to --task infer only");

@@ -35,10 +35,16 @@ struct RunConfig {
   ::powersweep::v1::PageCache page_cache = ::powersweep::v1::PAGE_CACHE_KEEP;
   bool preload = false;    // infer only: minibatches built before timing
   int64_t input_size = 0;  // image folders: model input side; 0 = default
-  int64_t seq_len = 0;     // sequence models: tokens read; 0 = default
-  int64_t gen_tokens = 0;  // sequence models: tokens generated; 0 = default
+  int64_t seq_len = 0;  // sequence models: tokens per sample; 0 = default
+  int64_t vocab = 0;    // lstm_lm, mobilebert: vocabulary; 0 = the data set's
+  int64_t gen_tokens = 0;  // gpt2_small: tokens generated; 0 = default
   int64_t preload_limit = 0;  // preload at most this many minibatches; 0 =
                               // the stop condition's count or one epoch
+  // Kernel runs (model a kernel of common/kernel_names.h): the shape, a
+  // table row or an explicit shape (common/kernel_shape.h), and the untimed
+  // iterations before timing.
+  std::string kernel_shape;
+  int warmup_iterations = 5;
 };
 
 absl::StatusOr<::powersweep::v1::Task> ParseTask(absl::string_view task);
@@ -47,6 +53,9 @@ absl::StatusOr<::powersweep::v1::Task> ParseTask(absl::string_view task);
 absl::StatusOr<::powersweep::v1::PageCache> ParsePageCache(
     absl::string_view text);
 
+// A kernel run (IsKernelName(config.model)) needs a --kernel-shape that
+// parses and no --dataset-path, --epochs or --preload; other runs no
+// --kernel-shape.
 absl::Status ValidateRunConfig(const RunConfig& config);
 
 }  // namespace powersweep

@@ -9,9 +9,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "common/kernel_names.h"
 #include "common/log.h"
 #include "common/synthetic_dataset.h"
 #include "workloads/data/dataset.h"
+#include "workloads/kernels/kernel_runner.h"
 #include "workloads/models/model.h"
 #include "workloads/pipeline/loader.h"
 #include "workloads/runner/environment.h"
@@ -39,12 +41,13 @@ absl::Status CheckChannels(const Dataset& data, const Model& model) {
   return absl::OkStatus();
 }
 
-// The timed loop: minibatches until the stop condition says so.
+// The timed loop: minibatches until the stop condition says so. Adds the
+// minibatches' tokens (sequence models) to *tokens.
 absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
                                              Clock* clock, RecordSink* sink,
                                              MinibatchSource& source,
                                              EpochPageCache* cache,
-                                             Step& step) {
+                                             Step& step, int64_t* tokens) {
   const StopCondition stop(config.epochs, config.minibatches,
                            config.duration_s);
   MinibatchTimer timer;
@@ -74,6 +77,7 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
     r->set_samples(static_cast<int32_t>(mb->samples));
     r->set_loss(loss);
     r->set_tokens(result.tokens);
+    *tokens += result.tokens;
     if (result.ttft_s.has_value()) r->set_ttft_s(*result.ttft_s);
     if (result.per_token_s.has_value()) r->set_per_token_s(*result.per_token_s);
     if (cache != nullptr && mb->index % source.batches_per_epoch() == 0) {
@@ -125,8 +129,9 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
   if (!st.ok()) return st;
   std::unique_ptr<Step> step =
       MakeStep(config.task, std::move(model), device, clock);
+  int64_t tokens = 0;
   absl::StatusOr<v1::WorkloadFinished> finished =
-      RunLoop(config, clock, sink, *source, cache, *step);
+      RunLoop(config, clock, sink, *source, cache, *step, &tokens);
   source.reset();  // stop and join the loader's workers before anything else
   if (!finished.ok()) return finished.status();
   v1::WorkloadEvent event;
@@ -134,11 +139,15 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
   st = sink->Write(event);
   if (!st.ok()) return st;
   const double secs = finished->elapsed_s();
+  const double samples_per_s =
+      secs > 0 ? finished->minibatches() * config.batch_size / secs : 0.0;
   PS_LOG(INFO) << absl::StrFormat(
-      "finished: %d minibatches, %d epochs, %.3f s (stop: %s), %.0f samples/s",
+      "finished: %d minibatches, %d epochs, %.3f s (stop: %s), %.0f "
+      "samples/s%s",
       finished->minibatches(), finished->epochs_completed(), secs,
-      finished->stop_reason(),
-      secs > 0 ? finished->minibatches() * config.batch_size / secs : 0.0);
+      finished->stop_reason(), samples_per_s,
+      tokens > 0 && secs > 0 ? absl::StrFormat(", %.0f tokens/s", tokens / secs)
+                             : "");
   return finished;
 }
 
@@ -151,7 +160,9 @@ absl::StatusOr<v1::WorkloadFinished> RunSynthetic(const RunConfig& config,
   ModelOptions model_options;
   model_options.input_size = config.input_size;
   model_options.seq_len = config.seq_len;
+  model_options.vocab = config.vocab;
   model_options.gen_tokens = config.gen_tokens;
+  model_options.train = config.task == v1::TASK_TRAIN;
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
   if (!model.ok()) return model.status();
@@ -196,6 +207,23 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
                                   ? config.input_size
                                   : ImageFolderInputSize(config.model);
   }
+  // A text set is cut into the windows the sequence model reads.
+  const bool text = *format == "text";
+  ModelOptions model_options;
+  model_options.train = train;
+  if (text) {
+    model_options.seq_len = config.seq_len;
+    absl::StatusOr<ResolvedModel> shape =
+        ResolveModelOptions(config.model, model_options);
+    if (!shape.ok() || !shape->takes_tokens()) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: a text set (token ids) does not fit model %s, which takes "
+          "images",
+          config.dataset_path, config.model));
+    }
+    data_options.seq_len = shape->seq_len;
+    data_options.sample_tokens = shape->input_shape[2];
+  }
   absl::StatusOr<std::unique_ptr<Dataset>> data =
       OpenDataset(config.dataset_path, data_options);
   if (!data.ok()) return data.status();
@@ -205,18 +233,20 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
         absl::StrFormat("--batch-size: %d exceeds the %d samples of %s",
                         config.batch_size, set.size(), set.path()));
   }
-  // Image models take their classes and size from the set; sequence models
-  // take --seq-len and --gen-tokens (the set's samples must match).
-  ModelOptions model_options;
-  model_options.seq_len = config.seq_len;
-  model_options.gen_tokens = config.gen_tokens;
-  absl::StatusOr<ResolvedModel> defaults =
-      ResolveModelOptions(config.model, model_options);
-  if (!defaults.ok()) return defaults.status();
-  if (!defaults->takes_tokens()) {
+  if (text) {
+    if (config.vocab != 0 && config.vocab < set.num_classes()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--vocab: %d is smaller than the %d tokens of %s/vocab.txt",
+          config.vocab, set.num_classes(), set.path()));
+    }
+    model_options.vocab =
+        config.vocab != 0 ? config.vocab : set.num_classes();
+    model_options.gen_tokens = config.gen_tokens;
+  } else {
+    // Image models take their outputs (classes, or dqn's actions) and size
+    // from the set.
     model_options.num_classes = set.model_outputs();
     model_options.input_size = set.shape().height;
-    model_options.train = train;
   }
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
@@ -288,6 +318,7 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
 absl::StatusOr<v1::WorkloadFinished> RunWorkload(const RunConfig& config,
                                                  Clock* clock,
                                                  RecordSink* sink) {
+  if (IsKernelName(config.model)) return RunKernel(config, clock, sink);
   absl::StatusOr<v1::WorkloadFinished> result =
       absl::UnknownError("workload did not run");
   absl::Status st = CatchTorchErrors("workload", [&] {

@@ -1,4 +1,6 @@
-// RunWorkload: one instrumented training or inference run.
+// RunWorkload: one instrumented training or inference run (or, when
+// config.model is a kernel, the kernel run of workloads/kernels/
+// kernel_runner.h).
 //
 // Sets torch's intra-op threads (ResolveThreadCount) and seed, opens the
 // split of config.dataset_path (OpenDataset: the training split for

@@ -11,11 +11,9 @@ namespace {
 constexpr double kLearningRate = 0.01;
 constexpr double kMomentum = 0.9;
 
-// Tokens each sample of `model` predicts in training; 0 for image models.
-int64_t TokensPerSample(Model& model) {
-  auto* g = dynamic_cast<TokenGenerator*>(&model);
-  return g == nullptr ? 0 : g->TokensPerSample();
-}
+// Tokens each sample of `model` reads (and, in training, predicts): its
+// seq_len; 0 for image models.
+int64_t TokensPerSample(const Model& model) { return model.seq_len(); }
 
 // The model's own optimizer (own_optimizer.h), else SGD.
 std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(Model& model) {
@@ -59,7 +57,9 @@ class TrainStep : public Step {
 class InferStep : public Step {
  public:
   InferStep(std::shared_ptr<Model> model, torch::Device device)
-      : model_(std::move(model)), device_(device) {
+      : model_(std::move(model)),
+        device_(device),
+        tokens_per_sample_(TokensPerSample(*model_)) {
     model_->eval();
   }
 
@@ -68,12 +68,14 @@ class InferStep : public Step {
     StepResult r;
     r.loss = model_->Loss(mb.images.to(device_), mb.labels.to(device_))
                  .item<double>();
+    r.tokens = mb.samples * tokens_per_sample_;
     return r;
   }
 
  private:
   std::shared_ptr<Model> model_;
   torch::Device device_;
+  int64_t tokens_per_sample_;
 };
 
 class GenerateStep : public Step {

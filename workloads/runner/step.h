@@ -12,8 +12,9 @@
 // Run() returns the minibatch's mean loss, read back as a double so the
 // computation has finished when it returns (on a GPU this read-back
 // synchronizes the device, so the compute time covers the kernels), and
-// for sequence models the tokens it processed: training, samples x the
-// tokens each predicts; generation, samples x the tokens generated, with
+// for sequence models the tokens it processed: training and lstm_lm /
+// mobilebert inference, samples x seq_len; generation (gpt2_small
+// inference), samples x the tokens generated, with
 // the time to first token (compute start to the first token of every
 // sample on the host) and the mean latency of each following token, read
 // on `clock` (nullptr = a RealClock). The model must already be on

@@ -17,6 +17,8 @@ absl::StatusOr<v1::WorkloadInfo> ModelInfo(Model& model) {
   info.set_forward_macs(d->forward_macs);
   for (int64_t v : d->input_shape) info.add_input_shape(v);
   info.set_num_classes(static_cast<int32_t>(d->num_classes));
+  info.set_seq_len(d->seq_len);
+  info.set_vocab(d->vocab);
   return info;
 }
 

@@ -23,6 +23,16 @@ constexpr double kImageTransformCyclesPerValue = 20;
 // of 115-290 kB; 60 taken).
 constexpr double kJpegDecodeCyclesPerByte = 60;
 
+// Text sets as gen-dataset writes them, measured on this machine: the
+// WordNet glosses (every word kept) are 1,613,629 training and 179,256 test
+// tokens over a 63,052-token vocabulary (vocab.txt 592,202 bytes); the
+// WikiText-2-shaped set's vocab.txt is 225,608 bytes.
+constexpr int64_t kWordNetTrainTokens = 1613629;
+constexpr int64_t kWordNetTestTokens = 179256;
+constexpr int kWordNetVocab = 63052;
+constexpr double kWordNetVocabBytes = 592202;
+constexpr double kWikiTextVocabBytes = 225608;
+
 DatasetCost Idx(const char* name, double train_bytes, double test_bytes) {
   DatasetCost d;
   d.name = name;
@@ -126,6 +136,38 @@ DatasetCost Synthetic() {
   return d;
 }
 
+// A text set (text_dataset.h): token files of 16 header bytes + 4 bytes per
+// token, plus vocab.txt; read whole and copied at start.
+DatasetCost Text(const char* name, int64_t train_tokens, int64_t test_tokens,
+                 int vocab, double vocab_bytes) {
+  DatasetCost d;
+  d.name = name;
+  d.format = DatasetFormat::kText;
+  d.train_tokens = train_tokens;
+  d.infer_tokens = test_tokens;
+  d.train = {0, 16.0 + 4.0 * train_tokens + vocab_bytes};
+  d.infer = {0, 16.0 + 4.0 * test_tokens + vocab_bytes};
+  d.input = {1, 0, vocab};
+  d.load_cycles_per_byte = kRawRecordCyclesPerByte;
+  d.transform_cycles_per_value = kInMemoryCyclesPerValue;
+  return d;
+}
+
+// The WordNet 3.0 glosses as `gen-dataset --format text --from-wordnet
+// /usr/share/wordnet` writes them (Debian's wordnet-base 1:3.0-37; every
+// word kept): measured on this machine.
+DatasetCost WordNet() {
+  return Text("wordnet", kWordNetTrainTokens, kWordNetTestTokens,
+              kWordNetVocab, kWordNetVocabBytes);
+}
+
+// WikiText-2's shape (Merity et al. 2016: 2,088,628 training and 245,569
+// test tokens, a 33,278-token vocabulary) as `gen-dataset --format text
+// --train-count 2088628 --test-count 245569 --vocab 33278` writes it.
+DatasetCost WikiText() {
+  return Text("wikitext", 2088628, 245569, 33278, kWikiTextVocabBytes);
+}
+
 }  // namespace
 
 const char* DatasetFormatName(DatasetFormat format) {
@@ -140,6 +182,8 @@ const char* DatasetFormatName(DatasetFormat format) {
       return "frames";
     case DatasetFormat::kSynthetic:
       return "synthetic";
+    case DatasetFormat::kText:
+      return "text";
   }
   return "unknown";
 }
@@ -150,8 +194,9 @@ double DatasetCost::FileBytesPerSample(bool train_split) const {
 }
 
 std::vector<std::string> TwinDatasetNames() {
-  return {"catch-frames", "cifar10", "fashion-mnist", "gld23k", "imagenet",
-          "mnist", "synthetic"};
+  return {"catch-frames", "cifar10",   "fashion-mnist", "gld23k",
+          "imagenet",     "mnist",     "synthetic",     "wikitext",
+          "wordnet"};
 }
 
 absl::StatusOr<DatasetCost> DatasetCostFor(const std::string& dataset) {
@@ -162,6 +207,8 @@ absl::StatusOr<DatasetCost> DatasetCostFor(const std::string& dataset) {
   if (dataset == "imagenet") return ImageNet();
   if (dataset == "mnist") return Mnist();
   if (dataset == "synthetic") return Synthetic();
+  if (dataset == "wikitext") return WikiText();
+  if (dataset == "wordnet") return WordNet();
   return absl::NotFoundError(absl::StrCat(
       "dataset \"", dataset, "\" has no twin cost model (known: ",
       absl::StrJoin(TwinDatasetNames(), ", "), ")"));

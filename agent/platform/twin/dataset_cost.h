@@ -17,6 +17,12 @@
 //   storage, no decode, no epochs (samples 0). Its `input` is left empty:
 //   TwinWorkloadCostFor takes the model's default input instead.
 //
+// - text (token files, text_dataset.h): loaded at start like IDX; a split
+//   is a token stream whose samples are windows of the model's sequence
+//   length, so `samples` is left 0 here and TwinWorkloadCostFor sets it
+//   from the tokens once the model's seq_len is known (input.size is 0,
+//   input.classes the vocabulary).
+//
 // Also the tensor a sample gives the model (channels x size x size) and the
 // number of classes, so a model can be costed on the data set
 // (twin_workload_cost.h). docs/twin-model.md gives the source of every
@@ -40,10 +46,11 @@ enum class DatasetFormat {
   kCifarBinary,
   kImageFolder,
   kSynthetic,
-  kFrames
+  kFrames,
+  kText
 };
 
-// "idx", "cifar10", "image-folder", "synthetic", "frames"
+// "idx", "cifar10", "image-folder", "synthetic", "frames", "text"
 // (WorkloadInfo.dataset_format).
 const char* DatasetFormatName(DatasetFormat format);
 
@@ -68,6 +75,9 @@ struct DatasetCost {
   // file.
   double transform_cycles_per_value = 0;
   double decode_cycles_per_sample = 0;
+  // text: tokens of each split (train, infer).
+  int64_t train_tokens = 0;
+  int64_t infer_tokens = 0;
 
   bool LoadedAtStart() const { return format != DatasetFormat::kImageFolder; }
   bool Synthetic() const { return format == DatasetFormat::kSynthetic; }
@@ -79,7 +89,8 @@ struct DatasetCost {
 };
 
 // The data sets the twin can cost, sorted: catch-frames (dqn's replay
-// memory), cifar10, fashion-mnist, gld23k, imagenet, mnist, synthetic.
+// memory), cifar10, fashion-mnist, gld23k, imagenet, mnist, synthetic,
+// wikitext, wordnet.
 std::vector<std::string> TwinDatasetNames();
 
 // NotFound naming `dataset` and the known ones.

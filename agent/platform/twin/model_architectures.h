@@ -42,6 +42,11 @@ ModelCost VaeCost(const ModelInput& input);
 ModelCost DqnCost(const ModelInput& input);
 // GPT-2 small (workloads/models/gpt2.cc) on 1 x seq_len token ids.
 ModelCost Gpt2SmallCost(const ModelInput& input);
+// The sequence models (text_model_cost.cc); input = {1, seq_len, vocab}.
+// lstm_lm: PyTorch's word_language_model (200-wide, 2 LSTM layers).
+ModelCost LstmLmCost(const ModelInput& input);
+// mobilebert: 24 bottleneck layers with the masked-LM head.
+ModelCost MobileBertCost(const ModelInput& input);
 
 }  // namespace powersweep
 

@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "agent/platform/twin/model_architectures.h"
 #include "common/model_names.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 namespace {
@@ -15,7 +16,8 @@ struct KnownModel {
   // The smallest square input the network reduces to at least 1x1 (VGG
   // and ResNet halve it five times; AlexNet's 11x11/4 stem and three 3x3/2
   // pools need 63; SqueezeNet's ceil-mode pools 17; Inception-v3's
-  // auxiliary classifier, which a training run needs, 299).
+  // auxiliary classifier, which a training run needs, 299). Sequence models
+  // check their own token limits (common/text_models.h) instead.
   int min_size;
 };
 
@@ -26,6 +28,8 @@ constexpr KnownModel kModels[] = {
     {"gpt2_small", {1, 128, 50257}, Gpt2SmallCost, 1},
     {"inception_v3", {3, 299, 1000}, InceptionV3Cost, 299},
     {"lenet5", {1, 28, 10}, LeNet5Cost, 28},
+    {"lstm_lm", {1, 35, 33278}, LstmLmCost, kMinTextSeqLen},
+    {"mobilebert", {1, 128, 30522}, MobileBertCost, kMinTextSeqLen},
     {"mobilenetv3", {3, 224, 2000}, MobileNetV3LargeCost, 32},
     {"resnet18", {3, 32, 10}, ResNet18Cost, 32},
     {"resnet50", {3, 224, 1000}, ResNet50Cost, 32},
@@ -105,6 +109,18 @@ absl::StatusOr<ModelCost> ModelCostFor(const std::string& model,
                                        const ModelInput& input) {
   const KnownModel* m = Find(model);
   if (m == nullptr) return Unknown(model);
+  if (const TextModelLimits* t = FindTextModel(model)) {
+    if (input.channels != 1 || input.size < kMinTextSeqLen ||
+        input.size > t->max_seq_len || input.classes < kMinTextVocab ||
+        input.classes > kMaxTextVocab) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "model ", model, " cannot take ", input.channels, " x ", input.size,
+          " tokens with a vocabulary of ", input.classes, " (it takes 1 x 1..",
+          t->max_seq_len, " tokens and ", kMinTextVocab, "..", kMaxTextVocab,
+          " tokens of vocabulary)"));
+    }
+    return m->walk(input);
+  }
   if (!Takes(*m, model, input)) {
     const std::string fixed = FixedInput(model);
     return absl::InvalidArgumentError(absl::StrCat(

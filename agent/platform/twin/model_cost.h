@@ -28,6 +28,13 @@
 //                classes the vocabulary (50257 only); attention's QK^T and
 //                AV products are counted in forward_macs; inference also
 //                generates 16 tokens with a KV cache (infer_extra_macs)
+//   lstm_lm      PyTorch's word_language_model: embedding 200, 2-layer
+//                LSTM 200, decoder 200-vocab
+//   mobilebert   MobileBERT (24 bottleneck layers, hidden 512, bottleneck
+//                128, 4 heads, 4 FFNs) with its masked-LM head
+// lstm_lm and mobilebert take ModelInput {1, seq_len, vocab} as gpt2_small
+// does: size is the tokens read per sample and classes the vocabulary
+// (text_model_cost.cc); their defaults are common/text_models.h's (35 / 33,278 and 128 / 30,522).
 // Study defaults (ModelCostFor(model)): lenet5 1x28x28/10 classes, resnet18
 // and vgg11 3x32x32/10 (CIFAR-10), mobilenetv3 3x224x224/2000 (GLD23k as
 // gen-dataset generates it), resnet50 3x224x224/1000 (ImageNet), vae
@@ -93,8 +100,7 @@ struct ModelCost {
   double ForwardFlops() const { return 2 * forward_macs; }
 };
 
-// The models the twin can cost, sorted: dqn, gpt2_small, lenet5,
-// mobilenetv3, resnet18, resnet50, vae, vgg11.
+// The models the twin can cost, sorted: common/model_names.h.
 std::vector<std::string> TwinModelNames();
 
 // The study default input of `model` (see above); NotFound naming the model

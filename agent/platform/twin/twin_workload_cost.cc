@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 
@@ -12,8 +13,32 @@ absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
   PS_ASSIGN_OR_RETURN(DatasetCost data, DatasetCostFor(dataset));
   // Synthetic data takes the model's own input (as the workload makes it).
   ModelInput input = data.Synthetic() ? model_input : data.input;
+  const TextModelLimits* text = FindTextModel(model);
+  if (!data.Synthetic() &&
+      (text != nullptr) != (data.format == DatasetFormat::kText)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model ", model, " cannot run on dataset ", dataset, ": ",
+        text != nullptr ? "it reads token sequences and the set holds images"
+                        : "it reads images and the set holds token ids"));
+  }
+  if (text != nullptr) {
+    input.size = override_input.seq_len > 0 ? override_input.seq_len
+                                            : text->default_seq_len;
+    if (override_input.vocab > 0) input.classes = override_input.vocab;
+    if (!data.Synthetic()) {
+      const int64_t window = input.size + text->extra_sample_tokens;
+      for (auto [split, tokens] :
+           {std::pair{&data.train, data.train_tokens},
+            std::pair{&data.infer, data.infer_tokens}}) {
+        split->samples =
+            tokens >= window ? (tokens - window) / input.size + 1 : 0;
+      }
+      data.record_bytes = 4.0 * input.size;
+    }
+  }
   if (override_input.classes > 0) input.classes = override_input.classes;
-  if (!data.LoadedAtStart() || data.Synthetic()) {  // image folders, synthetic
+  if (text == nullptr && (!data.LoadedAtStart() || data.Synthetic())) {
+    // image folders, synthetic
     if (override_input.input_size > 0) {
       input.size = override_input.input_size;
     } else if (model_input.size > input.size) {

@@ -30,11 +30,16 @@ struct TwinWorkloadCost {
 struct TwinInputOverride {
   int classes = 0;     // 0: the data set's
   int input_size = 0;  // 0: the data set's; only image folders and synthetic
+  int seq_len = 0;     // sequence models: 0 = the model's default
+  int vocab = 0;       // sequence models: 0 = the data set's (or the model's)
 };
 
 // NotFound naming an unknown model or data set (model checked first);
 // InvalidArgument naming both when the model cannot take the data set's
-// samples (lenet5 on an RGB set, an RGB model on 28x28 grey images).
+// samples (lenet5 on an RGB set, an RGB model on 28x28 grey images, an
+// image model on a text set or a sequence model on images). On a text set
+// the model reads seq_len tokens (the override or the model's default,
+// common/text_models.h) and the split's samples are its windows.
 absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
     const std::string& model, const std::string& dataset,
     const TwinInputOverride& override_input = {});

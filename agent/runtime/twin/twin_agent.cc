@@ -6,6 +6,7 @@
 #include "agent/platform/twin/dataset_cost.h"
 #include "agent/platform/twin/model_cost.h"
 #include "agent/runtime/twin/twin_runtime.h"
+#include "common/kernel_names.h"
 #include "common/status_macros.h"
 
 namespace powersweep {
@@ -39,6 +40,8 @@ absl::StatusOr<TwinAgent> MakeTwinAgent(const TwinAgentOptions& options,
   for (const std::string& model : TwinModelNames()) {
     agent.catalog.models.insert(model);
   }
+  // Kernels need no data set (TwinKernelShape costs each shape).
+  agent.catalog.models.insert(kKernelNames.begin(), kKernelNames.end());
   for (const std::string& dataset : TwinDatasetNames()) {
     agent.catalog.datasets[dataset] = absl::StrCat("twin:", dataset);
   }

@@ -5,10 +5,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "agent/platform/twin/dataset_cost.h"
+#include "agent/platform/twin/kernel_cost.h"
 #include "agent/platform/twin/twin_workload_cost.h"
 #include "agent/runtime/twin/twin_workload.h"
 #include "agent/util/seconds_to_nanos.h"
 #include "common/status_macros.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 
@@ -24,9 +26,12 @@ void TwinRuntime::SetTelemetry(double hz, SampleCallback on_sample) {
 absl::Status TwinRuntime::Start(const RuntimeSpec& spec,
                                 RecordCallback callback) {
   PS_ASSIGN_OR_RETURN(TwinWorkload w, ParseTwinWorkload(spec.argv));
+  if (!w.kernel_shape.empty()) return StartKernel(spec, w, std::move(callback));
   TwinInputOverride input;
   input.classes = w.classes;
   input.input_size = w.input_size;
+  input.seq_len = w.seq_len;
+  input.vocab = w.vocab;
   PS_ASSIGN_OR_RETURN(TwinWorkloadCost cost,
                       TwinWorkloadCostFor(w.model, w.dataset, input));
   spec_ = spec;
@@ -52,23 +57,52 @@ absl::Status TwinRuntime::Start(const RuntimeSpec& spec,
                    ? w.minibatches
                    : platform_->perf().BatchesPerEpoch(cfg.shape));
   }
-  cfg.epochs = w.epochs;
-  cfg.minibatches = w.minibatches;
-  cfg.duration_s = w.duration_s;
-  cfg.timeout_s = spec.timeout_s;
-  cfg.telemetry_hz = telemetry_hz_;
-  const int64_t run_index = platform_->NextRunIndex();
-  cfg.noise_seed =
-      MixSeed(MixSeed(MixSeed(platform_->seed(),
-                              static_cast<uint64_t>(platform_->instance())),
-                      w.seed),
-              static_cast<uint64_t>(run_index));
+  SetStopAndNoise(spec, w, &cfg);
   // The page cache holds what earlier runs on this twin read of the split.
   cache_key_ = absl::StrCat(w.dataset, w.train ? ":train" : ":infer");
   cached_at_start_ = platform_->CachedFraction(cache_key_);
   cfg.cached_at_start = cached_at_start_;
   shape_ = cfg.shape;
   dataset_path_ = absl::StrCat("twin:", w.dataset);
+  sim_ = std::make_unique<TwinSimulation>(std::move(cfg));
+  start_ns_ = clock_->MonotonicNanos();
+  return absl::OkStatus();
+}
+
+void TwinRuntime::SetStopAndNoise(const RuntimeSpec& spec,
+                                  const TwinWorkload& w,
+                                  TwinSimulationConfig* cfg) {
+  cfg->epochs = w.epochs;
+  cfg->minibatches = w.minibatches;
+  cfg->duration_s = w.duration_s;
+  cfg->timeout_s = spec.timeout_s;
+  cfg->telemetry_hz = telemetry_hz_;
+  const int64_t run_index = platform_->NextRunIndex();
+  cfg->noise_seed =
+      MixSeed(MixSeed(MixSeed(platform_->seed(),
+                              static_cast<uint64_t>(platform_->instance())),
+                      w.seed),
+              static_cast<uint64_t>(run_index));
+}
+
+absl::Status TwinRuntime::StartKernel(const RuntimeSpec& spec,
+                                      const TwinWorkload& w,
+                                      RecordCallback callback) {
+  PS_ASSIGN_OR_RETURN(KernelShape kernel,
+                      ParseKernelShape(w.model, w.kernel_shape));
+  spec_ = spec;
+  callback_ = std::move(callback);
+  threads_ = w.threads;
+  kernel_ = kernel;
+  TwinSimulationConfig cfg;
+  cfg.perf = &platform_->perf();
+  cfg.op = platform_->Current();
+  cfg.shape = TwinKernelShape(kernel);
+  SetStopAndNoise(spec, w, &cfg);
+  cache_key_ = kKernelDatasetName;
+  cached_at_start_ = 1;
+  cfg.cached_at_start = 1;
+  shape_ = cfg.shape;
   sim_ = std::make_unique<TwinSimulation>(std::move(cfg));
   start_ns_ = clock_->MonotonicNanos();
   return absl::OkStatus();
@@ -98,14 +132,39 @@ v1::BuildProvenance TwinRuntime::Provenance(int threads) const {
   p.set_threads(threads);
   p.set_device(absl::StrCat(id.device_class(), " GPU (simulated)"));
   v1::WorkloadInfo* info = p.mutable_workload();
+  if (kernel_.has_value()) {
+    // As the workload's kernel runner: no parameters or data set.
+    const KernelCost k = KernelCostOf(*kernel_);
+    info->set_model(kernel_->FamilyName());
+    info->set_forward_macs(static_cast<int64_t>(k.flops / 2 + 0.5));
+    info->set_compute_device(p.device());
+    v1::KernelInfo* ki = info->mutable_kernel();
+    ki->set_shape(kernel_->Text());
+    ki->set_flops(k.flops);
+    ki->set_bytes(k.bytes);
+    ki->set_launches(k.launches);  // the formula: the twin counts nothing
+    ki->set_footprint_bytes(k.footprint_bytes);
+    p.set_kernel(id.kernel());
+    p.set_host(id.hostname());
+    return p;
+  }
   const ModelCost& m = shape_.cost;
   const DatasetCost& d = shape_.dataset;
   info->set_model(m.name);
   info->set_params(static_cast<int64_t>(m.params));
   info->set_forward_macs(static_cast<int64_t>(m.forward_macs));
-  info->add_input_shape(m.input.channels);
-  info->add_input_shape(m.input.size);
-  info->add_input_shape(m.input.size);
+  if (const TextModelLimits* t = FindTextModel(m.name)) {
+    // Token ids: 1 x 1 x (seq_len + the target token of lstm_lm).
+    info->add_input_shape(1);
+    info->add_input_shape(1);
+    info->add_input_shape(m.input.size + t->extra_sample_tokens);
+    info->set_seq_len(m.input.size);
+    info->set_vocab(m.input.classes);
+  } else {
+    info->add_input_shape(m.input.channels);
+    info->add_input_shape(m.input.size);
+    info->add_input_shape(m.input.size);
+  }
   info->set_num_classes(m.input.classes);
   info->set_dataset_format(DatasetFormatName(d.format));
   info->set_dataset_path(dataset_path_);

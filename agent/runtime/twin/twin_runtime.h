@@ -7,7 +7,10 @@
 // --minibatches, else one epoch of minibatches at start-up), costs the
 // model on the data set (TwinWorkloadCostFor: an unknown model or data set,
 // or a pair that does not fit, fails Start with an error naming it) and
-// takes the operating point the platform was last set to.
+// takes the operating point the platform was last set to. A kernel run
+// (--model gemm|conv|rnn --kernel-shape S) is costed by TwinKernelShape
+// (agent/platform/twin/kernel_cost.h): one record per iteration, and a
+// started event with the kernel's KernelInfo (launches from the formula).
 //
 // Wait replays the run's TwinSimulation on the Clock and hands its events
 // to the callbacks in order: a `started` event (framework "twin-model",
@@ -40,6 +43,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -48,7 +52,9 @@
 #include "agent/runtime/runtime.h"
 #include "agent/runtime/simulated_run.h"
 #include "agent/runtime/twin/twin_simulation.h"
+#include "agent/runtime/twin/twin_workload.h"
 #include "common/clock.h"
+#include "common/kernel_shape.h"
 
 namespace powersweep {
 
@@ -81,6 +87,11 @@ class TwinRuntime : public Runtime, public SimulatedRun {
 
  private:
   v1::BuildProvenance Provenance(int threads) const;
+  // A kernel run (--kernel-shape): costed by TwinKernelShape.
+  absl::Status StartKernel(const RuntimeSpec& spec, const TwinWorkload& w,
+                           RecordCallback callback);
+  void SetStopAndNoise(const RuntimeSpec& spec, const TwinWorkload& w,
+                       TwinSimulationConfig* cfg);
 
   TwinPlatform* const platform_;
   Clock* const clock_;
@@ -89,6 +100,7 @@ class TwinRuntime : public Runtime, public SimulatedRun {
   double CachedAfterRun() const;
 
   TwinWorkloadShape shape_;  // what Start costed (for the provenance)
+  std::optional<KernelShape> kernel_;  // set for kernel runs
   std::string dataset_path_;
   std::string cache_key_;    // the split in the platform's page cache
   double cached_at_start_ = 0;

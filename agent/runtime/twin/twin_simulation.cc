@@ -5,6 +5,7 @@
 #include <string>
 
 #include "agent/platform/twin/twin_mode.h"
+#include "common/text_models.h"
 
 namespace powersweep {
 namespace {
@@ -135,6 +136,10 @@ bool TwinSimulation::Next(TwinEvent* event) {
     r.set_compute_s(pending_.compute_s);
     r.set_e2e_s(pending_.e2e_s);
     r.set_samples(config_.shape.batch_size);
+    if (FindTextModel(config_.shape.cost.name) != nullptr) {
+      r.set_tokens(int64_t{config_.shape.batch_size} *
+                   config_.shape.cost.input.size);
+    }
     if (done_ % batches_per_epoch_ == 0) {
       r.set_page_cache_resident(perf.ResidentFraction(
           config_.shape, done_ / batches_per_epoch_, config_.cached_at_start));

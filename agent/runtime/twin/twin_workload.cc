@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/enum_text.h"
+#include "common/kernel_names.h"
+#include "common/kernel_shape.h"
 
 namespace powersweep {
 namespace {
@@ -64,11 +66,23 @@ absl::StatusOr<TwinWorkload> ParseTwinWorkload(
                     IntFlag{"--epochs", &w.epochs},
                     IntFlag{"--threads", &w.threads},
                     IntFlag{"--classes", &w.classes},
-                    IntFlag{"--input-size", &w.input_size}}) {
+                    IntFlag{"--input-size", &w.input_size},
+                    IntFlag{"--seq-len", &w.seq_len},
+                    IntFlag{"--vocab", &w.vocab}}) {
     const std::string v = get(f.name);
     if (!v.empty() && (!absl::SimpleAtoi(v, f.out) || *f.out < 0)) {
       return Bad(f.name, v);
     }
+  }
+  const bool kernel = IsKernelName(w.model);
+  if (kernel) {
+    w.kernel_shape = get("--kernel-shape");
+    absl::StatusOr<KernelShape> shape = ParseKernelShape(w.model, w.kernel_shape);
+    if (!shape.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("twin workload: --kernel-shape: ", shape.status().message()));
+    }
+    w.batch_size = 1;  // one iteration per record
   }
   if (w.batch_size <= 0) return Bad("--batch-size", get("--batch-size"));
   std::string v = get("--minibatches");
@@ -100,6 +114,7 @@ absl::StatusOr<TwinWorkload> ParseTwinWorkload(
     return absl::InvalidArgumentError(
         "twin workload: --preload applies to --task infer only");
   }
+  if (kernel) return w;
   w.dataset = std::string(
       absl::StripPrefix(get("--dataset-path"), kTwinDatasetPrefix));
   if (w.dataset.empty()) return Bad("--dataset-path", get("--dataset-path"));

@@ -31,14 +31,19 @@ struct TwinWorkload {
   int threads = 0;
   int classes = 0;     // --classes; 0 = the data set's
   int input_size = 0;  // --input-size; 0 = the data set's
+  int seq_len = 0;     // --seq-len; 0 = the model's default
+  int vocab = 0;       // --vocab; 0 = the data set's
   bool drop_page_cache = false;  // --page-cache drop (default keep)
   bool preload = false;          // --preload (infer only)
   int64_t preload_limit = 0;     // --preload-limit; 0 = see twin_runtime.h
+  // Kernel runs (--model a kernel name): the --kernel-shape value; then
+  // there is no --dataset-path or --batch-size (batch_size is 1).
+  std::string kernel_shape;
 };
 
 // InvalidArgument naming the flag when argv is not "BIN run --flag value
 // ..." with a model, a known task, positive batch size, a stop condition
-// and a --dataset-path; --page-cache must be keep or drop, --preload is for
+// and a --dataset-path (for a kernel: a --kernel-shape that parses); --page-cache must be keep or drop, --preload is for
 // --task infer only.
 absl::StatusOr<TwinWorkload> ParseTwinWorkload(
     const std::vector<std::string>& argv);

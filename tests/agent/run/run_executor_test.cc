@@ -110,6 +110,57 @@ TEST(WorkloadArgv, PipelineKnobsBecomeFlagsOnlyWhenSet) {
             std::string::npos);
 }
 
+TEST(WorkloadArgv, SequenceOptionsBecomeFlagsOnlyWhenSet) {
+  Catalog catalog;
+  catalog.datasets = {{"wordnet", "/data/wordnet"}};
+  v1::RunSpec spec = Spec(100);
+  v1::WorkloadSpec* w = spec.mutable_workload();
+  w->set_model("mobilebert");
+  w->set_dataset("wordnet");
+  w->set_seq_len(64);
+  w->set_vocab(40000);
+  auto argv = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  EXPECT_EQ(*argv, (std::vector<std::string>{
+                       "w", "run", "--model", "mobilebert", "--dataset-path",
+                       "/data/wordnet", "--task", "train", "--batch-size",
+                       "32", "--workers", "2", "--minibatches", "100",
+                       "--seq-len", "64", "--vocab", "40000", "--seed", "7",
+                       "--threads", "2", "--records-fd", "3"}));
+  w->set_seq_len(-3);
+  auto bad = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("workload.seq_len"), std::string::npos);
+}
+
+TEST(WorkloadArgv, AKernelGetsItsShapeAndNoDatasetOrLoaderFlags) {
+  Catalog catalog;  // no data set of that name: a kernel needs none
+  catalog.datasets = {{"fashion-mnist", "/data/fm"}};
+  v1::RunSpec spec = Spec(100);
+  v1::WorkloadSpec* w = spec.mutable_workload();
+  w->set_model("rnn");
+  w->set_dataset("gru-h512-b32-t25-fwdbwd");
+  w->set_page_cache(v1::PAGE_CACHE_DROP);
+  w->set_prefetch_depth(4);
+  auto argv = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  EXPECT_EQ(*argv, (std::vector<std::string>{
+                       "w", "run", "--model", "rnn", "--kernel-shape",
+                       "gru-h512-b32-t25-fwdbwd", "--task", "train",
+                       "--minibatches", "100", "--seed", "7", "--threads",
+                       "2", "--records-fd", "3"}));
+  w->set_dataset("gru-h512");
+  auto bad = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "workload.dataset: rnn shape 'gru-h512': missing field b<batch>");
+  w->set_dataset("deepbench-train-1");
+  w->set_epochs(1);
+  bad = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("workload.epochs"), std::string::npos);
+}
+
 TEST(WorkloadArgv, RejectsWhatTheCatalogDoesNotHave) {
   Catalog catalog;
   catalog.datasets = {{"fashion-mnist", "/data/fm"}};

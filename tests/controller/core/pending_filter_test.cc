@@ -1,6 +1,7 @@
 // The store's pending-run query (Store::ListPendingRunsFor with a device's
 // DispatchProfile) picks exactly the runs CanServe says the device serves,
 // oldest first: the dispatch rule and its SQL form cannot drift apart.
+#include <string>
 #include <vector>
 
 #include "controller/core/registry.h"
@@ -59,6 +60,35 @@ TEST_F(PendingFilterTest, TheQueryServesWhatCanServeServes) {
   ASSERT_TRUE(got.ok());
   ASSERT_EQ(got->size(), 1u);
   EXPECT_EQ((*got)[0].run_id(), expected[1]);
+}
+
+TEST_F(PendingFilterTest, AKernelRunIsServedOnAnyShapeOfAKernelOffered) {
+  std::vector<v1::RunSpec> specs;
+  for (const char* model_shape :
+       {"gemm:deepbench-train-1", "gemm:m8-n8-k8", "rnn:gru-h8-b1-t2"}) {
+    const std::string text = model_shape;
+    v1::RunSpec spec = HostRun(2);
+    spec.mutable_workload()->set_model(text.substr(0, text.find(':')));
+    spec.mutable_workload()->set_dataset(text.substr(text.find(':') + 1));
+    specs.push_back(spec);
+  }
+  const std::vector<int64_t> ids = AddSweep(specs);
+  v1::DeviceIdentity identity;
+  identity.set_device_id("host-0");
+  identity.set_device_class("host");
+  v1::DeviceCapabilities caps = HostCaps(4);
+  caps.add_models("gemm");  // not rnn
+  std::vector<int64_t> expected;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (CanServe(identity, caps, specs[i])) expected.push_back(ids[i]);
+  }
+  EXPECT_EQ(expected, (std::vector<int64_t>{ids[0], ids[1]}));
+  auto got = store_->ListPendingRunsFor(
+      MakeDispatchProfile(identity, caps)->filter, 100);
+  ASSERT_TRUE(got.ok()) << got.status();
+  std::vector<int64_t> got_ids;
+  for (const v1::RunSpec& spec : *got) got_ids.push_back(spec.run_id());
+  EXPECT_EQ(got_ids, expected);
 }
 
 }  // namespace

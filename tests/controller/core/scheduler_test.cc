@@ -56,6 +56,16 @@ TEST(CanServeTest, EachMismatchPreventsServing) {
   EXPECT_FALSE(CanServe(Host(), Caps(), spec)) << "dataset";
 }
 
+TEST(CanServeTest, AKernelRunNeedsTheKernelButNoDataset) {
+  v1::RunSpec spec = Spec(1);
+  spec.mutable_workload()->set_model("gemm");
+  spec.mutable_workload()->set_dataset("deepbench-train-1");  // a shape
+  EXPECT_FALSE(CanServe(Host(), Caps(), spec)) << "the agent has no gemm";
+  v1::DeviceCapabilities caps = Caps();
+  caps.add_models("gemm");
+  EXPECT_TRUE(CanServe(Host(), caps, spec));
+}
+
 TEST(CanServeTest, BaseloadRunNeedsNoModelOrDatasetButTheClassAndRuntime) {
   v1::RunSpec spec;
   spec.set_device_class("host");

@@ -101,11 +101,13 @@ TEST(WorkloadCatalogTest, Lenet5TakesGreySetsAndTheOthersRgbSets) {
   const WorkloadCatalog w = WorkloadCatalog::Default();
   EXPECT_THAT(w.ModelNames(),
               ElementsAre("alexnet", "dqn", "gpt2_small", "inception_v3",
-                          "lenet5", "mobilenetv3", "resnet18", "resnet50",
-                          "squeezenet1_1", "vae", "vgg11", "vgg19"));
+                          "lenet5", "lstm_lm", "mobilebert", "mobilenetv3",
+                          "resnet18", "resnet50", "squeezenet1_1", "vae",
+                          "vgg11", "vgg19"));
   EXPECT_THAT(w.DatasetNames(),
               ElementsAre("catch-frames", "cifar10", "fashion-mnist",
-                          "gld23k", "imagenet", "mnist", "synthetic"));
+                          "gld23k", "imagenet", "mnist", "synthetic",
+                          "wikitext", "wordnet"));
   EXPECT_TRUE(w.Accepts("lenet5", "fashion-mnist"));
   // Every model takes synthetic data (random tensors of its own shape).
   EXPECT_TRUE(w.Accepts("lenet5", "synthetic"));
@@ -117,6 +119,11 @@ TEST(WorkloadCatalogTest, Lenet5TakesGreySetsAndTheOthersRgbSets) {
   EXPECT_TRUE(w.Accepts("mobilenetv3", "gld23k"));
   EXPECT_FALSE(w.Accepts("vgg11", "fashion-mnist"));
   EXPECT_FALSE(w.Accepts("resnet9", "fashion-mnist"));
+  // The sequence models take the text sets, and only they do.
+  EXPECT_TRUE(w.Accepts("lstm_lm", "wikitext"));
+  EXPECT_TRUE(w.Accepts("mobilebert", "wordnet"));
+  EXPECT_FALSE(w.Accepts("mobilebert", "imagenet"));
+  EXPECT_FALSE(w.Accepts("resnet18", "wordnet"));
   // The image-folder sets for every torchvision network; CIFAR-10's 32x32
   // images for those whose downsampling leaves at least 1x1 there.
   for (const char* m : {"alexnet", "inception_v3", "squeezenet1_1", "vgg19"}) {

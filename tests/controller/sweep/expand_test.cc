@@ -256,6 +256,25 @@ TEST(ExpandSweepTest, EachClassRunsItsOwnPowerModes) {
   EXPECT_EQ(runs.size(), 32u);
 }
 
+TEST(ExpandSweepTest, SeqLenAndVocabReachOnlyTheSequenceModelsRuns) {
+  v1::SweepSpec s = TwoOfEach();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("mobilebert/wikitext");
+  s.add_workloads("resnet18/cifar10");
+  s.set_seq_len(64);
+  s.set_vocab(30522);
+  s.set_input_size(160);
+  const std::vector<v1::RunSpec> runs = ExpandSweep(s);
+  ASSERT_FALSE(runs.empty());
+  for (const v1::RunSpec& r : runs) {
+    const bool bert = r.workload().model() == "mobilebert";
+    EXPECT_EQ(r.workload().seq_len(), bert ? 64 : 0);
+    EXPECT_EQ(r.workload().vocab(), bert ? 30522 : 0);
+    EXPECT_EQ(r.workload().input_size(), bert ? 0 : 160);
+  }
+}
+
 TEST(ExpandSweepTest, PipelineAxesMultiplyAndPreloadIsForInferOnly) {
   v1::SweepSpec s = TwoOfEach();
   s.clear_prefetch_depths();

@@ -13,6 +13,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::StartsWith;
 using testing_util::Ctx;
 using testing_util::Device;
 using testing_util::GoodSpec;
@@ -70,11 +71,12 @@ TEST(ValidateSweepTest, UnknownNames) {
       ElementsAre("device_classes[1]: unknown device class 'tx2' "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
-                  "dqn, gpt2_small, inception_v3, lenet5, mobilenetv3, "
-                  "resnet18, resnet50, squeezenet1_1, vae, vgg11, vgg19)",
+                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
+                  "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
+                  "vgg19)",
                   "datasets[0]: unknown dataset 'cifar100' (known: "
                   "catch-frames, cifar10, fashion-mnist, gld23k, imagenet, "
-                  "mnist, synthetic)"));
+                  "mnist, synthetic, wikitext, wordnet)"));
 }
 
 TEST(ValidateSweepTest, EmptyAxesAndName) {
@@ -91,11 +93,12 @@ TEST(ValidateSweepTest, EmptyAxesAndName) {
                   "device_classes: at least one device class is required "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models: at least one model is required (known: alexnet, "
-                  "dqn, gpt2_small, inception_v3, lenet5, mobilenetv3, "
-                  "resnet18, resnet50, squeezenet1_1, vae, vgg11, vgg19)",
+                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
+                  "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
+                  "vgg19)",
                   "datasets: at least one dataset is required (known: "
                   "catch-frames, cifar10, fashion-mnist, gld23k, imagenet, "
-                  "mnist, synthetic)",
+                  "mnist, synthetic, wikitext, wordnet)",
                   "batch_sizes: at least one batch size is required",
                   "power_modes: at least one power mode is required ({} "
                   "leaves the device as it is)"));
@@ -152,7 +155,7 @@ TEST(ValidateSweepTest, SyntheticDataFitsEveryModelButHasNoEpochs) {
   const std::vector<std::string> problems = Problems(s);
   ASSERT_EQ(problems.size(), kModelNames.size());
   EXPECT_EQ(problems[0],
-            "workloads[0]: lenet5 on synthetic data has no epochs (one random "
+            "workloads[0]: alexnet on synthetic data has no epochs (one random "
             "minibatch is reused): set epochs to 0 and stop with minibatches "
             "or duration_s");
   s.set_epochs(0);
@@ -207,6 +210,45 @@ TEST(ValidateSweepTest, PowerModesPerDeviceClass) {
                                     "to xavier-nx")));
 }
 
+TEST(ValidateSweepTest, KernelWorkloadsTakeTableRowsAndExplicitShapes) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.set_epochs(0);
+  s.set_minibatches(100);
+  s.add_workloads("gemm/deepbench-train-1");
+  s.add_workloads("conv/deepbench-train-18-bwd-filter");
+  s.add_workloads("rnn/gru-h512-b32-t25-fwdbwd");
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.add_workloads("gemm/deepbench-train-9999");
+  s.add_workloads("conv/n8-c3-h2-w2-k4-r3-s3");
+  s.add_workloads("rnn/lstm-h512-b32");
+  s.add_workloads("gemm/cifar10");
+  const std::vector<std::string> problems = Problems(s);
+  ASSERT_EQ(problems.size(), 4u);
+  EXPECT_THAT(problems[0], StartsWith("workloads[3]: gemm shape "
+                                      "'deepbench-train-9999': no such row"));
+  EXPECT_EQ(problems[1],
+            "workloads[4]: conv shape 'n8-c3-h2-w2-k4-r3-s3': the 3x3 filter "
+            "does not fit the 2x2 input with padding 0x0");
+  EXPECT_EQ(problems[2],
+            "workloads[5]: rnn shape 'lstm-h512-b32': missing field "
+            "t<time steps>");
+  EXPECT_THAT(problems[3], StartsWith("workloads[6]: gemm shape 'cifar10': "
+                                      "unknown field 'cifar'"));
+}
+
+TEST(ValidateSweepTest, KernelWorkloadsHaveNoEpochs) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("gemm/m64-n64-k64");
+  EXPECT_THAT(Problems(s),
+              ElementsAre("workloads[0]: kernel gemm reads no data set, so it "
+                          "has no epochs; stop it with minibatches (timed "
+                          "iterations) or duration_s"));
+}
+
 TEST(ValidateSweepTest, WorkloadsExcludeModelsAndDatasets) {
   v1::SweepSpec s = GoodSpec();
   s.add_workloads("lenet5/mnist");
@@ -248,6 +290,37 @@ TEST(ValidateSweepTest, PipelineKnobs) {
                   "and 1024, got 16",
                   "preload: applies to infer runs only, and tasks has no "
                   "infer"));
+}
+
+TEST(ValidateSweepTest, SequenceLengthAndVocabularyMustFitTheTextModels) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("mobilebert/wikitext");
+  s.add_workloads("lstm_lm/wordnet");
+  s.set_seq_len(600);
+  s.set_vocab(3);
+  EXPECT_THAT(Problems(s),
+              ElementsAre("seq_len: 600 does not fit mobilebert (1 to 512 "
+                          "tokens; 0 for its default of 128)",
+                          "vocab: 3 does not fit: a vocabulary is 4 to "
+                          "16777216 tokens (the 4 special tokens; ids exact "
+                          "in a float), or 0 for the data set's"));
+  s.set_seq_len(512);
+  s.set_vocab(16777216);
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.set_seq_len(-1);
+  s.set_vocab(0);
+  EXPECT_THAT(Problems(s), ElementsAre(HasSubstr("seq_len: -1 does not fit "
+                                                 "mobilebert"),
+                                       HasSubstr("seq_len: -1 does not fit "
+                                                 "lstm_lm")));
+  // Only sequence models take them.
+  v1::SweepSpec images = GoodSpec();
+  images.set_seq_len(35);
+  EXPECT_THAT(Problems(images),
+              ElementsAre("seq_len: applies to the sequence models (lstm_lm, "
+                          "mobilebert) and the sweep runs none"));
 }
 
 TEST(ValidateSweepTest, IntegerAxes) {
@@ -367,8 +440,9 @@ TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
                   "device_classes[1]: unknown device class 'tx2' (known: "
                   "host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
-                  "dqn, gpt2_small, inception_v3, lenet5, mobilenetv3, "
-                  "resnet18, resnet50, squeezenet1_1, vae, vgg11, vgg19)",
+                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
+                  "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
+                  "vgg19)",
                   "batch_sizes[0]: must be positive, got 0",
                   "loader_workers[0]: must be between 0 and 64, got -1",
                   "power_modes[1].preset: unknown preset 'TURBO' for orin-agx "

@@ -110,8 +110,39 @@ TEST(TwinWorkloadCostTest, PairsAreTheModelsOnTheSetsTheyCanRead) {
       "mobilenetv3/synthetic", "resnet18/synthetic",    "resnet50/synthetic",
       "vgg11/synthetic",       "alexnet/synthetic",     "inception_v3/synthetic",
       "squeezenet1_1/synthetic", "vgg19/synthetic",
-      "dqn/synthetic",         "gpt2_small/synthetic",  "vae/synthetic"};
+      "dqn/synthetic",         "gpt2_small/synthetic",  "vae/synthetic",
+      "lstm_lm/wikitext",      "lstm_lm/wordnet",       "mobilebert/wikitext",
+      "mobilebert/wordnet",    "lstm_lm/synthetic",     "mobilebert/synthetic"};
   EXPECT_EQ(pairs, expected);
+}
+
+TEST(TwinWorkloadCostTest, TextSetsAreCutIntoTheModelsWindows) {
+  // WikiText-2's shape: 2,088,628 training tokens, a 33,278 vocabulary.
+  DatasetCost w = *DatasetCostFor("wikitext");
+  EXPECT_EQ(w.format, DatasetFormat::kText);
+  EXPECT_TRUE(w.LoadedAtStart());
+  EXPECT_EQ(w.train_tokens, 2088628);
+  EXPECT_EQ(w.input.classes, 33278);
+  EXPECT_GT(w.train.storage_bytes, 4.0 * 2088628);
+  // lstm_lm reads 35 + 1 tokens every 35: (2,088,628 - 36) / 35 + 1.
+  TwinWorkloadCost lm = *TwinWorkloadCostFor("lstm_lm", "wikitext");
+  EXPECT_EQ(lm.dataset.train.samples, (2088628 - 36) / 35 + 1);
+  EXPECT_EQ(lm.model.input.size, 35);
+  EXPECT_EQ(lm.model.input.classes, 33278);
+  TwinInputOverride o;
+  o.seq_len = 64;
+  TwinWorkloadCost bert = *TwinWorkloadCostFor("mobilebert", "wikitext", o);
+  EXPECT_EQ(bert.dataset.train.samples, (2088628 - 64) / 64 + 1);
+  EXPECT_EQ(bert.dataset.infer.samples, (245569 - 64) / 64 + 1);
+  // The WordNet glosses, as gen-dataset tokenises them.
+  DatasetCost g = *DatasetCostFor("wordnet");
+  EXPECT_GT(g.train_tokens, 1000000);
+  EXPECT_GT(g.input.classes, 10000);
+  // Images and tokens do not mix.
+  absl::StatusOr<TwinWorkloadCost> bad = TwinWorkloadCostFor("resnet18", "wordnet");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("token ids"), std::string::npos);
+  EXPECT_FALSE(TwinWorkloadCostFor("mobilebert", "imagenet").ok());
 }
 
 TEST(TwinWorkloadCostTest, ErrorsNameTheModelAndTheDataSet) {

@@ -167,6 +167,37 @@ TEST(ModelCostTest, OnlyMobileNetHasDepthwiseConvolutions) {
   }
 }
 
+// The sequence models against `powersweep-workload describe` (which counts
+// on the built network, and whose counts text_parity.py checks against the
+// PyTorch references): parameters, MACs and parameter tensors at the
+// defaults (lstm_lm 35 tokens of a 33,278 vocabulary; mobilebert 128 of
+// 30,522).
+TEST(ModelCostTest, SequenceModelsMatchTheBuiltNetworks) {
+  ModelCost lm = *ModelCostFor("lstm_lm");
+  EXPECT_EQ(lm.input.size, 35);
+  EXPECT_EQ(lm.input.classes, 33278);
+  EXPECT_EQ(lm.params, 13987678);
+  EXPECT_EQ(lm.forward_macs, 255346000);
+  EXPECT_EQ(lm.param_tensors, 11);
+  ModelCost bert = *ModelCostFor("mobilebert");
+  EXPECT_EQ(bert.params, 36596538);
+  EXPECT_EQ(bert.forward_macs, 4726587392);
+  EXPECT_EQ(bert.param_tensors, 1117);
+  // Attention grows with the square of the sequence length.
+  ModelCost longer = *ModelCostFor("mobilebert", {1, 512, 30522});
+  EXPECT_GT(longer.forward_macs, 4 * bert.forward_macs);
+  // The LSTM launches a recurrent GEMM and a gate kernel per time step.
+  EXPECT_GT(lm.forward_kernels, 4 * 35);
+  ModelCost lm70 = *ModelCostFor("lstm_lm", {1, 70, 33278});
+  EXPECT_EQ(lm70.forward_kernels - lm.forward_kernels, 2 * 2 * 35);
+  // Out of bounds: named with the limits.
+  absl::StatusOr<ModelCost> c = ModelCostFor("mobilebert", {1, 513, 30522});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("1..512"), std::string::npos);
+  EXPECT_FALSE(ModelCostFor("lstm_lm", {1, 35, 3}).ok());
+  EXPECT_FALSE(ModelCostFor("lstm_lm", {3, 35, 100}).ok());
+}
+
 TEST(ModelCostTest, UnknownModelsAndImpossibleInputsAreNamed) {
   absl::StatusOr<ModelCost> c = ModelCostFor("alexnet_v2");
   ASSERT_FALSE(c.ok());

@@ -61,14 +61,17 @@ TEST(TwinAgentTest, RegistersTheClassTablesAndEveryModelAndDataSetItCosts) {
   EXPECT_EQ(caps.cpu_freqs_khz_size(), 29);
   EXPECT_EQ(caps.gpu_freqs_hz_size(), 14);
   EXPECT_EQ(caps.mem_freqs_hz_size(), 9);
+  // The networks and the kernels (any shape: twin_kernel_test.cc).
   EXPECT_THAT(caps.models(),
-              testing::ElementsAre("alexnet", "dqn", "gpt2_small",
-                                   "inception_v3", "lenet5", "mobilenetv3",
-                                   "resnet18", "resnet50", "squeezenet1_1",
-                                   "vae", "vgg11", "vgg19"));
+              testing::ElementsAre("alexnet", "conv", "dqn", "gemm",
+                                   "gpt2_small", "inception_v3", "lenet5",
+                                   "lstm_lm", "mobilebert", "mobilenetv3",
+                                   "resnet18", "resnet50", "rnn",
+                                   "squeezenet1_1", "vae", "vgg11", "vgg19"));
   EXPECT_THAT(caps.datasets(),
               testing::ElementsAre("catch-frames", "cifar10", "fashion-mnist",
-                                   "gld23k", "imagenet", "mnist"));
+                                   "gld23k", "imagenet", "mnist", "synthetic",
+                                   "wikitext", "wordnet"));
   // Simulated runs only: never offers containers.
   EXPECT_THAT(caps.runtimes(), testing::ElementsAre(v1::RUNTIME_NATIVE));
 }

@@ -1,0 +1,141 @@
+// lstm_lm and mobilebert costed per sample of seq_len tokens, as
+// workloads/models/lstm_lm.h and mobilebert.h build them. For these models
+// ModelInput is {1, seq_len, vocab}: channels 1, size = tokens read per
+// sample, classes = vocabulary.
+//
+// MACs follow `powersweep-workload describe`: Linear layers, the LSTM gates'
+// two matrix products (4 x hidden x (input + hidden) per token and layer),
+// attention's QK^T and PV (2 x seq_len x 128 per token and layer) and the
+// masked-LM decoder (512 x vocab per token); embedding lookups are free.
+// Activations: every op's output values per sample. Forward kernels, as
+// LibTorch's eager mode launches them on a GPU (estimates, the layer lists
+// below): one per Linear, elementwise op, softmax and matrix product; the
+// cuDNN LSTM one input-projection GEMM per layer plus, per time step, a
+// recurrent GEMM and a fused gate kernel. The per-minibatch totals follow
+// ModelWalker::Finish (model_cost.h).
+#include <string>
+
+#include "agent/platform/twin/model_architectures.h"
+
+namespace powersweep {
+namespace {
+
+// Sums a sequence model's ops for one sample of `tokens` tokens.
+class TokenTally {
+ public:
+  TokenTally(std::string name, const ModelInput& input) : tokens_(input.size) {
+    c_.name = std::move(name);
+    c_.input = input;
+    c_.input_values = input.size;
+  }
+  // A Linear applied to every token (bias when `bias`).
+  void Linear(double in, double out, bool bias = true) {
+    c_.forward_macs += tokens_ * in * out;
+    Params(in * out + (bias ? out : 0), bias ? 2 : 1);
+    Op(tokens_ * out);
+  }
+  void Params(double values, int tensors) {
+    c_.params += values;
+    c_.param_tensors += tensors;
+  }
+  // An op writing `values` per sample, in `kernels` launches.
+  void Op(double values, int kernels = 1) {
+    c_.activations += values;
+    c_.forward_kernels += kernels;
+  }
+  void Macs(double macs) { c_.forward_macs += macs; }
+  double tokens() const { return tokens_; }
+  ModelCost Finish() const {
+    ModelCost c = c_;
+    c.infer_kernels = c.forward_kernels + 1;
+    c.train_kernels =
+        c.forward_kernels + 2 + 2 * c.forward_kernels + 3 * c.param_tensors;
+    return c;
+  }
+
+ private:
+  double tokens_;
+  ModelCost c_;
+};
+
+}  // namespace
+
+ModelCost LstmLmCost(const ModelInput& input) {
+  constexpr double kEmb = 200, kHidden = 200;
+  constexpr int kLayers = 2;
+  const double vocab = input.classes;
+  TokenTally t("lstm_lm", input);
+  const double n = t.tokens();
+  t.Params(vocab * kEmb, 1);  // encoder
+  t.Op(n * kEmb);             // embedding lookup
+  t.Op(n * kEmb);             // dropout
+  for (int layer = 0; layer < kLayers; ++layer) {
+    const double in = layer == 0 ? kEmb : kHidden;
+    t.Params(4 * kHidden * (in + kHidden) + 8 * kHidden, 4);
+    t.Macs(n * 4 * kHidden * (in + kHidden));
+    // Input projection, then per step the recurrent GEMM and the gates.
+    t.Op(n * 4 * kHidden + n * 6 * kHidden, 1 + 2 * input.size);
+  }
+  t.Op(n * kHidden);  // dropout
+  t.Linear(kHidden, vocab);  // decoder
+  return t.Finish();
+}
+
+ModelCost MobileBertCost(const ModelInput& input) {
+  constexpr double kEmb = 128, kHidden = 512, kNeck = 128, kInter = 512;
+  constexpr int kLayers = 24, kStackedFfns = 3;
+  const double vocab = input.classes, len = input.size;
+  TokenTally t("mobilebert", input);
+  const double n = t.tokens();
+  auto no_norm = [&](double width) {
+    t.Params(2 * width, 2);
+    t.Op(n * width, 2);  // x * w + b
+  };
+  // Embeddings: word (vocab x 128), trigram concat, transformation,
+  // position and token type (added), NoNorm.
+  t.Params(vocab * kEmb + 512 * kHidden + 2 * kHidden, 3);
+  t.Op(n * kEmb);                 // word lookup
+  t.Op(n * 3 * kEmb, 3);          // two pads and the concat
+  t.Linear(3 * kEmb, kHidden);
+  t.Op(2 * n * kHidden, 4);       // two lookups, two adds
+  no_norm(kHidden);
+  for (int layer = 0; layer < kLayers; ++layer) {
+    t.Linear(kHidden, kNeck);  // bottleneck input
+    no_norm(kNeck);
+    t.Linear(kHidden, kNeck);  // shared query/key bottleneck
+    no_norm(kNeck);
+    t.Linear(kNeck, kNeck);    // query
+    t.Linear(kNeck, kNeck);    // key
+    t.Linear(kHidden, kNeck);  // value
+    t.Macs(2 * len * len * kNeck);
+    t.Op(2 * 4 * len * len, 2);  // scores, scaled
+    t.Op(4 * len * len, 2);      // softmax, dropout
+    t.Op(n * kNeck, 2);          // context, heads merged
+    t.Linear(kNeck, kNeck);      // attention output
+    t.Op(n * kNeck);             // residual
+    no_norm(kNeck);
+    for (int f = 0; f < kStackedFfns + 1; ++f) {
+      t.Linear(kNeck, kInter);
+      t.Op(n * kInter);  // ReLU
+      t.Linear(kInter, kNeck);
+      t.Op(n * kNeck);   // residual
+      no_norm(kNeck);
+    }
+    t.Linear(kNeck, kHidden);  // output bottleneck
+    t.Op(n * kHidden);         // residual
+    no_norm(kHidden);
+  }
+  // Masked-LM head: transform, ReLU, LayerNorm, decoder (tied word
+  // embeddings + its own 384 x vocab) and bias.
+  t.Linear(kHidden, kHidden);
+  t.Op(n * kHidden);
+  t.Params(2 * kHidden, 2);
+  t.Op(n * kHidden);
+  t.Params((kHidden - kEmb) * vocab + vocab, 2);
+  t.Op(kHidden * vocab);  // the decoder matrix, concatenated
+  t.Macs(n * kHidden * vocab);
+  t.Op(n * vocab, 2);     // logits, bias
+  return t.Finish();
+}
+
+}  // namespace powersweep

@@ -1,0 +1,59 @@
+// The sequence models powersweep runs (they take token ids, not images)
+// and the limits on their two options, shared by the workload binary
+// (workloads/models/catalog.cc), the controller's sweep validation
+// (controller/sweep/validate.cc) and the twin (agent/platform/twin), so a
+// sequence length or vocabulary that does not fit is rejected at submit
+// with the same bounds the workload applies.
+//
+//   model       default seq_len  max seq_len  default vocab   sample tokens
+//   lstm_lm     35               4096         33,278          seq_len + 1
+//   mobilebert  128              512          30,522          seq_len
+//
+// seq_len: tokens the model reads per sample (lstm_lm: the BPTT length of
+// PyTorch's word_language_model example, default 35; mobilebert: at most its
+// 512 position embeddings). vocab: tokens of the embedding and the output
+// layer; the defaults are WikiText-2's vocabulary (33,278, the example's
+// corpus) and BERT's uncased WordPiece vocabulary (30,522). A run takes the
+// vocabulary of its data set unless told otherwise. Token ids travel through
+// the loader as floats, exact below 2^24, hence the vocabulary's upper bound;
+// the lower bound is the four special tokens every text set starts with
+// (<pad>, <unk>, <eos>, <mask>; workloads/data/text_dataset.h).
+// lstm_lm's samples carry one token more than it reads: the input is the
+// first seq_len tokens and the target the last seq_len (next-token
+// prediction).
+#ifndef POWERSWEEP_COMMON_TEXT_MODELS_H_
+#define POWERSWEEP_COMMON_TEXT_MODELS_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace powersweep {
+
+struct TextModelLimits {
+  const char* name;
+  int64_t default_seq_len;
+  int64_t max_seq_len;
+  int64_t default_vocab;
+  int64_t extra_sample_tokens;  // tokens per sample = seq_len + this
+};
+
+inline constexpr int64_t kMinTextVocab = 4;            // the special tokens
+inline constexpr int64_t kMaxTextVocab = 1 << 24;      // exact in a float
+inline constexpr int64_t kMinTextSeqLen = 1;
+
+inline constexpr TextModelLimits kTextModels[] = {
+    {"lstm_lm", 35, 4096, 33278, 1},
+    {"mobilebert", 128, 512, 30522, 0},
+};
+
+// The limits of `model`, or nullptr when it is not a sequence model.
+constexpr const TextModelLimits* FindTextModel(std::string_view model) {
+  for (const TextModelLimits& m : kTextModels) {
+    if (model == m.name) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_COMMON_TEXT_MODELS_H_
