@@ -22,6 +22,9 @@
 #include "common/flags_usage.h"
 #include "common/http/http_server.h"
 #include "common/log.h"
+#include "common/net/descriptors.h"
+#include "common/net/guarded_listener.h"
+#include "common/net/listen_socket.h"
 #include "common/metrics/metrics_listen.h"
 #include "controller/core/fleet.h"
 #include "controller/metrics/controller_metrics_page.h"
@@ -65,6 +68,16 @@ ABSL_FLAG(int32_t, max_devices, 10000,
           "beyond it are refused.");
 ABSL_FLAG(int32_t, max_sessions, 5000,
           "Most agents connected at once; more are refused.");
+ABSL_FLAG(int32_t, max_connections, 4096,
+          "Most TCP connections held at once (agents, CLI calls, and "
+          "connections still in their handshake); more are closed as they "
+          "arrive. The controller also keeps 64 descriptors below its "
+          "open-files limit (raised to the hard limit at start), so a "
+          "connection flood can never exhaust it.");
+ABSL_FLAG(double, handshake_timeout_s, 10.0,
+          "A connection that has not finished its TLS/HTTP/2 handshake "
+          "within this many seconds (e.g. one that never speaks) is "
+          "closed.");
 ABSL_FLAG(bool, verbose, false, "Log debug lines.");
 ABSL_FLAG(std::string, tls_cert, "",
           "Serve TLS with this certificate (PEM; e.g. controller.crt from "
@@ -189,6 +202,18 @@ int Serve() {
       absl::Seconds(absl::GetFlag(FLAGS_write_timeout_s));
   fleet_options.max_devices = absl::GetFlag(FLAGS_max_devices);
   fleet_options.max_sessions = absl::GetFlag(FLAGS_max_sessions);
+  if (absl::GetFlag(FLAGS_max_connections) < 1) {
+    PS_LOG(ERROR) << "--max_connections: must be at least 1, got "
+                  << absl::GetFlag(FLAGS_max_connections);
+    return 2;
+  }
+  if (const double h = absl::GetFlag(FLAGS_handshake_timeout_s);
+      !(h >= 0.1 && h <= 3600)) {
+    PS_LOG(ERROR) << "--handshake_timeout_s: must be in [0.1, 3600] "
+                     "seconds, got "
+                  << h;
+    return 2;
+  }
   if (fleet_options.max_devices < 1 || fleet_options.max_sessions < 1) {
     PS_LOG(ERROR) << "--max_devices and --max_sessions: must be at least 1";
     return 2;
@@ -217,10 +242,30 @@ int Serve() {
   if (absl::GetFlag(FLAGS_grpc_reflection)) {
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   }
-  int port = 0;
+  // The listening socket is the controller's own (GuardedListener), not
+  // gRPC's: gRPC 1.51's listener stops for good after one EMFILE.
+  const OpenFilesLimit files = RaiseOpenFilesLimit();
+  if (files.soft != files.soft_before) {
+    PS_LOG(INFO) << "open-files limit raised from " << files.soft_before
+                 << " to " << files.soft;
+  }
+  absl::StatusOr<ListeningSocket> socket =
+      ListenTcp(absl::GetFlag(FLAGS_listen), /*backlog=*/1024);
+  if (!socket.ok()) {
+    PS_LOG(ERROR) << "--listen: " << socket.status().message();
+    return socket.status().code() == absl::StatusCode::kInvalidArgument ? 2
+                                                                        : 1;
+  }
+  const int port = socket->port;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), security->credentials,
-                           &port);
+  std::shared_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
+      builder.experimental().AddExternalConnectionAcceptor(
+          grpc::ServerBuilder::experimental_type::ExternalConnectionType::
+              FROM_FD,
+          security->credentials);
+  builder.AddChannelArgument(
+      GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+      static_cast<int>(absl::GetFlag(FLAGS_handshake_timeout_s) * 1000));
   // Agents ping every 20 s; notice dead agents (and permit their pings).
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
@@ -230,10 +275,36 @@ int Serve() {
   builder.RegisterService(&control);
   builder.RegisterService(&gateway);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || port == 0) {
-    PS_LOG(ERROR) << "cannot listen on --listen=" << absl::GetFlag(FLAGS_listen);
+  if (server == nullptr) {
+    PS_LOG(ERROR) << "cannot start the gRPC server on --listen="
+                  << absl::GetFlag(FLAGS_listen);
+    close(socket->fd);
     return 1;
   }
+  GuardedListenerOptions listener_options;
+  listener_options.max_connections = absl::GetFlag(FLAGS_max_connections);
+  listener_options.descriptor_limit = files.soft;
+  const int listen_fd = socket->fd;
+  absl::StatusOr<std::unique_ptr<GuardedListener>> listener =
+      GuardedListener::Start(
+          *socket,
+          [&acceptor, listen_fd](int fd) {
+            grpc::experimental::ExternalConnectionAcceptor::
+                NewConnectionParameters params;
+            params.listener_fd = listen_fd;
+            params.fd = fd;
+            acceptor->HandleNewConnection(&params);
+          },
+          listener_options);
+  if (!listener.ok()) {
+    PS_LOG(ERROR) << listener.status().message();
+    server->Shutdown();
+    return 1;
+  }
+  PS_LOG(INFO) << "accepting at most " << (*listener)->counts().ceiling
+               << " descriptors (open-files limit " << files.soft
+               << ", --max_connections="
+               << absl::GetFlag(FLAGS_max_connections) << ")";
   grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
   for (const char* service :
        {"powersweep.v1.Control", "powersweep.v1.AgentGateway"}) {
@@ -244,6 +315,7 @@ int Serve() {
   sources.store = store->get();
   sources.fleet = &fleet;
   sources.store_errors = &(*store)->error_counts();
+  sources.listener = listener->get();
   absl::StatusOr<std::unique_ptr<HttpServer>> metrics_server =
       StartMetricsPage(metrics_flags,
                        [sources] { return RenderControllerMetrics(sources); });
@@ -267,8 +339,16 @@ int Serve() {
 
   absl::Notification stopping;
   std::thread liveness([&] {
-    while (!stopping.WaitForNotificationWithTimeout(
-        absl::Seconds(heartbeat_s / 2))) {
+    const absl::Duration tick = absl::Seconds(heartbeat_s / 2);
+    absl::Time last = absl::Now();
+    while (!stopping.WaitForNotificationWithTimeout(tick)) {
+      // Woken more than a heartbeat late: this process was not running
+      // (SIGSTOP, a suspended VM); agents are not to blame for the gap.
+      const absl::Time now = absl::Now();
+      if (now - last > tick + absl::Seconds(heartbeat_s)) {
+        fleet.NoteStall(now - last - tick);
+      }
+      last = now;
       fleet.CheckLiveness();
       fleet.Dispatch();
     }
@@ -286,6 +366,7 @@ int Serve() {
   server->Wait();
   if (!stopping.HasBeenNotified()) stopping.Notify();
   liveness.join();
+  (*listener)->Stop();
   if (*metrics_server != nullptr) (*metrics_server)->Stop();
   signals.detach();
   PS_LOG(INFO) << "stopped";
@@ -305,8 +386,8 @@ int main(int argc, char** argv) {
       "Usage: powersweep-controller [--listen=ADDR] [--db=FILE] "
       "[--port_file=FILE] [--heartbeat_s=S] [--lease_timeout_s=S]\n"
       "  [--ack_timeout_s=S] [--reconnect_grace_s=S] [--write_timeout_s=S]\n"
-      "  [--max_devices=N] "
-      "[--max_sessions=N]\n"
+      "  [--max_devices=N] [--max_sessions=N] [--max_connections=N] "
+      "[--handshake_timeout_s=S]\n"
       "  [--tls_cert=FILE --tls_key=FILE --tls_ca=FILE] "
       "[--control_token_file=FILE] [--insecure]\n"
       "  [--metrics_listen=HOST:PORT [--metrics_allow_remote] "

@@ -139,6 +139,8 @@ class MemoryStore : public Store {
   };
   struct Attempt {
     std::set<int64_t> seqs;
+    // Per seq: its minibatch and telemetry counts (IngestOutcome::kConflict).
+    std::map<int64_t, std::pair<int, int>> seq_rows;
     std::vector<Minibatch> minibatches;
     std::vector<Sample> telemetry;
     std::optional<v1::RunResult> result;

@@ -87,9 +87,16 @@ absl::StatusOr<IngestOutcome> MemoryStore::IngestBatch(
                      "; batch of attempt ", attempt, " not stored"));
   }
   Attempt& a = Current(run);
-  if (a.seqs.count(batch.seq()) > 0) return IngestOutcome::kDuplicate;
+  if (a.seqs.count(batch.seq()) > 0) {
+    const std::pair<int, int> had = a.seq_rows[batch.seq()];
+    return had == std::make_pair(batch.minibatches_size(),
+                                 batch.telemetry_size())
+               ? IngestOutcome::kDuplicate
+               : IngestOutcome::kConflict;
+  }
   if (absl::Status st = CheckBatch(batch); !st.ok()) return st;
   a.seqs.insert(batch.seq());
+  a.seq_rows[batch.seq()] = {batch.minibatches_size(), batch.telemetry_size()};
   for (const v1::MinibatchRecord& r : batch.minibatches()) {
     Minibatch& m = a.minibatches.emplace_back();
     m.seq = batch.seq();

@@ -110,7 +110,14 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
                            .Run());
   }
   if (db_->Changes() == 0) {
-    *outcome = IngestOutcome::kDuplicate;
+    PS_ASSIGN_OR_RETURN(
+        Stmt had, db_->Prepare("SELECT minibatches, telemetry FROM batches"
+                               " WHERE run_id = ?1 AND attempt = ?2 AND seq = ?3"));
+    had.Bind(1, batch.run_id()).Bind(2, attempt).Bind(3, batch.seq());
+    PS_ASSIGN_OR_RETURN(bool row, had.Step());
+    const bool same = !row || (had.Int(0) == batch.minibatches_size() &&
+                               had.Int(1) == batch.telemetry_size());
+    *outcome = same ? IngestOutcome::kDuplicate : IngestOutcome::kConflict;
     return absl::OkStatus();
   }
   if (batch.minibatches_size() > 0 || batch.telemetry_size() > 0) {

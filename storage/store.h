@@ -88,7 +88,10 @@ struct RunWithResult {
 };
 
 // Result of ingesting one DataBatch.
-enum class IngestOutcome { kStored, kDuplicate };
+// kConflict: (run_id, attempt, seq) is stored with other numbers of
+// minibatch records or telemetry samples than this batch has: the agent
+// sent two contents under one sequence number (the first is kept).
+enum class IngestOutcome { kStored, kDuplicate, kConflict };
 
 class Store {
  public:
@@ -175,8 +178,8 @@ class Store {
   // ---- ingest
   // Stores the batch's minibatch records and telemetry samples in one
   // transaction under the batch's attempt (0 = the run's current attempt),
-  // unless (run_id, attempt, seq) is already stored (kDuplicate), whatever
-  // the run's state. NotFound for an unknown run; FailedPrecondition,
+  // unless (run_id, attempt, seq) is already stored (kDuplicate; kConflict
+  // when the stored batch had other row counts), whatever the run's state. NotFound for an unknown run; FailedPrecondition,
   // storing nothing, for a batch whose attempt is not the run's current
   // attempt; InvalidArgument for seq < 1 or attempt < 0.
   virtual absl::StatusOr<IngestOutcome> IngestBatch(const v1::DataBatch& batch) = 0;

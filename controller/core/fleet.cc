@@ -212,9 +212,25 @@ void Fleet::Dispatch() {
   im.Flush(std::move(out));
 }
 
+void Fleet::NoteStall(absl::Duration gap) {
+  Impl& im = *impl_;
+  const absl::Duration grace = 3 * im.options.heartbeat_interval;
+  im.judge_after_unix_ns.store(absl::ToUnixNanos(im.clock->Now() + grace),
+                               std::memory_order_relaxed);
+  PS_LOG(WARNING) << "the controller did not run for "
+                  << absl::FormatDuration(gap)
+                  << " (paused or starved); every agent gets "
+                  << absl::FormatDuration(grace)
+                  << " before it is judged silent";
+}
+
 void Fleet::CheckLiveness() {
   Impl& im = *impl_;
   const absl::Duration limit = 3 * im.options.heartbeat_interval;
+  if (absl::ToUnixNanos(im.clock->Now()) <
+      im.judge_after_unix_ns.load(std::memory_order_relaxed)) {
+    return;
+  }
   for (const AgentEntry& silent :
        im.registry.SilentSince(im.clock->Now() - limit)) {
     PS_LOG(INFO) << silent.identity.device_id() << " sent nothing for "

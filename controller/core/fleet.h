@@ -58,6 +58,9 @@ struct FleetOptions {
   // A session whose write to the agent waits longer than this (the agent
   // stopped reading its stream) is ended like a silent one.
   absl::Duration write_timeout = absl::Seconds(20);
+  // A RUNNING run with no result this long after its RunSpec's timeout_s
+  // (and settle wait) is failed by the controller, and the agent told.
+  absl::Duration run_deadline_margin = absl::Seconds(120);
   // Quotas: devices the store may hold, sessions at once.
   int max_devices = 10000;
   int max_sessions = 5000;
@@ -151,7 +154,17 @@ class Fleet {
   // lease_timeout, and releases runs the store holds as active that no
   // session has held for reconnect_grace (left by a previous controller,
   // or a release the store refused).
+  //
+  // After NoteStall, none of these judgments is made for 3 heartbeat
+  // intervals: silence is measured on what the controller received, not
+  // on time it was not running.
   void CheckLiveness();
+  // The controller itself did not run for `gap` (SIGSTOP, a suspended VM,
+  // a starved machine; controller/main.cc notices its liveness loop woke
+  // late). Agents' messages of that time are still on their way, so every
+  // agent gets 3 heartbeat intervals from now before it is judged silent,
+  // and expired assignments and stalled writes wait as long.
+  void NoteStall(absl::Duration gap);
 
   // Every device the store knows but forgotten ones, with connected and
   // current_run_id filled, and the health of a connected device's latest

@@ -24,6 +24,8 @@ struct FleetCounters {
   std::atomic<int64_t> batches_duplicate{0};
   std::atomic<int64_t> batches_dropped{0};
   std::atomic<int64_t> batches_failed{0};
+  // Batches and results refused for their contents (the run failed).
+  std::atomic<int64_t> batches_rejected{0};
   // Rows in the stored batches.
   std::atomic<int64_t> minibatch_rows{0};
   std::atomic<int64_t> telemetry_rows{0};

@@ -16,6 +16,7 @@
 #ifndef POWERSWEEP_CONTROLLER_CORE_FLEET_IMPL_H_
 #define POWERSWEEP_CONTROLLER_CORE_FLEET_IMPL_H_
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -65,6 +66,9 @@ struct Fleet::Impl {
   // most every reconnect_grace / 3.
   std::map<int64_t, absl::Time> unheld_since ABSL_GUARDED_BY(run_mu);
   absl::Time next_unheld_scan ABSL_GUARDED_BY(run_mu) = absl::InfinitePast();
+  // Fleet::NoteStall: no session is judged (silent, stalled, lease
+  // expired, run overdue) before this time.
+  std::atomic<int64_t> judge_after_unix_ns{0};
 
   // Loads known_devices, the marks and database_id once (fleet.cc).
   absl::Status LoadDevicesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
@@ -127,6 +131,17 @@ struct Fleet::Impl {
                     const std::shared_ptr<AgentConnection>& conn,
                     const v1::RunStatus& run, const v1::RunFinished& msg,
                     Outbox* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+  // The run session `conn` of `device_id` holds cannot go on: the agent
+  // sent data that cannot be stored (agent_data_check.h, two contents
+  // under one sequence number, sequence numbers that do not add up), or
+  // the run is past the controller's own deadline. The run fails with
+  // `reason` (retried if the sweep allows); the agent gets a CancelRun
+  // with it and no new run until it reports the run ended. The caller
+  // acknowledges what was refused.
+  void FailHeldRunLocked(const std::string& device_id,
+                           const std::shared_ptr<AgentConnection>& conn,
+                           int64_t run_id, const std::string& reason,
+                           Outbox* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
   v1::RunResult WithBaseload(const v1::RunStatus& run,
                              const v1::RunResult& result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
@@ -154,7 +169,17 @@ struct Fleet::Impl {
   // Runs active in the store that no session has held for
   // reconnect_grace (their agent did not come back after a controller
   // restart, or releasing them failed) are released.
+  // It also fails runs held past their deadline (FailIfOverdueLocked).
   void ReleaseOrphans() ABSL_LOCKS_EXCLUDED(run_mu);
+  // When the controller gives up on a RUNNING run: its start, plus the
+  // RunSpec's timeout_s (the agent's own limit) and settle wait, plus
+  // run_deadline_margin. InfiniteFuture for a run not started.
+  absl::Time RunDeadline(const v1::RunStatus& run) const;
+  // Fails `run` (held by its device's session) if `now` is past its
+  // deadline: an agent that heartbeats but never ends a run cannot hold
+  // it forever.
+  void FailIfOverdueLocked(const v1::RunStatus& run, absl::Time now,
+                           Outbox* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
 
   // Queues an Ack to session `conn`.
   static void QueueAck(const std::string& device_id,

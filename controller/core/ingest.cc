@@ -2,11 +2,13 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/enum_text.h"
 #include "common/log.h"
 #include "controller/analysis/baseload.h"
+#include "controller/core/agent_data_check.h"
 #include "controller/core/fleet_impl.h"
 
 namespace powersweep {
@@ -64,6 +66,7 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
                           const AgentConnection* conn,
                           const v1::DataBatch& batch) {
   Outbox out;
+  std::string rejected;  // why the run's data cannot be stored
   {
     // Shared hold: batches of different agents are stored in parallel, but
     // a run cannot be released (and retried) while its batch is being stored.
@@ -86,6 +89,10 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
                    << batch.run_id() << " from " << device_id << ": "
                    << drop_reason;
       counters.batches_dropped.fetch_add(1, std::memory_order_relaxed);
+    } else if (absl::Status bad = CheckAgentBatch(batch); !bad.ok()) {
+      rejected = absl::StrCat("agent ", device_id, " sent batch ",
+                              batch.seq(),
+                              " that cannot be stored: ", bad.message());
     } else {
       absl::StatusOr<IngestOutcome> outcome = store->IngestBatch(batch);
       if (!outcome.ok()) {
@@ -97,7 +104,13 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
         counters.batches_failed.fetch_add(1, std::memory_order_relaxed);
         return;
       }
-      if (*outcome == IngestOutcome::kDuplicate) {
+      if (*outcome == IngestOutcome::kConflict) {
+        rejected = absl::StrCat(
+            "agent ", device_id, " sent batch ", batch.seq(),
+            " again with other contents (", batch.minibatches_size(),
+            " minibatch records, ", batch.telemetry_size(),
+            " telemetry samples); the first is kept");
+      } else if (*outcome == IngestOutcome::kDuplicate) {
         PS_LOG(DEBUG) << "batch " << batch.seq() << " of run " << batch.run_id()
                       << " already stored; acknowledging again";
         counters.batches_duplicate.fetch_add(1, std::memory_order_relaxed);
@@ -109,10 +122,50 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
                                           std::memory_order_relaxed);
       }
     }
-    QueueAck(device_id, view->conn, batch.run_id(), batch.attempt(),
-             batch.seq(), &out);
+    if (rejected.empty()) {
+      QueueAck(device_id, view->conn, batch.run_id(), batch.attempt(),
+               batch.seq(), &out);
+    }
+  }
+  if (!rejected.empty()) {
+    // Failing the run needs run_mu exclusively.
+    absl::MutexLock lock(&run_mu);
+    std::optional<SessionView> view = registry.View(device_id, conn);
+    counters.batches_rejected.fetch_add(1, std::memory_order_relaxed);
+    if (view && view->current_run_id == batch.run_id()) {
+      FailHeldRunLocked(device_id, view->conn, batch.run_id(), rejected,
+                          &out);
+    }
+    if (view) {
+      // Acknowledged so that the agent drops it; nothing of it is stored.
+      QueueAck(device_id, view->conn, batch.run_id(), batch.attempt(),
+               batch.seq(), &out);
+    }
   }
   Flush(std::move(out));
+}
+
+void Fleet::Impl::FailHeldRunLocked(
+    const std::string& device_id, const std::shared_ptr<AgentConnection>& conn,
+    int64_t run_id, const std::string& reason, Outbox* out) {
+  PS_LOG(WARNING) << "run " << run_id << ": " << reason;
+  registry.SetCurrentRun(device_id, conn.get(), 0);
+  absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+  if (!run.ok()) {
+    PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status();
+  } else if (!IsFinal(run->state())) {
+    v1::RunStatus failing = *run;
+    if (failing.state() == v1::RUN_STATE_LEASED) {
+      // It did run: its data arrived.
+      absl::Status st = store->TransitionRun(run_id, v1::RUN_STATE_RUNNING,
+                                             device_id, "", clock->Now());
+      if (st.ok()) failing.set_state(v1::RUN_STATE_RUNNING);
+    }
+    ReleaseLostRun(failing, device_id, reason, reason);
+  }
+  // The agent stops it and gets no new run until it reports it ended.
+  registry.SetForeignRun(device_id, conn.get(), run_id);
+  QueueCancel(device_id, conn, run_id, reason, out);
 }
 
 // A finished workload run's result with the incremental energy over the
@@ -165,6 +218,20 @@ void Fleet::Impl::OnRunFinished(const std::string& device_id,
                    << " attempt " << msg.attempt() << " from " << device_id
                    << ": the run is on attempt " << view->current_attempt;
       QueueAck(device_id, view->conn, run_id, msg.attempt(), 0, &out);
+    } else if (absl::Status bad = CheckAgentResult(result); !bad.ok()) {
+      counters.batches_rejected.fetch_add(1, std::memory_order_relaxed);
+      FailHeldRunLocked(device_id, view->conn, run_id,
+                          absl::StrCat("agent ", device_id,
+                                       " sent a run result that cannot be "
+                                       "stored: ",
+                                       bad.message(),
+                                       result.ok() ? ""
+                                                   : absl::StrCat(
+                                                         " (the run had "
+                                                         "failed: ",
+                                                         result.reason(), ")")),
+                          &out);
+      QueueAck(device_id, view->conn, run_id, msg.attempt(), 0, &out);
     } else {
       absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
       if (!run.ok()) {
@@ -181,20 +248,34 @@ void Fleet::Impl::OnRunFinished(const std::string& device_id,
         counters.batches_failed.fetch_add(1, std::memory_order_relaxed);
         return;
       }
-      if (static_cast<int64_t>(have->size()) < msg.batches()) {
+      // Complete means batches 1..N, each once; a stored batch beyond N
+      // means the agent's count and its sequence numbers disagree.
+      const int64_t beyond = !have->empty() && have->back() > msg.batches()
+                                 ? have->back()
+                                 : 0;
+      std::vector<int64_t> missing;
+      size_t i = 0;
+      for (int64_t seq = 1; seq <= msg.batches() && beyond == 0; ++seq) {
+        while (i < have->size() && (*have)[i] < seq) ++i;
+        if (i >= have->size() || (*have)[i] != seq) missing.push_back(seq);
+      }
+      if (msg.batches() < 0 || beyond != 0) {
+        counters.batches_rejected.fetch_add(1, std::memory_order_relaxed);
+        FailHeldRunLocked(
+            device_id, view->conn, run_id,
+            absl::StrCat("agent ", device_id, " reported ", msg.batches(),
+                         " batches for the run, but sent batch ", beyond),
+            &out);
+        QueueAck(device_id, view->conn, run_id, msg.attempt(), 0, &out);
+      } else if (!missing.empty()) {
         Outgoing resend{device_id, view->conn, {}};
         v1::ResendRequest* r = resend.msg.mutable_resend();
         r->set_run_id(run_id);
         r->set_attempt(view->current_attempt);
-        size_t i = 0;
-        for (int64_t seq = 1; seq <= msg.batches(); ++seq) {
-          while (i < have->size() && (*have)[i] < seq) ++i;
-          if (i >= have->size() || (*have)[i] != seq) r->add_seqs(seq);
-        }
+        for (int64_t seq : missing) r->add_seqs(seq);
         PS_LOG(INFO) << "run " << run_id << " finished on " << device_id
-                     << " but only " << have->size() << " of "
-                     << msg.batches() << " batches are stored; asking for the "
-                     << r->seqs_size() << " missing";
+                     << " but " << missing.size() << " of " << msg.batches()
+                     << " batches are not stored; asking for them";
         out.push_back(std::move(resend));
       } else {
         FinishLocked(device_id, view->conn, *run, msg, &out);

@@ -1,5 +1,6 @@
 // Fleet::Impl: ending sessions and recovering the runs they held; at a
 // controller's start, the sweeps it resumes.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -150,7 +151,7 @@ void Fleet::Impl::ReleaseExpiredLeases(Outbox* out) {
 }
 
 void Fleet::Impl::ReleaseOrphans() {
-  absl::MutexLock lock(&run_mu);
+  absl::ReleasableMutexLock lock(&run_mu);
   const absl::Time now = clock->Now();
   if (now < next_unheld_scan) return;
   next_unheld_scan = now + options.reconnect_grace / 3;
@@ -160,10 +161,14 @@ void Fleet::Impl::ReleaseOrphans() {
     return;
   }
   std::map<int64_t, absl::Time> still;
+  Outbox out;
   for (const v1::RunStatus& run : *active) {
     const int64_t run_id = run.spec().run_id();
     std::optional<int64_t> held = registry.CurrentRun(run.device_id());
-    if (held == run_id) continue;
+    if (held == run_id) {
+      FailIfOverdueLocked(run, now, &out);
+      continue;
+    }
     auto seen = unheld_since.find(run_id);
     const absl::Time since = seen != unheld_since.end() ? seen->second : now;
     if (now - since < options.reconnect_grace) {
@@ -187,6 +192,39 @@ void Fleet::Impl::ReleaseOrphans() {
     ReleaseLostRun(run, run.device_id(), cause, cause);
   }
   unheld_since = std::move(still);
+  if (!out.empty()) DispatchLocked(&out);
+  lock.Release();
+  Flush(std::move(out));
+}
+
+absl::Time Fleet::Impl::RunDeadline(const v1::RunStatus& run) const {
+  if (run.state() != v1::RUN_STATE_RUNNING || run.started_unix_ms() <= 0) {
+    return absl::InfiniteFuture();
+  }
+  // The agent's own timeout covers the workload; a settle wait comes
+  // before it.
+  const double settle_s = std::max(run.spec().settle().max_wait_s(),
+                                   run.spec().settle().seconds());
+  const double timeout_s = run.spec().timeout_s() > 0 ? run.spec().timeout_s()
+                                                        : 86400;
+  return absl::FromUnixMillis(run.started_unix_ms()) +
+         absl::Seconds(timeout_s + std::max(0.0, settle_s)) +
+         options.run_deadline_margin;
+}
+
+void Fleet::Impl::FailIfOverdueLocked(const v1::RunStatus& run,
+                                      absl::Time now, Outbox* out) {
+  const absl::Time deadline = RunDeadline(run);
+  if (now <= deadline) return;
+  std::optional<AgentEntry> agent = registry.Get(run.device_id());
+  if (!agent || agent->current_run_id != run.spec().run_id()) return;
+  FailHeldRunLocked(
+      run.device_id(), agent->conn, run.spec().run_id(),
+      absl::StrCat("no result from agent ", run.device_id(),
+                   " within the run's timeout (", run.spec().timeout_s(),
+                   " s) plus the controller's margin (",
+                   absl::FormatDuration(options.run_deadline_margin), ")"),
+      out);
 }
 
 }  // namespace powersweep

@@ -71,11 +71,13 @@ void RenderCounters(const FleetCounters& c, ExpositionWriter* w) {
            "Data batches from agents by outcome: stored; duplicate (already "
            "stored, acknowledged again); dropped (of a run or attempt the "
            "agent no longer holds); failed (the database refused it; not "
-           "acknowledged, the agent sends it again).");
+           "acknowledged, the agent sends it again); rejected (a batch or "
+           "result with values that cannot be stored: the run failed).");
   w->Sample({{"outcome", "stored"}}, Load(c.batches_stored));
   w->Sample({{"outcome", "duplicate"}}, Load(c.batches_duplicate));
   w->Sample({{"outcome", "dropped"}}, Load(c.batches_dropped));
   w->Sample({{"outcome", "failed"}}, Load(c.batches_failed));
+  w->Sample({{"outcome", "rejected"}}, Load(c.batches_rejected));
   w->Begin("powersweep_ingest_rows_total", MetricType::kCounter,
            "Rows stored from agents' batches: minibatch records and "
            "telemetry samples.");
@@ -88,6 +90,29 @@ void RenderCounters(const FleetCounters& c, ExpositionWriter* w) {
            "Wall time of each dispatch pass that found idle agents: the "
            "pending-run queries and the leases.");
   w->Histogram({}, c.dispatch_seconds.Snapshot());
+}
+
+void RenderListener(const GuardedListener& listener, ExpositionWriter* w) {
+  const GuardedListenerCounts c = listener.counts();
+  w->Begin("powersweep_connections_total", MetricType::kCounter,
+           "TCP connections that reached the controller's listener, by "
+           "outcome: accepted (handed to gRPC); refused (closed at once, "
+           "the descriptor ceiling was reached).");
+  w->Sample({{"outcome", "accepted"}}, static_cast<double>(c.accepted));
+  w->Sample({{"outcome", "refused"}}, static_cast<double>(c.refused));
+  w->Begin("powersweep_accept_errors_total", MetricType::kCounter,
+           "accept() failures of the listener (EMFILE, ENFILE, ENOBUFS...); "
+           "each was recovered from, the listener goes on.");
+  w->Sample(static_cast<double>(c.accept_errors));
+  w->Begin("powersweep_open_descriptors", MetricType::kGauge,
+           "Descriptors the controller held at its latest accepted "
+           "connection.");
+  w->Sample(static_cast<double>(c.open_descriptors));
+  w->Begin("powersweep_descriptor_ceiling", MetricType::kGauge,
+           "A connection that would take the controller above this many "
+           "descriptors is refused (--max_connections and the open-files "
+           "limit less 64).");
+  w->Sample(static_cast<double>(c.ceiling));
 }
 
 }  // namespace
@@ -108,6 +133,7 @@ std::string RenderControllerMetrics(const ControllerMetricsSources& sources) {
     w.Sample({{"kind", "constraint"}}, Load(e.constraint));
     w.Sample({{"kind", "other"}}, Load(e.other));
   }
+  if (sources.listener != nullptr) RenderListener(*sources.listener, &w);
   return w.text();
 }
 

@@ -14,6 +14,7 @@
 
 #include <string>
 
+#include "common/net/guarded_listener.h"
 #include "controller/core/fleet.h"
 #include "storage/sqlite_db.h"
 #include "storage/store.h"
@@ -25,6 +26,9 @@ struct ControllerMetricsSources {
   const Fleet* fleet = nullptr;
   // The database's errors (SqliteStore::error_counts()); null: not shown.
   const SqliteErrorCounts* store_errors = nullptr;
+  // The controller's listener (connections accepted, refused, accept
+  // errors, descriptors); null: not shown.
+  const GuardedListener* listener = nullptr;
 };
 
 // The page. Every source but store_errors must be set.

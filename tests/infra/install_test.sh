@@ -34,6 +34,12 @@ grep -q "^ExecStart=$prefix/bin/powersweep-controller --flagfile=$prefix/etc/pow
   fail "controller unit's ExecStart: $(grep ExecStart "$unit")"
 grep -q "^ExecStart=$prefix/bin/powersweep-agent --flagfile=$prefix/etc/powersweep/agent.flags$" \
   "$prefix/lib/systemd/system/powersweep-agent.service" || fail "agent unit's ExecStart"
+# A unit's default soft limit of 1,024 descriptors is what a connection
+# flood exhausted (docs/deployment.md): both units raise it.
+for u in powersweep-controller powersweep-agent; do
+  grep -Eq '^LimitNOFILE=[0-9]{5,}$' "$prefix/lib/systemd/system/$u.service" ||
+    fail "$u unit sets no LimitNOFILE of 10000 or more"
+done
 if command -v systemd-analyze >/dev/null; then
   # verify wants the ExecStart binaries to exist (they do, in the prefix) and
   # reports unknown keys and bad values.

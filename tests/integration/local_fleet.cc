@@ -35,7 +35,8 @@ v1::SweepSpec OrinTwinSweep(const std::string& name, v1::Task task,
 
 LocalFleet::LocalFleet(LocalFleetOptions options)
     : dir_(MakeTempDir("powersweep-it")),
-      controller_args_(std::move(options.controller_args)) {
+      controller_args_(std::move(options.controller_args)),
+      controller_prefix_(std::move(options.controller_prefix)) {
   if (!StartController("127.0.0.1:0")) return;
   port_ = std::atoi(ReadFile(dir_ + "/port").c_str());
   if (port_ > 0) {
@@ -54,6 +55,8 @@ bool LocalFleet::StartController(const std::string& listen) {
                                    "--port_file=" + port_file,
                                    "--heartbeat_s=0.5"};
   argv.insert(argv.end(), controller_args_.begin(), controller_args_.end());
+  argv.insert(argv.begin(), controller_prefix_.begin(),
+              controller_prefix_.end());
   controller_ = std::make_unique<Subprocess>(argv, dir_ + "/controller.log");
   const bool up =
       WaitFor([&] { return !ReadFile(port_file).empty(); }, 20);

@@ -22,6 +22,9 @@ namespace powersweep::testing {
 struct LocalFleetOptions {
   // Appended to the controller's command line (e.g. --tls_cert=...).
   std::vector<std::string> controller_args;
+  // Put before the controller's command line, e.g. {"/usr/bin/prlimit",
+  // "--nofile=1024:1024", "--"} to run it under a unit's limits.
+  std::vector<std::string> controller_prefix;
   // Credentials of the control() stub's channel; null: plaintext.
   std::shared_ptr<grpc::ChannelCredentials> control_credentials;
 };
@@ -41,6 +44,7 @@ class LocalFleet {
   const std::string& dir() const { return dir_; }
   std::string db_path() const { return dir_ + "/powersweep.db"; }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
   bool ok() const { return port_ > 0; }
   v1::Control::Stub* control() { return stub_.get(); }
 
@@ -76,6 +80,7 @@ class LocalFleet {
 
   std::string dir_;
   std::vector<std::string> controller_args_;
+  std::vector<std::string> controller_prefix_;
   int port_ = 0;
   int controller_starts_ = 0;
   std::unique_ptr<Subprocess> controller_;
