@@ -65,9 +65,7 @@ const Spec* FindSpec(absl::string_view name) {
 
 constexpr bool TokenRowsAreTextModels() {
   for (const Spec& s : kSpecs) {
-    const bool sequence = FindTextModel(s.name) != nullptr ||
-                          std::string_view(s.name) == "gpt2_small";
-    if (s.tokens != sequence) return false;
+    if (s.tokens != IsSequenceModel(s.name)) return false;
   }
   return true;
 }

@@ -60,11 +60,11 @@ struct ModelOptions {
   int64_t num_classes = 0;
   int64_t input_size = 0;  // height = width of the square input image
   int64_t seq_len = 0;     // sequence models: tokens read per sample
-  int64_t vocab = 0;       // sequence models: vocabulary size
+  int64_t gen_tokens = 0;  // gpt2_small: tokens generated (inference)
+  int64_t vocab = 0;       // lstm_lm, mobilebert: vocabulary size
   // The model will be trained: heads that run in training only (Inception-
   // v3's auxiliary classifier) must fit the input too.
   bool train = false;
-  int64_t gen_tokens = 0;  // gpt2_small: tokens generated (inference)
 };
 
 // A model with every option decided.

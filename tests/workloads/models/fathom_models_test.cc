@@ -95,9 +95,9 @@ TEST(FathomModelsTest, Gpt2DescriptionShowsTheSequenceNotAnImage) {
       DescribeModel("gpt2_small", {0, 0, /*seq_len=*/64, /*gen_tokens=*/8});
   ASSERT_TRUE(d.ok()) << d.status();
   const std::string text = FormatModelDescription(*d);
-  EXPECT_THAT(text, HasSubstr("sequence     64 tokens read per sample"));
-  EXPECT_THAT(text, HasSubstr("8 generated in inference"));
-  EXPECT_THAT(text, HasSubstr("vocabulary   50257"));
+  EXPECT_THAT(text, HasSubstr("input        65 token ids (sequence length "
+                              "64 + 1 target), 8 generated in inference"));
+  EXPECT_THAT(text, HasSubstr("vocabulary   50257 tokens"));
   EXPECT_THAT(text, HasSubstr("124,439,808"));
 }
 
@@ -115,6 +115,12 @@ TEST(FathomModelsTest, SequenceOptionsAreCheckedNamingTheFlag) {
   EXPECT_THAT(error("resnet18", {0, 0, 128, 0}), StartsWith("--seq-len:"));
   EXPECT_THAT(error("vae", {0, 0, 0, 4}), StartsWith("--gen-tokens:"));
   EXPECT_THAT(error("dqn", {0, 64, 0, 0}), StartsWith("--input-size:"));
+  // gpt2_small's vocabulary is fixed; the text models do not generate.
+  EXPECT_THAT(error("gpt2_small", {0, 0, 0, 0, /*vocab=*/30522}),
+              StartsWith("--vocab: gpt2_small's vocabulary is fixed at 50257"));
+  EXPECT_TRUE(ResolveModelOptions("gpt2_small", {0, 0, 0, 0, 50257}).ok());
+  EXPECT_THAT(error("mobilebert", {0, 0, 64, 8}),
+              StartsWith("--gen-tokens: mobilebert does not generate"));
   absl::StatusOr<ResolvedModel> r =
       ResolveModelOptions("gpt2_small", {0, 0, 1000, 24});
   ASSERT_TRUE(r.ok()) << r.status();
