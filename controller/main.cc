@@ -66,6 +66,12 @@ ABSL_FLAG(double, write_timeout_s, 20.0,
 ABSL_FLAG(int32_t, max_devices, 10000,
           "Most devices the database may hold; registrations of new devices "
           "beyond it are refused.");
+ABSL_FLAG(double, unconfirmed_device_ttl_s, 600,
+          "A device that registered without a client certificate and never "
+          "started a run is deleted from the database this many seconds "
+          "after it disconnected; until it starts a run it does not count "
+          "against --max_devices (at most --max_devices such devices at "
+          "once).");
 ABSL_FLAG(int32_t, max_sessions, 5000,
           "Most agents connected at once; more are refused.");
 ABSL_FLAG(int32_t, max_connections, 4096,
@@ -186,7 +192,9 @@ int Serve() {
                                        absl::GetFlag(FLAGS_lease_timeout_s)},
         {"--ack_timeout_s", absl::GetFlag(FLAGS_ack_timeout_s)},
         {"--reconnect_grace_s", absl::GetFlag(FLAGS_reconnect_grace_s)},
-        {"--write_timeout_s", absl::GetFlag(FLAGS_write_timeout_s)}}) {
+        {"--write_timeout_s", absl::GetFlag(FLAGS_write_timeout_s)},
+        {"--unconfirmed_device_ttl_s",
+         absl::GetFlag(FLAGS_unconfirmed_device_ttl_s)}}) {
     if (!(value > 0) || value > 86400) {
       PS_LOG(ERROR) << name << ": must be in (0, 86400] seconds, got "
                     << value;
@@ -200,6 +208,8 @@ int Serve() {
       absl::Seconds(absl::GetFlag(FLAGS_reconnect_grace_s));
   fleet_options.write_timeout =
       absl::Seconds(absl::GetFlag(FLAGS_write_timeout_s));
+  fleet_options.unconfirmed_device_ttl =
+      absl::Seconds(absl::GetFlag(FLAGS_unconfirmed_device_ttl_s));
   fleet_options.max_devices = absl::GetFlag(FLAGS_max_devices);
   fleet_options.max_sessions = absl::GetFlag(FLAGS_max_sessions);
   if (absl::GetFlag(FLAGS_max_connections) < 1) {
@@ -386,7 +396,8 @@ int main(int argc, char** argv) {
       "Usage: powersweep-controller [--listen=ADDR] [--db=FILE] "
       "[--port_file=FILE] [--heartbeat_s=S] [--lease_timeout_s=S]\n"
       "  [--ack_timeout_s=S] [--reconnect_grace_s=S] [--write_timeout_s=S]\n"
-      "  [--max_devices=N] [--max_sessions=N] [--max_connections=N] "
+      "  [--max_devices=N] [--unconfirmed_device_ttl_s=S] [--max_sessions=N] "
+      "[--max_connections=N] "
       "[--handshake_timeout_s=S]\n"
       "  [--tls_cert=FILE --tls_key=FILE --tls_ca=FILE] "
       "[--control_token_file=FILE] [--insecure]\n"

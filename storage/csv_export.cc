@@ -3,15 +3,15 @@
 // the export is one consistent snapshot and writers are never blocked by a
 // slow sink. runs.csv shows each run's current attempt (and that attempt's
 // result); minibatches.csv and telemetry.csv hold every attempt's rows with
-// an `attempt` column. Cells go through AppendCsvCell (storage/csv_cell.h):
+// an `attempt` column. Cells go through AppendCsvCell (common/csv_cell.h):
 // text that a spreadsheet would run as a formula is neutralized.
 // telemetry.csv's rails_json column shows the JSON of the sample's extras
 // however they are stored (telemetry_extras.h).
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "common/csv_cell.h"
 #include "common/status_macros.h"
-#include "storage/csv_cell.h"
 #include "storage/sqlite_store.h"
 #include "storage/telemetry_extras.h"
 

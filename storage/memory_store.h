@@ -49,6 +49,8 @@ class MemoryStore : public Store {
                                 bool drained) override;
   absl::Status SetDeviceForgotten(const std::string& device_id,
                                   bool forgotten) override;
+  absl::StatusOr<std::vector<std::string>> ListUnusedDevices() override;
+  absl::StatusOr<bool> DeleteUnusedDevice(const std::string& device_id) override;
   absl::Status SaveDeviceDisconnected(const std::string& device_id,
                                       absl::Time last_seen,
                                       absl::Time at) override;

@@ -34,6 +34,47 @@ absl::Status MemoryStore::SetDeviceForgotten(const std::string& device_id,
   return absl::OkStatus();
 }
 
+namespace {
+
+template <typename Runs, typename Offsets>
+bool Used(const std::string& device_id, const Runs& runs,
+          const Offsets& offsets) {
+  for (const auto& [id, run] : runs) {
+    if (run.device_id == device_id) return true;
+    for (const RunStateChange& h : run.history) {
+      if (h.device_id == device_id) return true;
+    }
+    for (const std::string& d : run.spec.devices()) {
+      if (d == device_id) return true;
+    }
+  }
+  for (const auto& [key, offset] : offsets) {
+    if (key.first == device_id) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> MemoryStore::ListUnusedDevices() {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> out;
+  for (const auto& [id, device] : devices_) {
+    if (!Used(id, runs_, offsets_)) out.push_back(id);
+  }
+  return out;
+}
+
+absl::StatusOr<bool> MemoryStore::DeleteUnusedDevice(
+    const std::string& device_id) {
+  absl::MutexLock lock(&mu_);
+  if (devices_.count(device_id) == 0 || Used(device_id, runs_, offsets_)) {
+    return false;
+  }
+  devices_.erase(device_id);
+  return true;
+}
+
 absl::Status MemoryStore::SaveDeviceDisconnected(const std::string& device_id,
                                                  absl::Time last_seen,
                                                  absl::Time at) {

@@ -13,7 +13,7 @@
 #include "common/enum_text.h"
 #include "common/proto_json.h"
 #include "common/status_macros.h"
-#include "storage/csv_cell.h"
+#include "common/csv_cell.h"
 #include "storage/schema_text.h"
 #include "storage/telemetry_extras.h"
 

@@ -19,6 +19,9 @@ bool TransitionAllowed(v1::RunState from, v1::RunState to) {
       return to == v1::RUN_STATE_DONE || to == v1::RUN_STATE_FAILED ||
              to == v1::RUN_STATE_CANCELLED;
     case v1::RUN_STATE_FAILED:
+      // A rerun; or DONE when the controller had failed the run for a lost
+      // agent and the agent's spooled result of that attempt arrived.
+      return to == v1::RUN_STATE_PENDING || to == v1::RUN_STATE_DONE;
     case v1::RUN_STATE_CANCELLED:  // a rerun
       return to == v1::RUN_STATE_PENDING;
     default:

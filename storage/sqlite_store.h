@@ -62,6 +62,8 @@ class SqliteStore : public Store {
                                 bool drained) override;
   absl::Status SetDeviceForgotten(const std::string& device_id,
                                   bool forgotten) override;
+  absl::StatusOr<std::vector<std::string>> ListUnusedDevices() override;
+  absl::StatusOr<bool> DeleteUnusedDevice(const std::string& device_id) override;
   absl::Status SaveDeviceDisconnected(const std::string& device_id,
                                       absl::Time last_seen,
                                       absl::Time at) override;

@@ -46,6 +46,54 @@ absl::Status SqliteStore::SetDeviceForgotten(const std::string& device_id,
   });
 }
 
+namespace {
+
+// A device no run names (unused): the condition on devices.device_id.
+constexpr char kUnused[] =
+    "NOT EXISTS (SELECT 1 FROM runs r WHERE r.device_id = d.device_id)"
+    " AND NOT EXISTS (SELECT 1 FROM run_state_history h"
+    "                 WHERE h.device_id = d.device_id)"
+    " AND NOT EXISTS (SELECT 1 FROM run_devices t"
+    "                 WHERE t.device_id = d.device_id)"
+    " AND NOT EXISTS (SELECT 1 FROM device_offsets o"
+    "                 WHERE o.device_id = d.device_id)";
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> SqliteStore::ListUnusedDevices() {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> out;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kRead, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt, db_->Prepare(absl::StrCat("SELECT device_id FROM devices d"
+                                             " WHERE ", kUnused,
+                                             " ORDER BY device_id")));
+    while (true) {
+      PS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) break;
+      out.push_back(stmt.Text(0));
+    }
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+absl::StatusOr<bool> SqliteStore::DeleteUnusedDevice(
+    const std::string& device_id) {
+  absl::MutexLock lock(&mu_);
+  bool deleted = false;
+  PS_RETURN_IF_ERROR(db_->Transaction(TxnKind::kWrite, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+    PS_ASSIGN_OR_RETURN(
+        Stmt stmt, db_->Prepare(absl::StrCat("DELETE FROM devices AS d"
+                                             " WHERE d.device_id = ?1 AND ",
+                                             kUnused)));
+    PS_RETURN_IF_ERROR(stmt.Bind(1, device_id).Run());
+    deleted = db_->Changes() > 0;
+    return absl::OkStatus();
+  }));
+  return deleted;
+}
+
 absl::Status SqliteStore::SaveDeviceDisconnected(const std::string& device_id,
                                                  absl::Time last_seen,
                                                  absl::Time at) {

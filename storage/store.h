@@ -118,6 +118,13 @@ class Store {
   // Marks the device forgotten or not. Its runs and data stay.
   virtual absl::Status SetDeviceForgotten(const std::string& device_id,
                                           bool forgotten) = 0;
+  // Devices no run ever named (never leased, ran, or targeted, no
+  // calibration offsets): what a registration alone left behind.
+  virtual absl::StatusOr<std::vector<std::string>> ListUnusedDevices() = 0;
+  // Deletes the device if it is still unused (as ListUnusedDevices):
+  // true when it was deleted, false when a run names it or it is unknown.
+  virtual absl::StatusOr<bool> DeleteUnusedDevice(
+      const std::string& device_id) = 0;
   // Stores the device's latest health check, replacing the previous one.
   // Records that the device's agent disconnected at `at`, last heard at
   // `last_seen` (last_seen_unix_ms becomes the later of it and the stored
@@ -158,7 +165,9 @@ class Store {
   // Allowed: PENDING->LEASED|CANCELLED; LEASED->RUNNING|PENDING|FAILED|
   // CANCELLED; RUNNING->DONE|FAILED|CANCELLED; FAILED->PENDING (a retry)
   // and CANCELLED->PENDING (a rerun): attempt is incremented, the ended
-  // attempt's data is kept. LEASED sets
+  // attempt's data is kept; FAILED->DONE (through FinishRun: the result of
+  // an attempt the controller had failed for a lost agent arrived). LEASED
+  // sets
   // device_id (InvalidArgument without one); RUNNING sets started time (and
   // device_id when one is given); DONE/FAILED/CANCELLED set finished time
   // and reason. PENDING clears device_id and the times; a retry or rerun

@@ -1,39 +1,31 @@
 // Agent-side bounds on every numeric field of a RunSpec (and of its
-// WorkloadSpec and PowerMode). The controller validates sweeps, but the
-// agent runs as root on the device and must not trust what arrives on the
-// wire: a huge tenant count would allocate without limit, a timeout of
-// 1e308 s would reach an undefined double -> integer conversion.
+// WorkloadSpec, PowerMode and Settle), from one table. The controller
+// validates sweeps, but the agent runs as root on the device and must not
+// trust what arrives on the wire: a huge tenant count would allocate
+// without limit, a timeout of 1e308 s would reach an undefined double ->
+// integer conversion, a settle band of 1e-9 C could never be met.
 //
 // CheckRunSpecBounds is the first thing RunExecutor::Execute does; a run
 // outside the bounds is rejected before anything starts (a failed
 // RunFinished with 0 batches and the message as the reason).
 //
-// Bounds (inclusive; 0 means "not set" / "the default" where the proto
-// says so):
-//   field                       min   max
-//   tenants                     0     64
-//   telemetry_hz                0     1000            (finite)
-//   timeout_s                   0     604800 (7 days) (finite)
-//   workload.batch_size         0     65536
-//   workload.loader_workers     0     256
-//   workload.threads            0     1024
-//   workload.prefetch_depth     0     4096
-//   workload.input_size         0     4096
-//   workload.seq_len            0     4096
-//   workload.vocab              0     16777216 (2^24)
-//   workload.epochs             0     1000000
-//   workload.minibatches        0     1000000000
-//   workload.duration_s         0     604800 (7 days) (finite)
-//   power_mode.cpu_cores        0     1024
-//   power_mode.cpu_freq_khz     0     100000000 (100 GHz)
-//   power_mode.gpu_freq_hz      0     100000000000 (100 GHz)
-//   power_mode.mem_freq_hz      0     100000000000 (100 GHz)
+// The table (RunSpecNumericBounds, run_spec_bounds.cc) names each numeric
+// field by its path from RunSpec ("settle.max_wait_s"); the checker reads
+// the values through protobuf reflection, so a row is all a field needs.
+// tests/agent/run/run_spec_bounds_coverage_test.cc walks the RunSpec
+// descriptor and fails, naming the field, when a numeric field (int32,
+// int64, uint32, uint64, float, double, repeated or not, in any
+// sub-message) has no row: a new field cannot slip past. Doubles and
+// floats must be finite; NaN and infinities are rejected with the field
+// named. docs/ARCHITECTURE.md ("What the agent does not trust") lists the
+// table.
 //
 // Pure functions; thread-safe.
 #ifndef POWERSWEEP_AGENT_RUN_RUN_SPEC_BOUNDS_H_
 #define POWERSWEEP_AGENT_RUN_RUN_SPEC_BOUNDS_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "powersweep/v1/run.pb.h"
@@ -55,10 +47,33 @@ inline constexpr int64_t kAgentMaxMinibatches = 1000000000;
 inline constexpr int32_t kAgentMaxCpuCores = 1024;
 inline constexpr int64_t kAgentMaxCpuFreqKhz = 100000000;       // 100 GHz
 inline constexpr int64_t kAgentMaxDeviceFreqHz = 100000000000;  // 100 GHz
+inline constexpr int32_t kAgentMaxRepetition = 1000000;
+inline constexpr int32_t kAgentMaxAttempt = 1000000;
+// Settle (the controller's sweep limits are the same).
+inline constexpr double kAgentMinTempBandC = 0.1;  // below a sensor's step
+inline constexpr double kAgentMaxTempBandC = 50;
+inline constexpr double kAgentMaxSettleWaitS = 86400;  // 1 day
+inline constexpr double kAgentMaxSettleSeconds = 3600;
+
+// One row of the table: a numeric field, its inclusive limits, and what
+// the field is (shown after the limit in the message).
+struct NumericFieldBound {
+  const char* field;  // path from RunSpec: "tenants", "settle.seconds"
+  double min;
+  double max;
+  // Non-null: 0 is accepted although below `min`, and means this
+  // ("no band"); the message of a value below `min` says so.
+  const char* zero_means;
+  const char* what;
+};
+
+// Every numeric field of RunSpec and of its sub-messages, one row each.
+const std::vector<NumericFieldBound>& RunSpecNumericBounds();
 
 // OK, or InvalidArgument listing every field outside its bounds, each as
-// "<field>: <value> <reason> <limit>", e.g.
-//   "tenants: 2147483647 is more than the limit of 64".
+// "<field>: <value> <reason> (<what>)", e.g.
+//   "tenants: 2147483647 is more than the limit of 64 (co-located copies
+//   of the workload)", "settle.seconds: nan is not a finite number".
 absl::Status CheckRunSpecBounds(const v1::RunSpec& spec);
 
 }  // namespace powersweep

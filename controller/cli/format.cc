@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
+#include "common/csv_cell.h"
 
 namespace powersweep {
 
@@ -19,11 +20,6 @@ absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& name) {
   if (name == "json") return OutputFormat::kJson;
   return absl::InvalidArgumentError(absl::StrCat(
       "--format: unknown format '", name, "' (known: table, csv, json)"));
-}
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\"", "\"\""}}), "\"");
 }
 
 std::string JsonString(const std::string& s) {
@@ -203,14 +199,8 @@ std::string RenderTable(const Table& t, OutputFormat format) {
     case OutputFormat::kTable:
       return RenderText(t);
     case OutputFormat::kCsv: {
-      std::string out;
-      auto line = [&](const std::vector<std::string>& cells) {
-        std::vector<std::string> quoted;
-        for (const auto& c : cells) quoted.push_back(CsvField(c));
-        out += absl::StrJoin(quoted, ",") + "\n";
-      };
-      line(t.header);
-      for (const auto& row : t.rows) line(row);
+      std::string out = CsvLine(t.header);
+      for (const auto& row : t.rows) out += CsvLine(row);
       return out;
     }
     case OutputFormat::kJson:

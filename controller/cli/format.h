@@ -1,5 +1,7 @@
-// Output formatting for the powersweep CLI: aligned text tables, CSV with
-// quoting, JSON arrays of flat objects, and the progress line of `watch`.
+// Output formatting for the powersweep CLI: aligned text tables, CSV (every
+// cell through common/csv_cell.h: RFC 4180 quoting, spreadsheet formulas
+// neutralized), JSON arrays of flat objects, and the progress line of
+// `watch`.
 // JSON is typed from the text cells: "-" and empty cells are null; cells of
 // numeric columns are numbers ("+1.25" too); "[low, high]" intervals are
 // two-number arrays; a column of "mean ± sd" cells is two fields, NAME and
@@ -34,9 +36,6 @@ struct Table {
 };
 
 std::string RenderTable(const Table& table, OutputFormat format);
-
-// One CSV field, quoted when it holds a comma, quote or newline.
-std::string CsvField(const std::string& s);
 
 // A JSON string literal: quoted, with quotes, backslashes and control
 // characters escaped.

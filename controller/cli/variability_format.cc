@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/csv_cell.h"
 #include "controller/cli/format.h"
 
 namespace powersweep {
@@ -102,12 +103,6 @@ const std::vector<std::string>& CsvHeader() {
           "outlier", "sd_between",   "sd_within",  "icc",      "cv_pct",
           "f",      "p_value",       "max_min",    "outliers"};
   return *kHeader;
-}
-
-void CsvLine(const std::vector<std::string>& cells, std::string* out) {
-  std::vector<std::string> quoted;
-  for (const std::string& c : cells) quoted.push_back(CsvField(c));
-  absl::StrAppend(out, absl::StrJoin(quoted, ","), "\n");
 }
 
 // ---------------------------------------------------------------- JSON
@@ -226,39 +221,37 @@ std::string VariabilityText(const VariabilityResponse& r) {
 }
 
 std::string VariabilityCsv(const VariabilityResponse& r) {
-  std::string out;
-  CsvLine(CsvHeader(), &out);
+  std::string out = CsvLine(CsvHeader());
   for (const v1::VariabilityCell& cell : r.cells()) {
     for (const v1::VariabilityMetricReport& m : cell.metrics()) {
       for (const VariabilityDeviceStats& d : m.devices()) {
-        CsvLine({cell.label(), m.name(), m.unit(), "device", d.device_id(),
-                 absl::StrCat(d.n()), CsvNumber(d.n() > 0, d.mean()),
-                 CsvNumber(d.n() > 1, d.sd()),
-                 CsvNumber(d.has_ci(), d.ci_low()),
-                 CsvNumber(d.has_ci(), d.ci_high()),
-                 CsvNumber(d.has_start_temp(), d.mean_start_temp_c()),
-                 CsvNumber(d.checked(), d.interval_low()),
-                 CsvNumber(d.checked(), d.interval_high()),
-                 CsvNumber(d.checked() && d.has_deviation(),
-                           d.deviation_percent()),
-                 d.checked() ? (d.outlier() ? "true" : "false") : "", "", "",
-                 "", "", "", "", "", ""},
-                &out);
+        out += CsvLine(
+            {cell.label(), m.name(), m.unit(), "device", d.device_id(),
+             absl::StrCat(d.n()), CsvNumber(d.n() > 0, d.mean()),
+             CsvNumber(d.n() > 1, d.sd()), CsvNumber(d.has_ci(), d.ci_low()),
+             CsvNumber(d.has_ci(), d.ci_high()),
+             CsvNumber(d.has_start_temp(), d.mean_start_temp_c()),
+             CsvNumber(d.checked(), d.interval_low()),
+             CsvNumber(d.checked(), d.interval_high()),
+             CsvNumber(d.checked() && d.has_deviation(),
+                       d.deviation_percent()),
+             d.checked() ? (d.outlier() ? "true" : "false") : "", "", "", "",
+             "", "", "", "", ""});
       }
       const VariabilityAcrossDevices& a = m.across();
-      CsvLine({cell.label(), m.name(), m.unit(), "across", "",
-               absl::StrCat(a.runs()),
-               CsvNumber(a.has_means_spread(), a.mean_of_means()),
-               CsvNumber(a.has_means_spread(), a.sd_of_means()), "", "", "",
-               "", "", "", "", CsvNumber(a.has_anova(), a.sd_between()),
-               CsvNumber(a.has_anova(), a.sd_within()),
-               CsvNumber(a.has_icc(), a.icc()),
-               CsvNumber(a.has_cv(), a.cv_percent()),
-               CsvNumber(a.has_f_test(), a.f()),
-               CsvNumber(a.has_f_test(), a.p_value()),
-               CsvNumber(a.has_max_min(), a.max_min_ratio()),
-               absl::StrJoin(a.outlier_devices(), ";")},
-              &out);
+      out += CsvLine({cell.label(), m.name(), m.unit(), "across", "",
+                      absl::StrCat(a.runs()),
+                      CsvNumber(a.has_means_spread(), a.mean_of_means()),
+                      CsvNumber(a.has_means_spread(), a.sd_of_means()), "", "",
+                      "", "", "", "", "",
+                      CsvNumber(a.has_anova(), a.sd_between()),
+                      CsvNumber(a.has_anova(), a.sd_within()),
+                      CsvNumber(a.has_icc(), a.icc()),
+                      CsvNumber(a.has_cv(), a.cv_percent()),
+                      CsvNumber(a.has_f_test(), a.f()),
+                      CsvNumber(a.has_f_test(), a.p_value()),
+                      CsvNumber(a.has_max_min(), a.max_min_ratio()),
+                      absl::StrJoin(a.outlier_devices(), ";")});
     }
   }
   return out;

@@ -74,16 +74,35 @@ absl::Status Fleet::Register(const v1::Register& reg,
           " agents are connected, the most --max_sessions allows"));
     }
     PS_RETURN_IF_ERROR(im.LoadDevicesLocked());
-    if (im.known_devices.count(device_id) == 0 &&
-        im.known_devices.size() >= static_cast<size_t>(im.options.max_devices)) {
+    const bool is_new = im.known_devices.count(device_id) == 0;
+    const size_t confirmed = im.known_devices.size() - im.unconfirmed.size();
+    if (is_new && identity_verified &&
+        confirmed >= static_cast<size_t>(im.options.max_devices)) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "register of ", device_id, ": the controller already knows ",
-          im.known_devices.size(), " devices, the most --max_devices allows"));
+          confirmed, " devices, the most --max_devices allows"));
+    }
+    if (is_new && !identity_verified &&
+        im.unconfirmed.size() >= static_cast<size_t>(im.options.max_devices)) {
+      // Room from disconnected ones first (registrations alone: junk).
+      im.ExpireUnconfirmedLocked(im.clock->Now(), /*make_room=*/1);
+      if (im.unconfirmed.size() >= static_cast<size_t>(im.options.max_devices)) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "register of ", device_id, ": ", im.unconfirmed.size(),
+            " connected devices registered without a certificate and have "
+            "not run anything yet, the most --max_devices allows (serve "
+            "TLS so that devices prove who they are)"));
+      }
     }
     const absl::Time now = im.clock->Now();
     PS_RETURN_IF_ERROR(
         im.store->UpsertDevice(reg.identity(), reg.capabilities(), now));
     im.known_devices.insert(device_id);
+    if (identity_verified) {
+      im.unconfirmed.erase(device_id);
+    } else if (is_new || im.unconfirmed.count(device_id) > 0) {
+      im.unconfirmed[device_id] = absl::InfiniteFuture();
+    }
     if (im.forgotten_devices.erase(device_id) > 0) {
       PS_LOG(INFO) << "device " << device_id << " was forgotten and its agent "
                    << "registered again: it is listed again";
@@ -197,6 +216,10 @@ absl::Status Fleet::Impl::LoadDevicesLocked() {
     if (d.drained()) drained_devices.insert(id);
     if (d.forgotten()) forgotten_devices.insert(id);
   }
+  PS_ASSIGN_OR_RETURN(std::vector<std::string> unused,
+                      store->ListUnusedDevices());
+  const absl::Time now = clock->Now();
+  for (const std::string& id : unused) unconfirmed[id] = now;
   PS_ASSIGN_OR_RETURN(database_id, store->GetDatabaseId());
   devices_loaded = true;
   return absl::OkStatus();

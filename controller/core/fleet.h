@@ -61,7 +61,11 @@ struct FleetOptions {
   // A RUNNING run with no result this long after its RunSpec's timeout_s
   // (and settle wait) is failed by the controller, and the agent told.
   absl::Duration run_deadline_margin = absl::Seconds(120);
-  // Quotas: devices the store may hold, sessions at once.
+  // A device registered without a certificate that never started a run is
+  // deleted from the store this long after it disconnected.
+  absl::Duration unconfirmed_device_ttl = absl::Minutes(10);
+  // Quotas: devices the store may hold (unconfirmed ones apart: at most
+  // as many again), sessions at once.
   int max_devices = 10000;
   int max_sessions = 5000;
 };

@@ -66,6 +66,45 @@ struct Fleet::Impl {
   // most every reconnect_grace / 3.
   std::map<int64_t, absl::Time> unheld_since ABSL_GUARDED_BY(run_mu);
   absl::Time next_unheld_scan ABSL_GUARDED_BY(run_mu) = absl::InfinitePast();
+  // Runs failed because their agent sent data that cannot be stored
+  // (FailHeldRunLocked for rejected data): never revived by late data.
+  std::set<int64_t> refused_runs ABSL_GUARDED_BY(run_mu);
+  // Whether data of `run_id` (attempt `attempt`, 0: the current one) that
+  // `device_id` sends although it no longer holds the run is stored: the
+  // controller failed the run for a lost agent (disconnected, silent,
+  // restarted, did not come back), its attempt was not retried and has no
+  // result, and its data was never refused. The agent's spooled batches
+  // and result then complete it (FAILED -> DONE) instead of being thrown
+  // away.
+  bool AcceptsLateData(const std::string& device_id, int64_t run_id,
+                       int32_t attempt) ABSL_SHARED_LOCKS_REQUIRED(run_mu);
+
+  // Devices that registered without a verified identity (no client
+  // certificate) and have not started a run: they do not count against
+  // max_devices (at most max_devices of them at once), and once
+  // disconnected for unconfirmed_device_ttl they are deleted from the
+  // store (if still unused). Value: when the device disconnected
+  // (InfiniteFuture while connected). Loaded with the devices: every
+  // stored device no run names starts unconfirmed.
+  std::map<std::string, absl::Time> unconfirmed ABSL_GUARDED_BY(run_mu);
+  // Deletes unconfirmed devices disconnected for unconfirmed_device_ttl
+  // (all disconnected ones, oldest first, up to `make_room`, when that is
+  // > 0: room for a new registration).
+  void ExpireUnconfirmedLocked(absl::Time now, int make_room = 0)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+
+  // Devices that let assignments expire unanswered: how many in a row and
+  // until when they get no run (lease_timeout x 2^(missed-1), at most 10
+  // min). Kept by device id, so a reconnect does not clear it; an answer
+  // to an assignment (AssignReply, RunStarted) does.
+  struct MissedLeases {
+    int missed = 0;
+    absl::Time hold_until = absl::InfinitePast();
+  };
+  std::map<std::string, MissedLeases> missed_leases ABSL_GUARDED_BY(run_mu);
+  // Clears `device_id`'s missed leases (it answered an assignment).
+  void LeaseAnsweredLocked(const std::string& device_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
   // Fleet::NoteStall: no session is judged (silent, stalled, lease
   // expired, run overdue) before this time.
   std::atomic<int64_t> judge_after_unix_ns{0};
@@ -142,6 +181,12 @@ struct Fleet::Impl {
                            const std::shared_ptr<AgentConnection>& conn,
                            int64_t run_id, const std::string& reason,
                            Outbox* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
+  // A RunFinished the agent sends for a run AcceptsLateData: DONE with
+  // the result once all its batches are stored (else a ResendRequest).
+  void CompleteLateRunLocked(const std::string& device_id,
+                             const std::shared_ptr<AgentConnection>& conn,
+                             const v1::RunFinished& msg, Outbox* out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);
   v1::RunResult WithBaseload(const v1::RunStatus& run,
                              const v1::RunResult& result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_mu);

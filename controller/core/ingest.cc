@@ -32,6 +32,8 @@ void Fleet::Impl::OnRunStarted(const std::string& device_id,
       }
     } else {
       registry.ClearLeaseDeadline(device_id, conn, run_id);
+      LeaseAnsweredLocked(device_id);
+      unconfirmed.erase(device_id);  // it runs: a device, not a stray id
       absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
       if (!run.ok()) {
         PS_LOG(ERROR) << "cannot read run " << run_id << ": " << run.status();
@@ -75,7 +77,13 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
     if (!view) return;
     std::string drop_reason;
     if (view->current_run_id != batch.run_id()) {
-      drop_reason = "not the run it holds";
+      if (AcceptsLateData(device_id, batch.run_id(), batch.attempt())) {
+        PS_LOG(INFO) << "storing late batch " << batch.seq() << " of run "
+                     << batch.run_id() << " from " << device_id
+                     << " (the run was failed for a lost agent)";
+      } else {
+        drop_reason = "not the run it holds";
+      }
     } else if (batch.attempt() != 0 &&
                batch.attempt() != view->current_attempt) {
       drop_reason = absl::StrCat("attempt ", batch.attempt(),
@@ -163,9 +171,79 @@ void Fleet::Impl::FailHeldRunLocked(
     }
     ReleaseLostRun(failing, device_id, reason, reason);
   }
+  refused_runs.insert(run_id);
   // The agent stops it and gets no new run until it reports it ended.
   registry.SetForeignRun(device_id, conn.get(), run_id);
   QueueCancel(device_id, conn, run_id, reason, out);
+}
+
+bool Fleet::Impl::AcceptsLateData(const std::string& device_id,
+                                  int64_t run_id, int32_t attempt) {
+  if (refused_runs.count(run_id) > 0) return false;
+  absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+  if (!run.ok() || run->state() != v1::RUN_STATE_FAILED ||
+      run->device_id() != device_id ||
+      (attempt != 0 && attempt != run->spec().attempt())) {
+    return false;
+  }
+  // A result stored for the attempt: the agent itself ended it.
+  return absl::IsNotFound(store->GetRunResult(run_id).status());
+}
+
+void Fleet::Impl::CompleteLateRunLocked(
+    const std::string& device_id, const std::shared_ptr<AgentConnection>& conn,
+    const v1::RunFinished& msg, Outbox* out) {
+  const int64_t run_id = msg.result().run_id();
+  absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
+  absl::StatusOr<std::vector<int64_t>> have = store->ListBatchSeqs(run_id);
+  if (!run.ok() || !have.ok()) {
+    PS_LOG(ERROR) << "cannot read run " << run_id
+                  << " (not acknowledged; the agent sends it again)";
+    return;
+  }
+  std::vector<int64_t> missing;
+  for (int64_t seq = 1, i = 0; seq <= msg.batches(); ++seq) {
+    while (i < static_cast<int64_t>(have->size()) && (*have)[i] < seq) ++i;
+    if (i >= static_cast<int64_t>(have->size()) || (*have)[i] != seq) {
+      missing.push_back(seq);
+    }
+  }
+  if (!missing.empty() || (!have->empty() && have->back() > msg.batches())) {
+    if (missing.empty()) {
+      QueueAck(device_id, conn, run_id, msg.attempt(), 0, out);
+      return;  // its count and its batches disagree: it stays failed
+    }
+    Outgoing resend{device_id, conn, {}};
+    v1::ResendRequest* r = resend.msg.mutable_resend();
+    r->set_run_id(run_id);
+    r->set_attempt(run->spec().attempt());
+    for (int64_t seq : missing) r->add_seqs(seq);
+    PS_LOG(INFO) << "late result of failed run " << run_id << " from "
+                 << device_id << ": asking for " << missing.size()
+                 << " missing batches";
+    out->push_back(std::move(resend));
+    return;
+  }
+  const std::string reason = absl::StrCat(
+      "completed by agent ", device_id,
+      "'s spooled result after the controller had failed it (",
+      run->reason(), ")");
+  absl::Status st =
+      store->FinishRun(WithBaseload(*run, msg.result()), v1::RUN_STATE_DONE,
+                       reason, clock->Now());
+  if (!st.ok()) {
+    PS_LOG(ERROR) << "cannot finish run " << run_id << ": " << st
+                  << " (not acknowledged; the agent sends it again)";
+    return;
+  }
+  PS_LOG(INFO) << "run " << run_id << " on " << device_id << " done: "
+               << reason;
+  QueueAck(device_id, conn, run_id, msg.attempt(), 0, out);
+  if (std::optional<SessionView> v = registry.View(device_id, conn.get());
+      v.has_value() && v->foreign_run_id == run_id) {
+    registry.SetForeignRun(device_id, conn.get(), 0);
+  }
+  DispatchLocked(out, device_id);
 }
 
 // A finished workload run's result with the incremental energy over the
@@ -200,7 +278,11 @@ void Fleet::Impl::OnRunFinished(const std::string& device_id,
     absl::MutexLock lock(&run_mu);
     std::optional<SessionView> view = registry.View(device_id, conn);
     if (!view) return;
-    if (view->current_run_id != run_id) {
+    if (view->current_run_id != run_id && result.ok() &&
+        CheckAgentResult(result).ok() &&
+        AcceptsLateData(device_id, run_id, msg.attempt())) {
+      CompleteLateRunLocked(device_id, view->conn, msg, &out);
+    } else if (view->current_run_id != run_id) {
       // Already committed (the ack was lost) or given up on: acknowledge
       // again so the agent drops it; nothing changes.
       PS_LOG(INFO) << "run_finished of run " << run_id << " from " << device_id

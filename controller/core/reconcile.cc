@@ -137,6 +137,8 @@ void Fleet::Impl::OnAssignReply(const std::string& device_id,
   const int64_t run_id = reply.run_id();
   if (reply.accepted()) {
     registry.ClearLeaseDeadline(device_id, conn, run_id);
+    absl::MutexLock lock(&run_mu);
+    if (registry.View(device_id, conn)) LeaseAnsweredLocked(device_id);
     return;
   }
   Outbox out;
@@ -144,6 +146,7 @@ void Fleet::Impl::OnAssignReply(const std::string& device_id,
     absl::MutexLock lock(&run_mu);
     std::optional<SessionView> view = registry.View(device_id, conn);
     if (!view) return;
+    LeaseAnsweredLocked(device_id);
     const std::string reason = absl::StrCat("agent ", device_id,
                                             " rejected the assignment: ",
                                             reply.reason());

@@ -24,6 +24,9 @@ void Fleet::Impl::EndSession(const std::string& device_id,
                     << device_id;
       return;
     }
+    if (auto u = unconfirmed.find(device_id); u != unconfirmed.end()) {
+      u->second = clock->Now();
+    }
     // `devices` shows when it went and when it was last heard.
     absl::Status saved = store->SaveDeviceDisconnected(
         device_id, gone->last_message, clock->Now());
@@ -142,12 +145,61 @@ void Fleet::Impl::ReleaseExpiredLeases(Outbox* out) {
       continue;
     }
     PS_LOG(WARNING) << "run " << run_id << " back to pending: " << reason;
+    MissedLeases& m = missed_leases[device_id];
+    ++m.missed;
+    const absl::Duration hold = std::min(
+        options.lease_timeout * (int64_t{1} << std::min(m.missed - 1, 20)),
+        absl::Minutes(10));
+    m.hold_until = now + hold;
+    PS_LOG(WARNING) << "agent " << device_id << " let " << m.missed
+                    << " assignment(s) in a row expire; it gets no run for "
+                    << absl::FormatDuration(hold)
+                    << " (or until it answers one)";
     QueueCancel(device_id, e.conn, run_id,
                 absl::StrCat("the assignment of run ", run_id,
                              " expired unanswered"),
                 out);
   }
   DispatchLocked(out);
+}
+
+void Fleet::Impl::ExpireUnconfirmedLocked(absl::Time now, int make_room) {
+  std::vector<std::pair<absl::Time, std::string>> gone;
+  for (const auto& [id, since] : unconfirmed) {
+    if (since == absl::InfiniteFuture()) continue;  // connected
+    if (make_room > 0 || now - since >= options.unconfirmed_device_ttl) {
+      gone.emplace_back(since, id);
+    }
+  }
+  std::sort(gone.begin(), gone.end());
+  if (make_room > 0 && gone.size() > static_cast<size_t>(make_room)) {
+    gone.resize(make_room);
+  }
+  for (const auto& [since, id] : gone) {
+    absl::StatusOr<bool> deleted = store->DeleteUnusedDevice(id);
+    if (!deleted.ok()) {
+      PS_LOG(WARNING) << "cannot delete unconfirmed device " << id << ": "
+                      << deleted.status();
+      continue;
+    }
+    unconfirmed.erase(id);
+    if (*deleted) {
+      known_devices.erase(id);
+      drained_devices.erase(id);
+      forgotten_devices.erase(id);
+      PS_LOG(INFO) << "device " << id
+                   << " registered without a certificate, never ran a run "
+                      "and has been gone since "
+                   << absl::FormatTime(since) << "; deleted";
+    }
+  }
+}
+
+void Fleet::Impl::LeaseAnsweredLocked(const std::string& device_id) {
+  if (missed_leases.erase(device_id) > 0) {
+    PS_LOG(INFO) << "agent " << device_id
+                 << " answers its assignments again";
+  }
 }
 
 void Fleet::Impl::ReleaseOrphans() {
@@ -192,6 +244,7 @@ void Fleet::Impl::ReleaseOrphans() {
     ReleaseLostRun(run, run.device_id(), cause, cause);
   }
   unheld_since = std::move(still);
+  ExpireUnconfirmedLocked(now);
   if (!out.empty()) DispatchLocked(&out);
   lock.Release();
   Flush(std::move(out));

@@ -19,6 +19,11 @@ absl::StatusOr<v1::RerunResponse> Fleet::Rerun(int64_t sweep_id, bool failed,
                                                bool cancelled,
                                                double timeout_s) {
   if (!failed && !cancelled) failed = cancelled = true;
+  if (timeout_s > 604800) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timeout_s: must be at most 604800 (7 days, as in a sweep file), "
+        "got ", timeout_s));
+  }
   if (timeout_s < 0 || !std::isfinite(timeout_s)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "timeout_s: must be a positive number of seconds (0 keeps the runs' "

@@ -11,6 +11,8 @@
 namespace powersweep {
 namespace {
 
+// A band below a temperature sensor's step could never be met.
+constexpr double kMinTempBandC = 0.1;
 constexpr double kMaxTempBandC = 50;
 constexpr double kMaxSettleWaitS = 86400;
 constexpr double kMaxSettleSeconds = 3600;
@@ -123,7 +125,13 @@ void CheckSettle(const v1::SweepSpec& spec, std::vector<std::string>* problems) 
     }
     return true;
   };
-  const bool band_ok = check("temp_band_c", s.temp_band_c(), kMaxTempBandC);
+  bool band_ok = check("temp_band_c", s.temp_band_c(), kMaxTempBandC);
+  if (band_ok && s.temp_band_c() > 0 && s.temp_band_c() < kMinTempBandC) {
+    problems->push_back(absl::StrCat(
+        "settle.temp_band_c: must be 0 (no band) or at least ", kMinTempBandC,
+        " C, got ", s.temp_band_c()));
+    band_ok = false;
+  }
   check("max_wait_s", s.max_wait_s(), kMaxSettleWaitS);
   const bool seconds_ok = check("seconds", s.seconds(), kMaxSettleSeconds);
   if (band_ok && seconds_ok && s.temp_band_c() > 0 && s.seconds() > 0) {

@@ -385,16 +385,24 @@ void CheckScalars(const v1::SweepSpec& spec, Problems* problems) {
   if (spec.repetitions() < 1) {
     add("repetitions: must be at least 1, got ", spec.repetitions());
   }
-  if (spec.epochs() < 0)
+  if (spec.epochs() < 0) {
     add("epochs: must not be negative, got ", spec.epochs());
+  } else if (spec.epochs() > kMaxEpochs) {
+    add("epochs: must be at most ", kMaxEpochs, ", got ", spec.epochs());
+  }
   if (spec.minibatches() < 0) {
     add("minibatches: must not be negative, got ", spec.minibatches());
+  } else if (spec.minibatches() > kMaxMinibatches) {
+    add("minibatches: must be at most ", kMaxMinibatches, ", got ",
+        spec.minibatches());
   }
   const double duration = spec.duration_s();
   if (!std::isfinite(duration)) {
     add("duration_s: must be a finite number, got ", duration);
   } else if (duration < 0) {
     add("duration_s: must not be negative, got ", duration);
+  } else if (duration > kMaxRunSeconds) {
+    add("duration_s: must be at most 604800 (7 days), got ", duration);
   }
   if (HasTask(spec, /*baseload=*/true) && !(duration > 0)) {
     add("duration_s: a baseload task measures the idle device for duration_s,"
@@ -416,6 +424,8 @@ void CheckScalars(const v1::SweepSpec& spec, Problems* problems) {
   const double timeout = spec.timeout_s();
   if (!(timeout > 0) || !std::isfinite(timeout)) {
     add("timeout_s: must be a positive number of seconds, got ", timeout);
+  } else if (timeout > kMaxRunSeconds) {
+    add("timeout_s: must be at most 604800 (7 days), got ", timeout);
   } else if (std::isfinite(duration) && duration > 0 && timeout <= duration) {
     add("timeout_s: ", timeout, " is not longer than duration_s ", duration,
         ", so every run would time out");

@@ -40,6 +40,11 @@ inline constexpr int kMaxInputSize = 1024;
 // infra/docker/build-workload-image.sh builds from this build's workload.
 inline constexpr char kDefaultContainerImage[] = "powersweep-workload:local";
 inline constexpr double kMaxTelemetryHz = 1000.0;
+// Stop conditions and the run timeout (the agent's own bounds,
+// agent/run/run_spec_bounds.h, are the same or wider).
+inline constexpr int kMaxEpochs = 1000000;
+inline constexpr int64_t kMaxMinibatches = 1000000000;
+inline constexpr double kMaxRunSeconds = 7 * 24 * 3600.0;  // 7 days
 // How long a settle with a temperature band waits at most by default.
 inline constexpr double kDefaultSettleMaxWaitS = 300;
 

@@ -36,7 +36,8 @@ v1::SweepSpec OrinTwinSweep(const std::string& name, v1::Task task,
 LocalFleet::LocalFleet(LocalFleetOptions options)
     : dir_(MakeTempDir("powersweep-it")),
       controller_args_(std::move(options.controller_args)),
-      controller_prefix_(std::move(options.controller_prefix)) {
+      controller_prefix_(std::move(options.controller_prefix)),
+      db_dir_(std::move(options.db_dir)) {
   if (!StartController("127.0.0.1:0")) return;
   port_ = std::atoi(ReadFile(dir_ + "/port").c_str());
   if (port_ > 0) {

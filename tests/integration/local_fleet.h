@@ -25,6 +25,8 @@ struct LocalFleetOptions {
   // Put before the controller's command line, e.g. {"/usr/bin/prlimit",
   // "--nofile=1024:1024", "--"} to run it under a unit's limits.
   std::vector<std::string> controller_prefix;
+  // Folder of the controller's database; empty: the fleet's temp dir.
+  std::string db_dir;
   // Credentials of the control() stub's channel; null: plaintext.
   std::shared_ptr<grpc::ChannelCredentials> control_credentials;
 };
@@ -42,7 +44,9 @@ class LocalFleet {
   ~LocalFleet();
 
   const std::string& dir() const { return dir_; }
-  std::string db_path() const { return dir_ + "/powersweep.db"; }
+  std::string db_path() const {
+    return (db_dir_.empty() ? dir_ : db_dir_) + "/powersweep.db";
+  }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
   bool ok() const { return port_ > 0; }
@@ -81,6 +85,7 @@ class LocalFleet {
   std::string dir_;
   std::vector<std::string> controller_args_;
   std::vector<std::string> controller_prefix_;
+  std::string db_dir_;
   int port_ = 0;
   int controller_starts_ = 0;
   std::unique_ptr<Subprocess> controller_;

@@ -126,8 +126,9 @@ TYPED_TEST(StoreIngestTest, SameBatchTwiceIsStoredOnce) {
   EXPECT_EQ(this->Telemetry(id), 10u);
   EXPECT_EQ(this->Batches(id), 1);
 
-  // A resend with different content is still recognized by (run, seq).
-  EXPECT_EQ(this->Ingest(MakeBatch(id, 1, 7, 0)), IngestOutcome::kDuplicate);
+  // A resend with other row counts is recognized by (run, seq) and told
+  // apart from an identical one; the first content is kept.
+  EXPECT_EQ(this->Ingest(MakeBatch(id, 1, 7, 0)), IngestOutcome::kConflict);
   EXPECT_EQ(this->Minibatches(id), 50u);
   // attempt 0 (an agent that predates the field) and 1 are the same here.
   v1::DataBatch explicit_attempt = batch;

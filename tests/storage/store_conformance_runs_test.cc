@@ -59,7 +59,7 @@ TYPED_TEST(StoreRunsTest,
       {kPending, kLeased}, {kPending, kCancelled}, {kLeased, kRunning},
       {kLeased, kPending}, {kLeased, kFailed},     {kLeased, kCancelled},
       {kRunning, kDone},   {kRunning, kFailed},    {kRunning, kCancelled},
-      {kFailed, kPending}, {kCancelled, kPending}};
+      {kFailed, kPending}, {kFailed, kDone},      {kCancelled, kPending}};
   const std::vector<v1::RunState> states = {v1::RUN_STATE_UNSPECIFIED,
                                             kPending,
                                             kLeased,

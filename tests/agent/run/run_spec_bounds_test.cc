@@ -132,6 +132,56 @@ TEST(RunSpecBounds, EveryNumericFieldIsChecked) {
   }
 }
 
+// The values a re-audit found accepted before the table covered Settle.
+TEST(RunSpecBounds, HostileSettleValuesAreRejectedWithTheFieldNamed) {
+  v1::RunSpec spec = Valid();
+  spec.mutable_settle()->set_seconds(std::nan(""));
+  EXPECT_THAT(Message(spec),
+              HasSubstr("settle.seconds: nan is not a finite number"));
+  spec.mutable_settle()->set_seconds(1e308);
+  EXPECT_THAT(Message(spec), HasSubstr("settle.seconds: 1e+308 is more than "
+                                       "the limit of 3600"));
+  spec = Valid();
+  spec.mutable_settle()->set_max_wait_s(std::nan(""));
+  spec.mutable_settle()->set_temp_band_c(2);
+  EXPECT_THAT(Message(spec),
+              HasSubstr("settle.max_wait_s: nan is not a finite number"));
+  spec = Valid();
+  spec.mutable_settle()->set_temp_band_c(1e-9);
+  spec.mutable_settle()->set_max_wait_s(300);
+  EXPECT_THAT(Message(spec),
+              HasSubstr("settle.temp_band_c: 1e-09 is less than the minimum "
+                        "of 0.1; 0 means no band"));
+  spec.mutable_settle()->set_temp_band_c(-std::numeric_limits<double>::infinity());
+  EXPECT_THAT(Message(spec),
+              HasSubstr("settle.temp_band_c: -inf is not a finite number"));
+}
+
+// The settle blocks of examples/sweeps/*.yaml (as the controller fills
+// them in) and the other fields the controller sets stay accepted.
+TEST(RunSpecBounds, TheShippedExamplesSettleValuesAreAccepted) {
+  v1::RunSpec spec = Valid();
+  spec.set_sweep_id(12);
+  spec.set_repetition(4);
+  spec.set_attempt(2);
+  spec.mutable_workload()->set_seed(18446744073709551615u);
+  spec.mutable_settle()->set_seconds(1);  // twin-instances.yaml
+  EXPECT_TRUE(CheckRunSpecBounds(spec).ok()) << CheckRunSpecBounds(spec);
+  spec.mutable_settle()->Clear();
+  spec.mutable_settle()->set_temp_band_c(2);  // variability.yaml
+  spec.mutable_settle()->set_max_wait_s(300);
+  EXPECT_TRUE(CheckRunSpecBounds(spec).ok()) << CheckRunSpecBounds(spec);
+}
+
+TEST(RunSpecBounds, IdsAndCountersAreChecked) {
+  v1::RunSpec spec = Valid();
+  spec.set_run_id(-3);
+  spec.set_attempt(-1);
+  const std::string m = Message(spec);
+  EXPECT_THAT(m, HasSubstr("run_id: -3 is negative"));
+  EXPECT_THAT(m, HasSubstr("attempt: -1 is less than the minimum of 1"));
+}
+
 TEST(RunSpecBounds, ReportsEveryProblemAtOnce) {
   v1::RunSpec spec = Valid();
   spec.set_tenants(1000);

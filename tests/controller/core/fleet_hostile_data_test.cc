@@ -166,3 +166,70 @@ TEST_F(FleetHostileDataTest, ARejectedRunIsRetriedWhenTheSweepAllowsIt) {
 
 }  // namespace
 }  // namespace powersweep
+
+namespace powersweep {
+namespace {
+
+using FleetLateResultTest = FleetTest;
+
+TEST_F(FleetLateResultTest, ASpooledResultCompletesARunFailedForALostAgent) {
+  auto runs = AddSweep({HostRun()});
+  auto first = Connect("host-0");
+  SendStarted("host-0", runs[0]);
+  SendBatch("host-0", runs[0], 1);
+  // The controller loses the agent mid-run (max_retries 0): failed.
+  fleet_->Disconnect("host-0", first.get());
+  ASSERT_EQ(State(runs[0]), v1::RUN_STATE_FAILED);
+
+  // The agent comes back and replays its spool: the rest of the data and
+  // the finished result of the same attempt.
+  auto again = Connect("host-0");
+  SendBatch("host-0", runs[0], 2);
+  SendFinished("host-0", runs[0], /*batches=*/2);
+
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_DONE);
+  EXPECT_THAT(ReasonsFor(runs[0], v1::RUN_STATE_DONE),
+              ElementsAre(HasSubstr("spooled result after the controller had "
+                                    "failed it (agent host-0 disconnected")));
+  EXPECT_EQ(*store_->CountBatches(runs[0]), 2);
+  EXPECT_TRUE(store_->GetRunResult(runs[0]).ok());
+}
+
+TEST_F(FleetLateResultTest, ALateResultWithAMissingBatchAsksForIt) {
+  auto runs = AddSweep({HostRun()});
+  auto first = Connect("host-0");
+  SendStarted("host-0", runs[0]);
+  fleet_->Disconnect("host-0", first.get());
+  auto again = Connect("host-0");
+  SendBatch("host-0", runs[0], 2);
+  SendFinished("host-0", runs[0], /*batches=*/2);
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_FAILED);
+  std::vector<int64_t> asked;
+  for (const v1::ControllerMessage& m : again->sent()) {
+    if (m.has_resend()) {
+      asked.assign(m.resend().seqs().begin(), m.resend().seqs().end());
+    }
+  }
+  EXPECT_THAT(asked, ElementsAre(1));
+  SendBatch("host-0", runs[0], 1);
+  SendFinished("host-0", runs[0], /*batches=*/2);
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_DONE);
+}
+
+TEST_F(FleetLateResultTest, ARunFailedForRefusedDataIsNotRevived) {
+  auto runs = AddSweep({HostRun()});
+  Connect("host-0");
+  SendStarted("host-0", runs[0]);
+  v1::AgentMessage bad;
+  *bad.mutable_batch() = OneRecord(runs[0], 1);
+  bad.mutable_batch()->mutable_minibatches(0)->set_stall_s(kNaN);
+  Deliver("host-0", bad);
+  ASSERT_EQ(State(runs[0]), v1::RUN_STATE_FAILED);
+  SendBatch("host-0", runs[0], 1);
+  SendFinished("host-0", runs[0], /*batches=*/1);
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_FAILED);
+  EXPECT_EQ(*store_->CountBatches(runs[0]), 0);
+}
+
+}  // namespace
+}  // namespace powersweep

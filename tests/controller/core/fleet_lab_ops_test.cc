@@ -282,6 +282,16 @@ TEST_F(FleetLabOpsTest, RerunMayGiveTheRunsANewTimeout) {
   EXPECT_DOUBLE_EQ(conn->Assigned()[0].timeout_s(), 1800);
 }
 
+TEST_F(FleetLabOpsTest, ARerunTimeoutTheAgentWouldRefuseIsRefusedAtOnce) {
+  auto runs = AddSweep({HostRun()});
+  const int64_t sweep = Run(runs[0]).spec().sweep_id();
+  for (double bad : {1e308, 604801.0, -1.0}) {
+    auto r = fleet_->Rerun(sweep, true, true, bad);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr("timeout_s"));
+  }
+}
+
 TEST_F(FleetLabOpsTest, ACancelledRunItsAgentIsStillStoppingIsNotRerunYet) {
   auto runs = AddSweep({HostRun()});
   const int64_t sweep = Run(runs[0]).spec().sweep_id();

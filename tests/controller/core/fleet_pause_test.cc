@@ -82,3 +82,61 @@ TEST_F(FleetPauseTest, ARunHeldPastItsTimeoutAndMarginIsFailedAndCancelled) {
 
 }  // namespace
 }  // namespace powersweep
+
+namespace powersweep {
+namespace {
+
+using FleetMissedLeaseTest = FleetTest;
+
+TEST_F(FleetMissedLeaseTest, AnAgentThatIgnoresAssignmentsDoesNotHoldTheQueue) {
+  auto runs = AddSweep({HostRun(), HostRun()});
+  auto bad = Connect("host-a");  // gets run 1, never answers
+  auto good = Connect("host-b");  // gets run 2
+  ASSERT_THAT(bad->AssignedRunIds(), ElementsAre(runs[0]));
+  ASSERT_THAT(good->AssignedRunIds(), ElementsAre(runs[1]));
+  SendStarted("host-b", runs[1]);
+
+  clock_.Advance(absl::Seconds(16));  // past the 15 s lease
+  SendHeartbeat("host-b");
+  fleet_->CheckLiveness();
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_PENDING);
+  // It heartbeats "idle" (clearing what it might still execute), but is
+  // not given the run it ignored again.
+  SendHeartbeat("host-a");
+  fleet_->Dispatch();
+  EXPECT_THAT(bad->AssignedRunIds(), ElementsAre(runs[0]));
+
+  // The healthy agent takes it as soon as it is free.
+  SendBatch("host-b", runs[1], 1);
+  SendFinished("host-b", runs[1], 1);
+  EXPECT_THAT(good->AssignedRunIds(), ElementsAre(runs[1], runs[0]));
+}
+
+TEST_F(FleetMissedLeaseTest, TheHoldEndsAndDoublesWhileItGoesOnIgnoring) {
+  auto runs = AddSweep({HostRun()});
+  auto bad = Connect("host-a");
+  ASSERT_THAT(bad->AssignedRunIds(), ElementsAre(runs[0]));
+  auto tick = [&](int seconds) {
+    for (int i = 0; i < seconds; ++i) {
+      clock_.Advance(absl::Seconds(1));
+      SendHeartbeat("host-a");
+      fleet_->CheckLiveness();
+      fleet_->Dispatch();
+    }
+  };
+  tick(16);  // lease 1 expires: held 15 s
+  EXPECT_THAT(bad->AssignedRunIds(), ElementsAre(runs[0]));
+  tick(15);  // the hold is over: offered again
+  EXPECT_THAT(bad->AssignedRunIds(), ElementsAre(runs[0], runs[0]));
+  tick(16);  // lease 2 expires: held 30 s
+  tick(20);
+  EXPECT_EQ(bad->AssignedRunIds().size(), 2u);
+  tick(12);
+  EXPECT_EQ(bad->AssignedRunIds().size(), 3u);
+  // Once it answers, it is an ordinary agent again.
+  SendStarted("host-a", runs[0]);
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_RUNNING);
+}
+
+}  // namespace
+}  // namespace powersweep

@@ -4,6 +4,7 @@
 // carried by every run.
 #include "controller/sweep/placement.h"
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 namespace powersweep {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -181,6 +183,34 @@ TEST(PlacementTest, SettleIsCheckedDefaultedAndCarriedByEveryRun) {
   empty.mutable_settle();
   EXPECT_THAT(Problems(empty, Fleet()),
               ElementsAre(HasSubstr("settle: give temp_band_c")));
+}
+
+// The values a re-audit found the agent accepting are refused at submit
+// too, each naming its field.
+TEST(PlacementTest, HostileSettleValuesAreRefusedNamingTheField) {
+  v1::SweepSpec nan_seconds = Study();
+  nan_seconds.mutable_settle()->set_seconds(std::nan(""));
+  EXPECT_THAT(Problems(nan_seconds, Fleet()),
+              Contains("settle.seconds: must be between 0 and 3600, got nan"));
+  v1::SweepSpec huge_seconds = Study();
+  huge_seconds.mutable_settle()->set_seconds(1e308);
+  EXPECT_THAT(
+      Problems(huge_seconds, Fleet()),
+      Contains("settle.seconds: must be between 0 and 3600, got 1e+308"));
+  v1::SweepSpec nan_wait = Study();
+  nan_wait.mutable_settle()->set_temp_band_c(2);
+  nan_wait.mutable_settle()->set_max_wait_s(std::nan(""));
+  EXPECT_THAT(
+      Problems(nan_wait, Fleet()),
+      ElementsAre("settle.max_wait_s: must be between 0 and 86400, got nan"));
+  v1::SweepSpec tiny_band = Study();
+  tiny_band.mutable_settle()->set_temp_band_c(1e-9);
+  EXPECT_THAT(Problems(WithDefaults(tiny_band), Fleet()),
+              ElementsAre("settle.temp_band_c: must be 0 (no band) or at "
+                          "least 0.1 C, got 1e-09"));
+  v1::SweepSpec smallest = Study();
+  smallest.mutable_settle()->set_temp_band_c(0.1);
+  EXPECT_THAT(Problems(WithDefaults(smallest), Fleet()), IsEmpty());
 }
 
 TEST(PlacementTest, TheSweepFileSpellsPlacementDevicesAndSettle) {

@@ -1,5 +1,7 @@
 #include "controller/sweep/validate.h"
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 namespace powersweep {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -401,6 +404,33 @@ TEST(ValidateSweepTest, ScalarRanges) {
   EXPECT_THAT(Problems(s), ElementsAre("telemetry_hz: must be more than 0 and "
                                        "at most 1000, got 0"));
   s.set_telemetry_hz(1000);
+  EXPECT_THAT(Problems(s), IsEmpty());
+}
+
+// Huge stop conditions and timeouts are refused at submit (the agent would
+// reject every run of them), each naming its field.
+TEST(ValidateSweepTest, HugeAndNonFiniteRunLimitsAreRefused) {
+  v1::SweepSpec s = GoodSpec();
+  s.set_timeout_s(1e308);
+  EXPECT_THAT(Problems(s), ElementsAre("timeout_s: must be at most 604800 "
+                                       "(7 days), got 1e+308"));
+  s.set_timeout_s(std::nan(""));
+  EXPECT_THAT(Problems(s), ElementsAre("timeout_s: must be a positive number "
+                                       "of seconds, got nan"));
+  s = GoodSpec();
+  s.set_duration_s(1e308);
+  EXPECT_THAT(Problems(s),
+              Contains("duration_s: must be at most 604800 (7 days), got "
+                       "1e+308"));
+  s = GoodSpec();
+  s.set_epochs(2000000);
+  s.set_minibatches(int64_t{1} << 40);
+  EXPECT_THAT(Problems(s),
+              ElementsAre("epochs: must be at most 1000000, got 2000000",
+                          "minibatches: must be at most 1000000000, got "
+                          "1099511627776"));
+  s = GoodSpec();
+  s.set_timeout_s(604800);
   EXPECT_THAT(Problems(s), IsEmpty());
 }
 

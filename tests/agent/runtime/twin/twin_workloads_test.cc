@@ -71,8 +71,9 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
   ASSERT_TRUE(agent.ok());
   const v1::DeviceCapabilities caps =
       AgentCapabilities(*agent->platform, agent->catalog);
-  ASSERT_EQ(caps.models_size(), 12);  // 9 networks, 3 kernels
-  ASSERT_EQ(caps.datasets_size(), 6);  // the five sets and synthetic
+  ASSERT_EQ(caps.models_size(), 14);  // 11 networks, 3 kernels
+  // The five image sets, the two text sets and synthetic.
+  ASSERT_EQ(caps.datasets_size(), 8);
   int runnable = 0;
   for (const std::string& model : caps.models()) {
     EXPECT_EQ(agent->catalog.models.count(model), 1u) << model;
@@ -110,8 +111,9 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
     }
   }
   // lenet5 on 2 grey sets; 6 RGB models on 3 RGB sets; alexnet and
-  // inception_v3 on the 2 image-folder sets; all 9 on synthetic.
-  EXPECT_EQ(runnable, 2 + 6 * 3 + 2 * 2 + 9);
+  // inception_v3 on the 2 image-folder sets; lstm_lm and mobilebert on the
+  // 2 text sets; all 11 on synthetic.
+  EXPECT_EQ(runnable, 2 + 6 * 3 + 2 * 2 + 2 * 2 + 11);
 }
 
 TEST(TwinWorkloadsTest, UnknownModelOrDataSetIsAClearErrorNamingIt) {

@@ -1,5 +1,6 @@
-// AppendCsvCell: RFC 4180 quoting and neutralized spreadsheet formulas.
-#include "storage/csv_cell.h"
+// The one CSV cell writer (AppendCsvCell, CsvCell, CsvLine): RFC 4180
+// quoting and neutralized spreadsheet formulas.
+#include "common/csv_cell.h"
 
 #include <string>
 
@@ -36,6 +37,20 @@ TEST(CsvCell, NumbersStayNumbers) {
                         "--1", "1 ", " 1", "0x10", "-nan"}) {
     EXPECT_FALSE(IsPlainNumber(t)) << t;
   }
+}
+
+TEST(CsvCell, ALoneDashIsTheMissingMarkAndStaysAsItIs) {
+  EXPECT_EQ(Cell("-"), "-");
+  EXPECT_EQ(Cell("--"), "'--");
+  EXPECT_EQ(Cell("+"), "'+");
+  EXPECT_EQ(Cell("- 1"), "'- 1");
+}
+
+TEST(CsvCell, ALineNeutralizesEachCellAndEndsWithANewline) {
+  EXPECT_EQ(CsvLine({"=a", "-1.5", "-", "x,y", ""}),
+            "'=a,-1.5,-,\"x,y\",\n");
+  EXPECT_EQ(CsvLine({}), "\n");
+  EXPECT_EQ(CsvCell("@x"), "'@x");
 }
 
 TEST(CsvCell, OrdinaryTextIsUnchangedOrQuoted) {

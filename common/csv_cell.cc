@@ -1,4 +1,4 @@
-#include "storage/csv_cell.h"
+#include "common/csv_cell.h"
 
 #include "absl/strings/ascii.h"
 
@@ -49,7 +49,7 @@ bool IsPlainNumber(absl::string_view s) {
 }
 
 std::string NeutralizeFormula(absl::string_view value) {
-  if (!StartsLikeFormula(value) || IsPlainNumber(value)) {
+  if (!StartsLikeFormula(value) || IsPlainNumber(value) || value == "-") {
     return std::string(value);
   }
   std::string out = "'";
@@ -69,6 +69,22 @@ void AppendCsvCell(absl::string_view raw, std::string* out) {
     out->push_back(c);
   }
   out->push_back('"');
+}
+
+std::string CsvCell(absl::string_view value) {
+  std::string out;
+  AppendCsvCell(value, &out);
+  return out;
+}
+
+std::string CsvLine(const std::vector<std::string>& cells) {
+  std::string out;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    AppendCsvCell(cells[i], &out);
+  }
+  out.push_back('\n');
+  return out;
 }
 
 }  // namespace powersweep
