@@ -194,7 +194,11 @@ TEST(TwinWorkloadsTest, LargerModelsTakeLongerPerMinibatchThanLeNet5) {
         if (p.model == "lenet5" || p.model == "vae") continue;
         const MinibatchTiming t =
             perf.Expected(op, Shape(p.model, p.dataset, train, 16, 2));
-        EXPECT_GT(t.compute_s, 2 * lenet.compute_s)
+        // dqn: 22x LeNet-5's MACs in a handful of kernels; at batch 16 in
+        // one mode's inference its minibatch is 1.8x LeNet-5's (kernel
+        // overhead dominates both), so it is held to "longer" only.
+        const double factor = p.model == "dqn" ? 1 : 2;
+        EXPECT_GT(t.compute_s, factor * lenet.compute_s)
             << p.model << "/" << p.dataset << " cpu " << op.cpu_khz;
         EXPECT_GT(t.e2e_s, lenet.e2e_s) << p.model << "/" << p.dataset;
       }
