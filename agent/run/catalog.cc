@@ -1,6 +1,8 @@
 #include "agent/run/catalog.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -40,7 +42,21 @@ absl::StatusOr<std::map<std::string, std::string>> ParseDatasetFlags(
             " is reserved for the in-memory synthetic data every agent "
             "offers; give the directory another name"));
       }
-      out[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
+      // A relative path is the agent's working directory's: made absolute
+      // here, since workloads and containers (their bind mounts) do not
+      // run there.
+      std::string path(entry.substr(eq + 1));
+      if (!path.empty() && path[0] != '/') {
+        std::error_code ec;
+        const std::filesystem::path abs = std::filesystem::absolute(path, ec);
+        if (ec) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--dataset: \"", entry, "\": cannot make the path absolute: ",
+              ec.message()));
+        }
+        path = abs.lexically_normal().string();
+      }
+      out[std::string(entry.substr(0, eq))] = path;
     }
   }
   return out;

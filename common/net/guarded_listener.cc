@@ -55,9 +55,9 @@ absl::StatusOr<std::unique_ptr<GuardedListener>> GuardedListener::Start(
         baseline, " descriptors and keeps ", options.reserve,
         " free; raise LimitNOFILE (ulimit -n)"));
   }
-  std::unique_ptr<GuardedListener> listener(new GuardedListener(
-      socket, wake[0], wake[1], std::move(handoff), std::move(options),
-      ceiling));
+  std::unique_ptr<GuardedListener> listener(
+      new GuardedListener(socket, wake[0], wake[1], std::move(handoff),
+                          std::move(options), ceiling));
   listener->spare_fd_ = spare;
   listener->open_descriptors_ = baseline;
   listener->thread_ = std::thread([l = listener.get()] { l->Loop(); });

@@ -46,9 +46,9 @@ struct GuardedListenerOptions {
 };
 
 struct GuardedListenerCounts {
-  int64_t accepted = 0;       // handed to the server
-  int64_t refused = 0;        // closed at once: at the ceiling
-  int64_t accept_errors = 0;  // accept() failed (EMFILE, ENFILE, ENOBUFS..)
+  int64_t accepted = 0;          // handed to the server
+  int64_t refused = 0;           // closed at once: at the ceiling
+  int64_t accept_errors = 0;     // accept() failed (EMFILE, ENFILE, ENOBUFS..)
   int64_t open_descriptors = 0;  // at the latest count
   int64_t ceiling = 0;  // a connection that takes the process above this
                         // many descriptors is refused

@@ -51,6 +51,7 @@ MetricComparison CompareMetric(const MetricInfo& info,
     c.percent_ci_low = std::max(-100.0, c.percent_ci_low);
   }
   c.tested = w.tested;
+  c.zero_spread = w.zero_spread;
   c.p_value = w.p_value;
   c.significant = w.significant;
   return c;
@@ -148,6 +149,20 @@ CellComparison CompareCell(const CompareDimension& dimension,
     cell.metrics.push_back(CompareMetric(info, b, o));
   }
   AddCellWarnings(dimension, runs, &cell);
+  std::vector<std::string> flat;
+  for (const MetricComparison& m : cell.metrics) {
+    // Equal means without spread need no warning: nothing differs.
+    if (m.zero_spread && m.has_difference &&
+        m.baseline.mean != m.other.mean) {
+      flat.push_back(m.info.name);
+    }
+  }
+  if (!flat.empty()) {
+    cell.warnings.push_back(absl::StrCat(
+        "no spread on either side for ", absl::StrJoin(flat, ", "),
+        " (deterministic runs, e.g. twins): the t-test is not meaningful "
+        "there, so no p-value and no significance"));
+  }
   return cell;
 }
 

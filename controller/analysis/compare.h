@@ -14,7 +14,10 @@
 // Warnings per cell: the two sides' provenance differs (binary or
 // framework fingerprint: the difference may come from the build, not the
 // compared dimension), a side has fewer than 2 runs (no interval, no test)
-// or none, the sides ran on different devices (not by device).
+// or none, the sides ran on different devices (not by device), metrics
+// whose means differ with no spread on either side (deterministic runs such as twins: no
+// t-test, so no p-value and no verdict, rather than "significant" for a
+// difference of rounding size).
 //
 // A side with no run in any cell (by device: a named device that ran no
 // done run of the sweep, e.g. a typo; by runtime: a sweep without container
@@ -58,7 +61,8 @@ struct MetricComparison {
   bool has_percent_ci = false;  // and both sides have n >= 2
   double percent_ci_low = 0;
   double percent_ci_high = 0;
-  bool tested = false;          // both sides have n >= 2
+  bool tested = false;          // both sides have n >= 2 and some spread
+  bool zero_spread = false;     // n >= 2 on both sides, no spread: no test
   double p_value = 1;
   bool significant = false;     // p < 0.05
 };

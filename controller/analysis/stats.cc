@@ -232,11 +232,14 @@ WelchTest Welch(const std::vector<double>& baseline,
     const std::string side = b.n < 2 ? "baseline" : "other";
     w.note = "fewer than 2 values on the " + side + " side: no test";
   } else {
-    w.tested = true;
     const double vb = b.scaled_sd * b.scaled_sd / b.n;
     const double vo = o.scaled_sd * o.scaled_sd / o.n;
     const double se = std::sqrt(vb + vo);
-    if (se > 0) {
+    // Values are scaled to a largest magnitude of 1: a standard error
+    // below this is rounding noise (deterministic runs, e.g. twins).
+    constexpr double kRoundingSe = 1e-9;
+    if (se > kRoundingSe) {
+      w.tested = true;
       w.t = diff_s / se;
       w.dof = (vb + vo) * (vb + vo) /
               (vb * vb / (b.n - 1) + vo * vo / (o.n - 1));
@@ -244,18 +247,13 @@ WelchTest Welch(const std::vector<double>& baseline,
       const double half = StudentTTwoSidedQuantile(level, w.dof) * se;
       ci_low_s = diff_s - half;
       ci_high_s = diff_s + half;
+      w.significant = w.p_value < alpha;
     } else {
-      // Zero variance on both sides: the means are exact.
-      w.dof = b.n + o.n - 2;
-      if (diff_s == 0) {
-        w.t = 0;
-        w.p_value = 1;
-      } else {
-        w.t = std::copysign(std::numeric_limits<double>::infinity(), diff_s);
-        w.p_value = 0;
-      }
+      // No spread on either side: nothing to weigh the difference against.
+      w.zero_spread = true;
+      w.note = "no spread on either side (deterministic runs, e.g. twins): "
+               "the t-test is not meaningful, so no p-value";
     }
-    w.significant = w.p_value < alpha;
   }
   w.difference = diff_s * scale;
   w.ci_low = ci_low_s * scale;

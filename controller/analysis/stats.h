@@ -88,10 +88,11 @@ SampleSummary Summarize(const std::vector<double>& values,
 // Edge cases:
 // - n < 2 on either side: no test (tested false, note says which side);
 //   the difference is still reported when both sides have a value.
-// - se = 0 (zero variance on both sides): equal means are not
-//   significant (t = 0, p = 1); different means are significant with
-//   p = 0 and t = +-infinity (the only non-finite output of this file);
-//   dof = n_b + n_o - 2 and the CI of the difference is the point.
+// - se = 0, or below 1e-9 of the largest value (zero variance on both
+//   sides, up to the rounding noise of deterministic runs such as twins):
+//   the test is meaningless, so there is none (tested false, zero_spread
+//   true, p = 1, not significant, a note says why); the difference is
+//   still reported and its CI is the point.
 // - baseline mean 0: no percent (has_percent false).
 struct WelchTest {
   bool has_difference = false;  // both sides have at least one value
@@ -99,7 +100,8 @@ struct WelchTest {
   bool has_percent = false;
   double difference_percent = 0;  // 100 * difference / |mean_b|
 
-  bool tested = false;  // both sides have n >= 2
+  bool tested = false;  // both sides have n >= 2 and some spread
+  bool zero_spread = false;  // n >= 2 on both sides but no spread: no test
   double t = 0;
   double dof = 0;
   double p_value = 1;

@@ -230,6 +230,24 @@ int CmdReport(v1::Control::StubInterface* stub, const CliOptions& opt,
     }
   }
   if (int rc = GatherModels(stub, opt, err, &in.models); rc != kExitOk) return rc;
+  {
+    // The outliers the variability figure marks: the analysis's own.
+    v1::VariabilityRequest req;
+    req.set_sweep_id(opt.sweep_id);
+    v1::VariabilityResponse resp;
+    auto ctx = RpcContext(60);
+    grpc::Status st = stub->Variability(ctx.get(), req, &resp);
+    if (!st.ok()) return ReportRpcError(st, opt, err);
+    for (const v1::VariabilityCell& cell : resp.cells()) {
+      for (const v1::VariabilityMetricReport& m : cell.metrics()) {
+        for (const v1::VariabilityDeviceStats& d : m.devices()) {
+          if (!d.outlier()) continue;
+          in.outlier_runs[m.name()].insert(d.run_ids().begin(),
+                                           d.run_ids().end());
+        }
+      }
+    }
+  }
   if (int rc = GatherTelemetry(stub, opt, err, &in.telemetry); rc != kExitOk) {
     return rc;
   }

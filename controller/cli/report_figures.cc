@@ -60,6 +60,7 @@ struct Point {
   double time = 0, energy = 0;
   std::string time_unit, energy_unit, provenance;
   bool on_front = false;
+  std::string preset = "";  // the preset the runs asked for, or ""
 };
 
 // Marks the points of `points` (indices `members`) no other member
@@ -110,6 +111,7 @@ int ModelPoints(const ReportModel& m,
     points.push_back({panel, "measured", PowerModeText(mm.mode(), "as is"),
                       mark, mm.epoch_time_s(), mm.epoch_energy_j(), time_unit,
                       energy_unit, energy_prov});
+    if (it != presets.end()) points.back().preset = it->second;
   }
   MarkFront(points, measured);
   // Predictions are modeled from data of the model's provenance.
@@ -126,6 +128,13 @@ int ModelPoints(const ReportModel& m,
     points.push_back({panel, kind, PowerModeText(p.mode(), "as is"), mark,
                       p.epoch_time_s(), p.epoch_energy_j(), time_unit,
                       energy_unit, predicted_prov, kind == "predicted_front"});
+    // A marked prediction is of the preset its mark names.
+    std::string preset = p.mode().preset();
+    if (preset.empty() && mark == "MAXN") preset = "MAXN";
+    if (preset.empty() && mark == "nvpmodel default " + m.nvpmodel_default) {
+      preset = m.nvpmodel_default;
+    }
+    points.back().preset = preset;
   };
   if (m.has_pareto) {
     for (const v1::ModePrediction& p : m.pareto.front()) {
@@ -192,7 +201,7 @@ FigureTable ParetoFigure(const ReportInputs& in) {
   f.name = "pareto";
   f.table.header = {"panel",     "kind",        "mode",     "mark",
                     "time",      "time_unit",   "energy",   "energy_unit",
-                    "on_front",  "provenance"};
+                    "on_front",  "provenance",  "preset"};
   std::vector<Point> points;
   std::map<int64_t, std::string> presets;  // run id -> preset asked for
   for (const v1::RunStatus& r : in.runs) {
@@ -206,7 +215,7 @@ FigureTable ParetoFigure(const ReportInputs& in) {
   }
   // Panels without a model: per minibatch from the runs, per mode.
   struct Acc {
-    std::string panel, mode, mark, provenance;
+    std::string panel, mode, mark, provenance, preset;
     double ms = 0, mj = 0;
     int n = 0;
   };
@@ -226,7 +235,7 @@ FigureTable ParetoFigure(const ReportInputs& in) {
       if (preset == "MAXN") mark = "MAXN";
       if (!nvp.empty() && preset == nvp) mark = "nvpmodel default " + nvp;
       accs.push_back({panel, mode, mark,
-                      ProvenanceText(s.energy_provenance())});
+                      ProvenanceText(s.energy_provenance()), preset});
     }
     Acc& a = accs[it->second];
     a.ms += s.mean_minibatch_s() * 1e3;
@@ -239,12 +248,13 @@ FigureTable ParetoFigure(const ReportInputs& in) {
     points.push_back({a.panel, "measured", a.mode, a.mark, a.ms / a.n,
                       a.mj / a.n, "ms per minibatch", "mJ per minibatch",
                       a.provenance});
+    points.back().preset = a.preset;
   }
   for (const auto& [panel, members] : by_panel) MarkFront(points, members);
   for (const Point& p : points) {
     f.table.rows.push_back({p.panel, p.kind, p.mode, p.mark, ReportNumber(p.time),
                             p.time_unit, ReportNumber(p.energy), p.energy_unit,
-                            p.on_front ? "1" : "0", p.provenance});
+                            p.on_front ? "1" : "0", p.provenance, p.preset});
   }
   if (points.empty()) {
     f.omitted = "No done workload run of this sweep has an energy figure "
@@ -328,7 +338,13 @@ FigureTable VariabilityFigure(const ReportInputs& in) {
   FigureTable f;
   f.name = "variability";
   f.table.header = {"cell",         "device_id", "run_id",
-                    "minibatch_ms", "energy_j",  "provenance"};
+                    "minibatch_ms", "energy_j",  "provenance",
+                    "minibatch_outlier", "energy_outlier"};
+  auto outlier = [&](const char* metric, int64_t run_id) -> std::string {
+    auto it = in.outlier_runs.find(metric);
+    return it != in.outlier_runs.end() && it->second.count(run_id) ? "1"
+                                                                    : "0";
+  };
   for (const auto& [label, runs] : Cells(in)) {
     std::set<std::string> devices;
     for (const v1::RunStatus* r : runs) devices.insert(r->device_id());
@@ -344,7 +360,9 @@ FigureTable VariabilityFigure(const ReportInputs& in) {
           {label, r->device_id(), std::to_string(r->spec().run_id()),
            ReportNumber(s.mean_minibatch_s() * 1e3),
            s.energy_j() > 0 ? ReportNumber(s.energy_j()) : "",
-           TimeProvenance(in, *r)});
+           TimeProvenance(in, *r),
+           outlier("minibatch_time", r->spec().run_id()),
+           s.energy_j() > 0 ? outlier("energy", r->spec().run_id()) : ""});
     }
   }
   if (f.table.rows.empty()) {

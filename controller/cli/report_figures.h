@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,10 @@ struct ReportInputs {
   std::vector<ReportModel> models;
   std::vector<TelemetryRow> telemetry;
   int64_t timeline_run_id = 0;  // 0: no run to show
+  // Runs of a device the variability analysis (Control.Variability, as
+  // `powersweep variability` prints it) calls an outlier in their cell, by
+  // metric name ("minibatch_time", "energy") -> run ids.
+  std::map<std::string, std::set<int64_t>> outlier_runs;
 };
 
 // The stock nvpmodel default (PM_CONFIG DEFAULT) of a class as the platform

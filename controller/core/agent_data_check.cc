@@ -77,10 +77,9 @@ absl::Status CheckValue(const std::string& path, const std::string& name,
     return absl::InvalidArgumentError(
         absl::StrCat(path, " is ", Number(v), " (not a finite number)"));
   }
-  return absl::InvalidArgumentError(absl::StrCat(path, " is ", Number(v), r.unit,
-                                                 ", outside [", Number(r.min),
-                                                 ", ", Number(r.max), "]",
-                                                 r.unit));
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, " is ", Number(v), r.unit, ", outside [",
+                   Number(r.min), ", ", Number(r.max), "]", r.unit));
 }
 
 absl::Status CheckMessage(const Message& m, const std::string& prefix) {
@@ -88,7 +87,8 @@ absl::Status CheckMessage(const Message& m, const std::string& prefix) {
   std::vector<const FieldDescriptor*> fields;
   refl->ListFields(m, &fields);
   for (const FieldDescriptor* f : fields) {
-    const std::string base = prefix.empty() ? f->name() : prefix + "." + f->name();
+    const std::string base =
+        prefix.empty() ? f->name() : prefix + "." + f->name();
     const int n = f->is_repeated() ? refl->FieldSize(m, f) : 1;
     for (int i = 0; i < n; ++i) {
       const std::string path =

@@ -31,14 +31,16 @@ bool PlacedOn(const v1::RunSpec& spec, const std::string& device_id) {
 void Fleet::Impl::DispatchLocked(Outbox* out, const std::string& device_id) {
   std::vector<IdleAgent> idle = registry.IdleAgents(device_id);
   if (!missed_leases.empty()) {
+    // Agents that let assignments expire wait out their hold.
     const absl::Time now = clock->Now();
-    idle.erase(std::remove_if(idle.begin(), idle.end(),
-                              [&](const IdleAgent& a) {
-                                auto it = missed_leases.find(a.device_id);
-                                return it != missed_leases.end() &&
-                                       now < it->second.hold_until;
-                              }),
-               idle.end());
+    std::vector<IdleAgent> kept;
+    for (IdleAgent& a : idle) {
+      auto it = missed_leases.find(a.device_id);
+      if (it == missed_leases.end() || now >= it->second.hold_until) {
+        kept.push_back(std::move(a));
+      }
+    }
+    idle = std::move(kept);
   }
   if (idle.empty()) return;
   const int64_t started_ns = clock->MonotonicNanos();

@@ -12,6 +12,21 @@
 #include "controller/core/fleet_impl.h"
 
 namespace powersweep {
+namespace {
+
+// Sequence numbers of 1..batches that `have` (ascending) lacks.
+std::vector<int64_t> MissingSeqs(const std::vector<int64_t>& have,
+                                 int64_t batches) {
+  std::vector<int64_t> missing;
+  size_t i = 0;
+  for (int64_t seq = 1; seq <= batches; ++seq) {
+    while (i < have.size() && have[i] < seq) ++i;
+    if (i >= have.size() || have[i] != seq) missing.push_back(seq);
+  }
+  return missing;
+}
+
+}  // namespace
 
 void Fleet::Impl::OnRunStarted(const std::string& device_id,
                                const AgentConnection* conn,
@@ -48,8 +63,7 @@ void Fleet::Impl::OnRunStarted(const std::string& device_id,
           st = store->TransitionRun(run_id, v1::RUN_STATE_RUNNING, device_id,
                                     "", clock->Now());
           if (!st.ok()) {
-            PS_LOG(ERROR) << "cannot mark run " << run_id
-                          << " running: " << st;
+            PS_LOG(ERROR) << "cannot mark run " << run_id << " running: " << st;
           } else {
             PS_LOG(INFO) << "run " << run_id << " started on " << device_id;
           }
@@ -86,9 +100,9 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
       }
     } else if (batch.attempt() != 0 &&
                batch.attempt() != view->current_attempt) {
-      drop_reason = absl::StrCat("attempt ", batch.attempt(),
-                                 ", but the run is on attempt ",
-                                 view->current_attempt);
+      drop_reason =
+          absl::StrCat("attempt ", batch.attempt(),
+                       ", but the run is on attempt ", view->current_attempt);
     }
     if (!drop_reason.empty()) {
       // Data of an attempt the controller gave up on (or already finished):
@@ -98,8 +112,7 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
                    << drop_reason;
       counters.batches_dropped.fetch_add(1, std::memory_order_relaxed);
     } else if (absl::Status bad = CheckAgentBatch(batch); !bad.ok()) {
-      rejected = absl::StrCat("agent ", device_id, " sent batch ",
-                              batch.seq(),
+      rejected = absl::StrCat("agent ", device_id, " sent batch ", batch.seq(),
                               " that cannot be stored: ", bad.message());
     } else {
       absl::StatusOr<IngestOutcome> outcome = store->IngestBatch(batch);
@@ -113,11 +126,11 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
         return;
       }
       if (*outcome == IngestOutcome::kConflict) {
-        rejected = absl::StrCat(
-            "agent ", device_id, " sent batch ", batch.seq(),
-            " again with other contents (", batch.minibatches_size(),
-            " minibatch records, ", batch.telemetry_size(),
-            " telemetry samples); the first is kept");
+        rejected = absl::StrCat("agent ", device_id, " sent batch ",
+                                batch.seq(), " again with other contents (",
+                                batch.minibatches_size(),
+                                " minibatch records, ", batch.telemetry_size(),
+                                " telemetry samples); the first is kept");
       } else if (*outcome == IngestOutcome::kDuplicate) {
         PS_LOG(DEBUG) << "batch " << batch.seq() << " of run " << batch.run_id()
                       << " already stored; acknowledging again";
@@ -141,8 +154,7 @@ void Fleet::Impl::OnBatch(const std::string& device_id,
     std::optional<SessionView> view = registry.View(device_id, conn);
     counters.batches_rejected.fetch_add(1, std::memory_order_relaxed);
     if (view && view->current_run_id == batch.run_id()) {
-      FailHeldRunLocked(device_id, view->conn, batch.run_id(), rejected,
-                          &out);
+      FailHeldRunLocked(device_id, view->conn, batch.run_id(), rejected, &out);
     }
     if (view) {
       // Acknowledged so that the agent drops it; nothing of it is stored.
@@ -177,8 +189,8 @@ void Fleet::Impl::FailHeldRunLocked(
   QueueCancel(device_id, conn, run_id, reason, out);
 }
 
-bool Fleet::Impl::AcceptsLateData(const std::string& device_id,
-                                  int64_t run_id, int32_t attempt) {
+bool Fleet::Impl::AcceptsLateData(const std::string& device_id, int64_t run_id,
+                                  int32_t attempt) {
   if (refused_runs.count(run_id) > 0) return false;
   absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
   if (!run.ok() || run->state() != v1::RUN_STATE_FAILED ||
@@ -201,13 +213,7 @@ void Fleet::Impl::CompleteLateRunLocked(
                   << " (not acknowledged; the agent sends it again)";
     return;
   }
-  std::vector<int64_t> missing;
-  for (int64_t seq = 1, i = 0; seq <= msg.batches(); ++seq) {
-    while (i < static_cast<int64_t>(have->size()) && (*have)[i] < seq) ++i;
-    if (i >= static_cast<int64_t>(have->size()) || (*have)[i] != seq) {
-      missing.push_back(seq);
-    }
-  }
+  const std::vector<int64_t> missing = MissingSeqs(*have, msg.batches());
   if (!missing.empty() || (!have->empty() && have->back() > msg.batches())) {
     if (missing.empty()) {
       QueueAck(device_id, conn, run_id, msg.attempt(), 0, out);
@@ -224,20 +230,19 @@ void Fleet::Impl::CompleteLateRunLocked(
     out->push_back(std::move(resend));
     return;
   }
-  const std::string reason = absl::StrCat(
-      "completed by agent ", device_id,
-      "'s spooled result after the controller had failed it (",
-      run->reason(), ")");
-  absl::Status st =
-      store->FinishRun(WithBaseload(*run, msg.result()), v1::RUN_STATE_DONE,
-                       reason, clock->Now());
+  const std::string reason =
+      absl::StrCat("completed by agent ", device_id,
+                   "'s spooled result after the controller had failed it (",
+                   run->reason(), ")");
+  absl::Status st = store->FinishRun(WithBaseload(*run, msg.result()),
+                                     v1::RUN_STATE_DONE, reason, clock->Now());
   if (!st.ok()) {
     PS_LOG(ERROR) << "cannot finish run " << run_id << ": " << st
                   << " (not acknowledged; the agent sends it again)";
     return;
   }
-  PS_LOG(INFO) << "run " << run_id << " on " << device_id << " done: "
-               << reason;
+  PS_LOG(INFO) << "run " << run_id << " on " << device_id
+               << " done: " << reason;
   QueueAck(device_id, conn, run_id, msg.attempt(), 0, out);
   if (std::optional<SessionView> v = registry.View(device_id, conn.get());
       v.has_value() && v->foreign_run_id == run_id) {
@@ -296,23 +301,23 @@ void Fleet::Impl::OnRunFinished(const std::string& device_id,
       // The end of an attempt the controller gave up on while the device
       // now holds a newer attempt of the same run: acknowledge, store
       // nothing, keep the new attempt going.
-      PS_LOG(INFO) << "dropping run_finished of run " << run_id
-                   << " attempt " << msg.attempt() << " from " << device_id
+      PS_LOG(INFO) << "dropping run_finished of run " << run_id << " attempt "
+                   << msg.attempt() << " from " << device_id
                    << ": the run is on attempt " << view->current_attempt;
       QueueAck(device_id, view->conn, run_id, msg.attempt(), 0, &out);
     } else if (absl::Status bad = CheckAgentResult(result); !bad.ok()) {
       counters.batches_rejected.fetch_add(1, std::memory_order_relaxed);
-      FailHeldRunLocked(device_id, view->conn, run_id,
-                          absl::StrCat("agent ", device_id,
-                                       " sent a run result that cannot be "
-                                       "stored: ",
-                                       bad.message(),
-                                       result.ok() ? ""
-                                                   : absl::StrCat(
-                                                         " (the run had "
-                                                         "failed: ",
-                                                         result.reason(), ")")),
-                          &out);
+      FailHeldRunLocked(
+          device_id, view->conn, run_id,
+          absl::StrCat("agent ", device_id,
+                       " sent a run result that cannot be "
+                       "stored: ",
+                       bad.message(),
+                       result.ok() ? ""
+                                   : absl::StrCat(" (the run had "
+                                                  "failed: ",
+                                                  result.reason(), ")")),
+          &out);
       QueueAck(device_id, view->conn, run_id, msg.attempt(), 0, &out);
     } else {
       absl::StatusOr<v1::RunStatus> run = store->GetRun(run_id);
@@ -332,21 +337,21 @@ void Fleet::Impl::OnRunFinished(const std::string& device_id,
       }
       // Complete means batches 1..N, each once; a stored batch beyond N
       // means the agent's count and its sequence numbers disagree.
-      const int64_t beyond = !have->empty() && have->back() > msg.batches()
-                                 ? have->back()
-                                 : 0;
-      std::vector<int64_t> missing;
-      size_t i = 0;
-      for (int64_t seq = 1; seq <= msg.batches() && beyond == 0; ++seq) {
-        while (i < have->size() && (*have)[i] < seq) ++i;
-        if (i >= have->size() || (*have)[i] != seq) missing.push_back(seq);
-      }
+      const int64_t beyond =
+          !have->empty() && have->back() > msg.batches() ? have->back() : 0;
+      const std::vector<int64_t> missing =
+          beyond == 0 ? MissingSeqs(*have, msg.batches())
+                      : std::vector<int64_t>();
       if (msg.batches() < 0 || beyond != 0) {
         counters.batches_rejected.fetch_add(1, std::memory_order_relaxed);
         FailHeldRunLocked(
             device_id, view->conn, run_id,
-            absl::StrCat("agent ", device_id, " reported ", msg.batches(),
-                         " batches for the run, but sent batch ", beyond),
+            msg.batches() < 0
+                ? absl::StrCat("agent ", device_id,
+                               " reported a negative batch count (",
+                               msg.batches(), ")")
+                : absl::StrCat("agent ", device_id, " reported ", msg.batches(),
+                               " batches for the run, but sent batch ", beyond),
             &out);
         QueueAck(device_id, view->conn, run_id, msg.attempt(), 0, &out);
       } else if (!missing.empty()) {
@@ -378,17 +383,17 @@ void Fleet::Impl::FinishLocked(const std::string& device_id,
       result.ok() ? v1::RUN_STATE_DONE : v1::RUN_STATE_FAILED;
   std::string reason;
   if (!result.ok()) {
-    reason = !result.reason().empty()
-                 ? result.reason()
-                 : absl::StrCat("workload failed (exit code ",
-                                result.exit_code(), ", signal ",
-                                result.term_signal(), ")");
+    reason =
+        !result.reason().empty()
+            ? result.reason()
+            : absl::StrCat("workload failed (exit code ", result.exit_code(),
+                           ", signal ", result.term_signal(), ")");
   }
   absl::Status st;
   if (result.ok() && run.state() == v1::RUN_STATE_LEASED) {
     // RunStarted never arrived; the run did run, record it as started.
-    st = store->TransitionRun(run_id, v1::RUN_STATE_RUNNING, device_id, "",
-                              now);
+    st =
+        store->TransitionRun(run_id, v1::RUN_STATE_RUNNING, device_id, "", now);
   }
   if (st.ok() && !IsFinal(run.state())) {
     st = store->FinishRun(WithBaseload(run, result), final_state, reason, now);

@@ -6,7 +6,10 @@ Usage: /usr/bin/python3 plot_report.py DIR
 DIR holds what `powersweep report` wrote: figures.csv (figure, drawn,
 rows, note), meta.csv (key, value) and FIGURE.csv for every drawn figure
 (docs/report.md gives their columns). For each drawn figure this writes
-FIGURE.png and FIGURE.svg, then DIR/index.html with every SVG inline, so
+FIGURE.png, FIGURE.svg and FIGURE.json (what the figure drew, read back
+from matplotlib: axis scales and limits, tick label texts, offset text,
+legend boxes against the axes and their data, point labels, workloads
+drawn, outliers marked; docs/report.md), then DIR/index.html with every SVG inline, so
 the page needs nothing but itself (no network, no scripts). Figures left
 out are listed in the page with the reason. Anything not measured
 (provenance "simulated" or "modeled") is said so in the figure's title.
@@ -17,6 +20,7 @@ Needs Debian's python3-matplotlib (run with /usr/bin/python3). Exit codes:
 
 import csv
 import html
+import json
 import os
 import sys
 
@@ -33,7 +37,8 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     sys.exit(3)
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-import report_plots  # noqa: E402  (after the matplotlib check)
+import report_axes  # noqa: E402  (after the matplotlib check)
+import report_plots  # noqa: E402
 
 TITLES = {
     "pareto": "Time-energy Pareto front per workload",
@@ -82,6 +87,13 @@ def render(out_dir, name, rows, title):
         fig.savefig(os.path.join(out_dir, name + ".svg"),
                     metadata={"Date": None})
     fig.savefig(os.path.join(out_dir, name + ".png"), dpi=100)
+    # What was drawn, read back from the figure (report_axes.sidecar).
+    extra = getattr(fig, "powersweep_extra", None)
+    record = report_axes.sidecar(fig, name, extra() if extra else None)
+    with open(os.path.join(out_dir, name + ".json"), "w",
+              encoding="utf-8") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
     plt.close(fig)
 
 

@@ -192,6 +192,14 @@ TEST_F(ContainerSweepTest, NativeAndContainerRunsOfOneCellAreCompared) {
   EXPECT_GT(ReadFile(out + "/distributions.png").size(), 1000u);
   EXPECT_THAT(ReadFile(out + "/index.html"),
               HasSubstr("Power and utilization: native vs container"));
+  // What every figure drew (FIGURE.json) against its data: plain ticks,
+  // padded narrow axes, legends outside the axes, labelled modes.
+  const Finished checks = RunToEnd(
+      {"/usr/bin/python3",
+       POWERSWEEP_SOURCE_DIR "/tests/infra/report/figure_checks.py", out},
+      fleet_.dir() + "/figure_checks.log");
+  EXPECT_EQ(checks.exit_code, 0) << checks.output;
+  EXPECT_THAT(checks.output, HasSubstr("distributions"));
 }
 
 TEST_F(ContainerSweepTest, CancelledContainerRunEndsCancelledWithNoContainerLeft) {

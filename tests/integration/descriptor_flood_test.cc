@@ -82,17 +82,6 @@ bool ControlAnswers(const std::string& address) {
   return stub->ListDevices(&ctx, {}, &resp).ok();
 }
 
-int MetricsPort(const std::string& file) {
-  int port = 0;
-  LocalFleet::WaitFor(
-      [&] {
-        port = std::atoi(ReadFile(file).c_str());
-        return port > 0;
-      },
-      20);
-  return port;
-}
-
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                        since)
@@ -119,7 +108,7 @@ TEST(DescriptorFloodTest, TheFleetWorksAgainOnceAFloodPastTheLimitIsOver) {
   const std::string files = MakeTempDir("powersweep-flood");
   LocalFleet fleet(UnitLimits(files, "10"));
   ASSERT_TRUE(fleet.ok()) << fleet.Logs();
-  const int metrics_port = MetricsPort(files + "/metrics");
+  const int metrics_port = LocalFleet::PortFromFile(files + "/metrics");
   ASSERT_GT(metrics_port, 0) << fleet.Logs();
 
   std::vector<int> flood = Flood(fleet.port(), kFloodConnections);

@@ -141,6 +141,17 @@ std::vector<v1::DeviceStatus> LocalFleet::ListDevices() {
   return {resp.devices().begin(), resp.devices().end()};
 }
 
+int LocalFleet::PortFromFile(const std::string& path) {
+  int port = 0;
+  WaitFor(
+      [&] {
+        port = std::atoi(ReadFile(path).c_str());
+        return port > 0;
+      },
+      20);
+  return port;
+}
+
 bool LocalFleet::WaitFor(const std::function<bool()>& pred, double timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(

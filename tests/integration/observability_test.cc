@@ -25,18 +25,6 @@ using ::testing::Optional;
 constexpr int kRepetitions = 3;
 constexpr int kMinibatches = 20;
 
-// Waits for `path` to hold a port; 0 if it does not within 20 s.
-int PortFrom(const std::string& path) {
-  int port = 0;
-  LocalFleet::WaitFor(
-      [&] {
-        port = std::atoi(ReadFile(path).c_str());
-        return port > 0;
-      },
-      20);
-  return port;
-}
-
 // Runs Prometheus' `promtool check metrics` on `page` when promtool is
 // installed (Debian's prometheus package; or $PROMTOOL): "" when it passes
 // or is not there, else its complaints.
@@ -67,7 +55,7 @@ TEST(ObservabilityTest, ControllerAndTwinAgentPagesAfterAShortSweep) {
                              "--metrics_port_file=" + files + "/controller"};
   LocalFleet fleet(options);
   ASSERT_TRUE(fleet.ok()) << fleet.Logs();
-  const int controller_port = PortFrom(files + "/controller");
+  const int controller_port = LocalFleet::PortFromFile(files + "/controller");
   ASSERT_GT(controller_port, 0) << fleet.Logs();
 
   fleet.StartAgent(
@@ -75,7 +63,7 @@ TEST(ObservabilityTest, ControllerAndTwinAgentPagesAfterAShortSweep) {
       {"--platform=twin", "--device_class=orin-agx", "--instance=0",
        "--twin_time_scale=0.01", "--metrics_listen=127.0.0.1:0",
        "--metrics_port_file=" + files + "/agent"});
-  const int agent_port = PortFrom(files + "/agent");
+  const int agent_port = LocalFleet::PortFromFile(files + "/agent");
   ASSERT_GT(agent_port, 0) << fleet.Logs();
   ASSERT_TRUE(LocalFleet::WaitFor(
       [&] {

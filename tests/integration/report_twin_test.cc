@@ -1,10 +1,14 @@
 // `powersweep report` end to end: a real controller and three Orin AGX twin
-// agents run a sweep of seven power modes (every mode on every twin, train
-// and baseload, twice), `powersweep fit` fits its models, and `powersweep
-// report` writes the figures. Every figure that applies has a non-empty
+// agents run a sweep of seven power modes (every mode on every twin, LeNet-5
+// and ResNet-50 training and a baseload, twice), `powersweep fit` fits its
+// models, and `powersweep report` writes the figures. Every figure that applies has a non-empty
 // CSV with the rows the sweep implies, a PNG with ink in it and an SVG;
 // the native-vs-container figure is left out with its reason (twins run
-// natively only). Headless Chromium (Debian's chromium) then opens
+// natively only). figure_checks.py then checks what each figure drew (its
+// FIGURE.json sidecar) against its data: plain tick labels, narrow axes
+// padded, legends outside the axes, every workload with each measured
+// mode labelled, no bar hidden by the scale, and the variability figure
+// marking the devices `powersweep variability` calls outliers. Headless Chromium (Debian's chromium) then opens
 // index.html offline: a screenshot that is not blank, and in the DOM each
 // drawn figure's section holds an inline <svg> with paths.
 #include <sys/stat.h>
@@ -17,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -31,6 +36,8 @@ using ::testing::HasSubstr;
 constexpr char kChromium[] = "/usr/bin/chromium";
 constexpr int kTwins = 3;
 constexpr int kRepetitions = 2;
+const std::vector<std::string> kWorkloads = {"lenet5/fashion-mnist",
+                                             "resnet50/imagenet"};
 const std::vector<std::string> kModes = {"MAXN",    "MODE_15W", "MODE_30W",
                                          "MODE_50W", "PM1_CPU",  "PM2_GPU",
                                          "PM3_MEM"};
@@ -152,8 +159,9 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   spec.set_name("it-report");
   spec.add_device_classes("orin-agx");
   spec.set_placement(v1::PLACEMENT_EVERY_DEVICE);
-  spec.add_models("lenet5");
-  spec.add_datasets("fashion-mnist");
+  // LeNet (well under a millisecond a minibatch on a twin) beside
+  // ResNet-50 on ImageNet (hundreds): bars that span orders of magnitude.
+  for (const std::string& w : kWorkloads) spec.add_workloads(w);
   spec.add_tasks(v1::TASK_TRAIN);
   spec.add_tasks(v1::TASK_BASELOAD);
   spec.add_batch_sizes(64);
@@ -173,7 +181,9 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
       [&] { return fleet.GetSweep(sweep).finished(); }, 120))
       << fleet.Logs();
   ASSERT_EQ(fleet.GetSweep(sweep).done(),
-            static_cast<int>(kModes.size()) * 2 * kTwins * kRepetitions);
+            static_cast<int>(kModes.size()) *
+                (static_cast<int>(kWorkloads.size()) + 1) * kTwins *
+                kRepetitions);
   const double t_sweep = elapsed();
   const std::string sweep_arg = "--sweep=" + std::to_string(sweep);
   Finished fit = RunCli(fleet, {"fit", sweep_arg});
@@ -207,7 +217,7 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   EXPECT_EQ(FileSize(out + "/distributions.csv"), -1);
 
   // The rows the sweep implies.
-  const size_t cells = kModes.size();
+  const size_t cells = kModes.size() * kWorkloads.size();
   EXPECT_EQ(CsvRows(out + "/minibatch_time.csv").size(), cells);
   EXPECT_EQ(CsvRows(out + "/energy_split.csv").size(), cells);
   EXPECT_EQ(CsvRows(out + "/variability.csv").size(),
@@ -215,7 +225,7 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   std::set<std::string> devices;
   for (const auto& row : CsvRows(out + "/variability.csv")) {
     devices.insert(row.at(1));
-    EXPECT_EQ(row.back(), "simulated");
+    EXPECT_EQ(row.at(5), "simulated");
   }
   EXPECT_EQ(devices.size(), static_cast<size_t>(kTwins));
   int measured = 0, front = 0;
@@ -243,6 +253,57 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
        {"src=\"http", "href=\"http", "<link", "<script", "url(http"}) {
     EXPECT_EQ(index.find(fetch), std::string::npos) << fetch;
   }
+
+  // What the figures drew (FIGURE.json, read back from matplotlib) against
+  // their data: plain ticks, padded narrow axes, legends outside the axes,
+  // every workload with every measured mode labelled, no hidden bar, the
+  // outliers of variability.csv marked (tests/infra/report/figure_checks.py).
+  Finished checks = RunCommand(
+      fleet, {"/usr/bin/python3",
+              POWERSWEEP_SOURCE_DIR "/tests/infra/report/figure_checks.py",
+              out});
+  std::printf("$ figure_checks.py %s\n%s", out.c_str(),
+              checks.output.c_str());
+  EXPECT_EQ(checks.exit_code, 0) << checks.output;
+  EXPECT_THAT(checks.output,
+              HasSubstr("checked 6 figures: pareto minibatch_time "
+                        "energy_split timeline heldout variability"));
+  // The report's outlier flags are the analysis's: `powersweep variability`
+  // names the same devices per metric.
+  Finished variability =
+      RunCli(fleet, {"variability", sweep_arg, "--format=csv"});
+  ASSERT_EQ(variability.exit_code, 0) << variability.output;
+  std::set<std::string> analysis_outliers, report_outliers;
+  {
+    std::vector<std::string> header;
+    for (absl::string_view line :
+         absl::StrSplit(variability.output, '\n', absl::SkipEmpty())) {
+      std::vector<std::string> cols = absl::StrSplit(line, ',');
+      if (header.empty()) {
+        header = cols;
+        continue;
+      }
+      auto col = [&](const std::string& name) -> std::string {
+        for (size_t i = 0; i < header.size() && i < cols.size(); ++i) {
+          if (header[i] == name) return cols[i];
+        }
+        return "";
+      };
+      if (col("kind") == "device" && col("outlier") == "true" &&
+          (col("metric") == "minibatch_time" || col("metric") == "energy")) {
+        analysis_outliers.insert(col("metric") + " " + col("device"));
+      }
+    }
+    ASSERT_FALSE(header.empty()) << variability.output;
+  }
+  for (const auto& row : CsvRows(out + "/variability.csv")) {
+    ASSERT_EQ(row.size(), 8u);
+    if (row.at(6) == "1") report_outliers.insert("minibatch_time " + row.at(1));
+    if (row.at(7) == "1") report_outliers.insert("energy " + row.at(1));
+  }
+  EXPECT_EQ(report_outliers, analysis_outliers);
+  std::printf("outliers (metric device): %s\n",
+              absl::StrJoin(report_outliers, ", ").c_str());
 
   // --run must name a run of the sweep.
   Finished bad =

@@ -1,5 +1,7 @@
 #include "agent/run/catalog.h"
 
+#include <filesystem>
+
 #include "gtest/gtest.h"
 
 namespace powersweep {
@@ -38,4 +40,13 @@ TEST(Catalog, CpuListsParseRangesAndSingles) {
 }
 
 }  // namespace
+
+TEST(ParseDatasetFlagsTest, ARelativePathIsMadeAbsoluteAgainstTheWorkingDirectory) {
+  auto ds = ParseDatasetFlags({"gld-mini=var/data/./gld-mini"});
+  ASSERT_TRUE(ds.ok()) << ds.status();
+  const std::string expected =
+      (std::filesystem::current_path() / "var/data/gld-mini").string();
+  EXPECT_EQ(ds->at("gld-mini"), expected);
+}
+
 }  // namespace powersweep

@@ -14,6 +14,7 @@
 namespace powersweep {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -263,6 +264,38 @@ TEST(CompareRunsTest, NoiseIsNotSignificant) {
   EXPECT_DOUBLE_EQ(cpu->baseline.mean, 50);
   EXPECT_FALSE(cpu->significant);
   EXPECT_EQ(cpu->p_value, 1);
+  EXPECT_TRUE(cpu->zero_spread);
+  EXPECT_FALSE(cpu->tested);
+}
+
+TEST(CompareRunsTest, ZeroSpreadDifferenceIsNotCalledSignificant) {
+  // Deterministic twin-like data: SD 0 on both sides, means 0.001% apart.
+  std::vector<RunMetrics> runs;
+  for (int i = 0; i < 6; ++i) {
+    runs.push_back(Done(i + 1, "MAXN",
+                        i < 3 ? v1::RUNTIME_NATIVE : v1::RUNTIME_CONTAINER,
+                        i % 3, i < 3 ? 10.0 : 10.0001, 100));
+  }
+  Comparison c = CompareRuns(runs, CompareBy::kRuntime);
+  ASSERT_EQ(c.cells.size(), 1u);
+  const MetricComparison* mb = Find(c.cells[0], Metric::kMinibatchTime);
+  ASSERT_NE(mb, nullptr);
+  EXPECT_TRUE(mb->has_difference);
+  EXPECT_FALSE(mb->tested);
+  EXPECT_FALSE(mb->significant);
+  EXPECT_TRUE(mb->zero_spread);
+  EXPECT_THAT(c.cells[0].warnings,
+              Contains(AllOf(HasSubstr("no spread on either side for "
+                                       "minibatch time"),
+                             HasSubstr("not meaningful"))));
+  // Energy is 100 J on every run: equal, so not in the warning.
+  ASSERT_EQ(c.cells[0].warnings.size(), 1u);
+  EXPECT_THAT(c.cells[0].warnings[0], Not(HasSubstr("energy")));
+  const ComparisonTable t = ToTable(c);
+  ASSERT_FALSE(t.rows.empty());
+  EXPECT_EQ(t.rows[0][1], "minibatch time");
+  EXPECT_EQ(t.rows[0].back(), "-");        // significant: no verdict
+  EXPECT_EQ(t.rows[0][t.rows[0].size() - 2], "-");  // p (Welch)
 }
 
 TEST(CompareRunsTest, IntervalsOfCountsStopAtZero) {

@@ -222,27 +222,35 @@ TEST(WelchTest, EmptySideHasNoDifference) {
   EXPECT_THAT(w.note, HasSubstr("baseline"));
 }
 
-TEST(WelchTest, ZeroVarianceEqualMeansIsNotSignificant) {
+TEST(WelchTest, ZeroVarianceEqualMeansIsNotTested) {
   WelchTest w = Welch({5.0, 5.0, 5.0}, {5.0, 5.0});
-  ASSERT_TRUE(w.tested);
+  EXPECT_FALSE(w.tested);
+  EXPECT_TRUE(w.zero_spread);
   EXPECT_EQ(w.p_value, 1);
-  EXPECT_EQ(w.t, 0);
-  EXPECT_EQ(w.dof, 3);
   EXPECT_FALSE(w.significant);
   EXPECT_EQ(w.difference_percent, 0);
   EXPECT_EQ(w.ci_low, 0);
   EXPECT_EQ(w.ci_high, 0);
 }
 
-TEST(WelchTest, ZeroVarianceDifferentMeansIsSignificantWithPZero) {
+TEST(WelchTest, ZeroVarianceDifferentMeansIsNotMeaningfulNotSignificant) {
+  // Deterministic twin data: a tiny difference with no spread was called
+  // significant (p = 0); there is nothing to weigh it against.
   WelchTest w = Welch({4.0, 4.0}, {5.0, 5.0, 5.0});
-  ASSERT_TRUE(w.tested);
-  EXPECT_EQ(w.p_value, 0);
-  EXPECT_TRUE(w.significant);
-  EXPECT_TRUE(std::isinf(w.t) && w.t > 0);
+  EXPECT_FALSE(w.tested);
+  EXPECT_TRUE(w.zero_spread);
+  EXPECT_FALSE(w.significant);
+  EXPECT_EQ(w.p_value, 1);
+  EXPECT_THAT(w.note, HasSubstr("not meaningful"));
+  ASSERT_TRUE(w.has_difference);
   EXPECT_DOUBLE_EQ(w.difference_percent, 25);
   EXPECT_DOUBLE_EQ(w.ci_low_percent, 25);
   EXPECT_DOUBLE_EQ(w.ci_high_percent, 25);
+  // Rounding noise (SD 1e-16 of the value) counts as no spread.
+  WelchTest noise = Welch({1.015, 1.015 + 2e-16}, {1.01501, 1.01501});
+  EXPECT_FALSE(noise.tested);
+  EXPECT_TRUE(noise.zero_spread);
+  EXPECT_FALSE(noise.significant);
 }
 
 TEST(WelchTest, OneSideWithoutVarianceUsesTheOthersDof) {

@@ -86,6 +86,7 @@ TEST(ReportParetoTest, MeasuredModesPerMinibatchWithTheFrontAndTheMarks) {
   EXPECT_EQ(Cell(f.table, 1, "on_front"), "1");
   EXPECT_EQ(Cell(f.table, 2, "on_front"), "0");
   EXPECT_EQ(Cell(f.table, 2, "provenance"), "simulated");
+  EXPECT_EQ(Cell(f.table, 2, "preset"), "MODE_15W");  // the point's label
   EXPECT_THAT(f.note, HasSubstr("powersweep fit --sweep 1"));
 }
 
@@ -127,10 +128,13 @@ TEST(ReportParetoTest, AFittedModelGivesEpochFiguresAndThePredictedFront) {
   EXPECT_EQ(Cell(f.table, 0, "time"), "4.5");
   EXPECT_EQ(Cell(f.table, 0, "time_unit"), "s per epoch");
   EXPECT_EQ(Cell(f.table, 0, "mark"), "MAXN");
+  // The model keeps the knobs; the label is the preset the runs asked for.
+  EXPECT_EQ(Cell(f.table, 0, "preset"), "MAXN");
   EXPECT_EQ(Cell(f.table, 1, "kind"), "predicted_front");
   EXPECT_EQ(Cell(f.table, 2, "energy"), "83.3333");
   EXPECT_EQ(Cell(f.table, 3, "kind"), "predicted");
   EXPECT_EQ(Cell(f.table, 3, "mark"), "MAXN");
+  EXPECT_EQ(Cell(f.table, 3, "preset"), "MAXN");
   EXPECT_EQ(Cell(f.table, 3, "provenance"), "simulated");
   EXPECT_THAT(f.note, HasSubstr("1 predicted mode(s) with no time or energy"));
 }
@@ -199,6 +203,21 @@ TEST(ReportVariabilityTest, OnlyCellsRunOnSeveralDevices) {
   EXPECT_EQ(Cell(f.table, 0, "run_id"), "2");
   EXPECT_EQ(Cell(f.table, 2, "minibatch_ms"), "6");
   EXPECT_EQ(Cell(f.table, 2, "energy_j"), "12");
+  EXPECT_EQ(Cell(f.table, 0, "minibatch_outlier"), "0");
+}
+
+TEST(ReportVariabilityTest, CarriesTheOutliersTheAnalysisFound) {
+  ReportInputs in =
+      Inputs({DoneRun(1, "MAXN", 4, 10, "orin-1"), DoneRun(2, "MAXN", 5, 11),
+              DoneRun(4, "MAXN", 6, 12, "orin-1")});
+  in.outlier_runs["minibatch_time"] = {1, 4};  // orin-1, on time only
+  FigureTable f = VariabilityFigure(in);
+  ASSERT_EQ(f.table.rows.size(), 3u);
+  EXPECT_EQ(Cell(f.table, 0, "device_id"), "orin-0");
+  EXPECT_EQ(Cell(f.table, 0, "minibatch_outlier"), "0");
+  EXPECT_EQ(Cell(f.table, 1, "minibatch_outlier"), "1");
+  EXPECT_EQ(Cell(f.table, 2, "minibatch_outlier"), "1");
+  EXPECT_EQ(Cell(f.table, 1, "energy_outlier"), "0");
 }
 
 TEST(ReportHeldOutTest, EveryHeldOutModeOrWhyNot) {

@@ -10,6 +10,7 @@ Run: /usr/bin/python3 tests/infra/report/plot_report_test.py
 """
 
 import csv
+import json
 import os
 import random
 import subprocess
@@ -18,6 +19,10 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True
+import figure_checks  # noqa: E402
+
 SCRIPT = os.path.join(HERE, "..", "..", "..", "infra", "report",
                       "plot_report.py")
 PANEL = "orin-agx lenet5/fashion-mnist train bs64 w1 native"
@@ -78,6 +83,67 @@ def fixture(folder):
     return [f[0] for f in figures if f[1] == 1]
 
 
+WORKLOADS = ["orin-agx %s/fashion-mnist train bs64 w1 native" % m
+             for m in ["lenet5", "resnet18", "mobilenetv2", "vgg11"]] + [
+    "xavier-nx lenet5/mnist train bs%d w1 native" % b
+    for b in (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)]
+FLEET_MODES = ["MAXN", "MODE_15W", "MODE_30W", "MODE_50W", "PM1_CPU",
+               "PM2_GPU", "PM3_MEM"]
+
+
+def hard_fixture(folder):
+    """What the issue's figures got wrong: 16 workloads, a twin workload
+    whose modes differ by 0.00001 ms (offset notation made that look
+    steep), LeNet at 0.3 ms beside a 230 ms workload, and an outlier."""
+    pareto = []
+    for w, panel in enumerate(WORKLOADS):
+        for i, m in enumerate(FLEET_MODES):
+            if w == 0:  # deterministic twin: modes 1e-5 apart
+                t, e = 1.015 + 1e-6 * i, 41.07 + 1e-5 * (i % 3)
+            else:
+                t, e = (1 + w) * (1 + 0.2 * i), (50 + w) * (1 - 0.05 * i)
+            pareto.append([panel, "measured", m, "MAXN" if m == "MAXN" else
+                           "", t, "ms per minibatch", e, "J per minibatch",
+                           1 if i < 3 else 0, "simulated"])
+    write(folder, "pareto", ["panel", "kind", "mode", "mark", "time",
+                             "time_unit", "energy", "energy_unit", "on_front",
+                             "provenance"], pareto)
+    small, large = WORKLOADS[0], WORKLOADS[1]
+    write(folder, "minibatch_time",
+          ["cell", "runs", "stall_ms", "compute_ms", "overhead_ms",
+           "minibatch_ms", "provenance"],
+          [[small + " | " + m, 2, 0.1, 0.18, 0.02, 0.3, "simulated"]
+           for m in FLEET_MODES] +
+          [[large + " | " + m, 2, 20, 200 + 5 * i, 10, 230 + 5 * i,
+            "simulated"] for i, m in enumerate(FLEET_MODES)])
+    write(folder, "energy_split",
+          ["cell", "runs", "baseload_j", "incremental_j", "energy_j",
+           "baseload_power_w", "provenance"],
+          [[small + " | " + m, 2, 5 + i, 30, 35 + i, 2, "simulated"]
+           for i, m in enumerate(FLEET_MODES)])
+    var = []
+    for m in FLEET_MODES[:2]:
+        for d in range(4):
+            for rep in range(2):
+                slow = d == 3 and m == "MAXN"
+                var.append([small + " | " + m, "xavier-agx-twin-%d" % d,
+                            len(var) + 1, 5.0 * (1.2 if slow else 1) + rep *
+                            1e-3, 40 + d * 1e-3, "simulated",
+                            1 if slow else 0, 0])
+    write(folder, "variability", ["cell", "device_id", "run_id",
+                                  "minibatch_ms", "energy_j", "provenance",
+                                  "minibatch_outlier", "energy_outlier"], var)
+    write(folder, "figures", ["figure", "drawn", "rows", "note"],
+          [["pareto", 1, len(pareto), ""], ["minibatch_time", 1, 14, ""],
+           ["energy_split", 1, 7, ""], ["variability", 1, len(var), ""]])
+    write(folder, "meta", ["key", "value"], [["sweep_id", 8]])
+
+
+def sidecar(folder, name):
+    with open(os.path.join(folder, name + ".json")) as f:
+        return json.load(f)
+
+
 def run(folder):
     return subprocess.run([sys.executable, SCRIPT, folder],
                           capture_output=True, text=True, timeout=120)
@@ -124,6 +190,43 @@ class PlotReportTest(unittest.TestCase):
                 self.assertNotIn("not measured", f.read())
             with open(os.path.join(folder, "distributions.svg")) as f:
                 self.assertIn("0 in every sample", f.read())
+            # What each figure drew passes the checks (figure_checks.py).
+            problems, checked = figure_checks.check(folder)
+            self.assertEqual(problems, [])
+            self.assertEqual(checked, drawn)
+
+    def test_figures_a_paper_can_print(self):
+        with tempfile.TemporaryDirectory() as folder:
+            hard_fixture(folder)
+            done = run(folder)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            problems, checked = figure_checks.check(folder)
+            self.assertEqual(problems, [])
+            self.assertEqual(checked, ["pareto", "minibatch_time",
+                                       "energy_split", "variability"])
+            pareto = sidecar(folder, "pareto")
+            self.assertEqual(pareto["workloads"], WORKLOADS)   # all 16
+            self.assertEqual(len(pareto["point_labels"][WORKLOADS[3]]), 7)
+            twin = next(a for a in pareto["axes"]
+                        if a["title"] == WORKLOADS[0])
+            self.assertEqual(twin["x"]["offset_text"], "")
+            for t in twin["x"]["tick_labels"] + twin["y"]["tick_labels"]:
+                self.assertRegex(t, r"^-?[0-9]+(\.[0-9]+)?$")
+            lo, hi = twin["x"]["limits"]
+            self.assertGreater(hi - lo, 0.09)   # +-5% of 1.015 ms
+            # LeNet's 0.3 ms beside 230 ms: a panel (own scale) each.
+            bars = sidecar(folder, "minibatch_time")
+            self.assertEqual(bars["workloads"], WORKLOADS[:2])
+            self.assertEqual(len(bars["axes"]), 2)
+            lenet = bars["axes"][0]["bars"][0]["segments_px"]
+            self.assertGreater(lenet["fetch stall"], 50)   # visible
+            split = sidecar(folder, "energy_split")
+            self.assertEqual(split["legends"][0]["overlaps_axes"], [])
+            self.assertEqual(split["legends"][0]["overlaps_data"], [])
+            var = sidecar(folder, "variability")
+            self.assertEqual(var["outliers_marked"], [
+                {"cell": "MAXN", "metric": "minibatch time (ms)",
+                 "device": "xavier-agx-twin-3"}])
 
     def test_a_missing_column_is_named(self):
         with tempfile.TemporaryDirectory() as folder:
