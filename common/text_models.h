@@ -54,6 +54,15 @@ constexpr const TextModelLimits* FindTextModel(std::string_view model) {
   return nullptr;
 }
 
+// Whether `model` takes token sequences: the models above, and gpt2_small,
+// whose limits are its own (workloads/models/catalog.cc: a fixed vocabulary
+// of 50,257, --gen-tokens, a context of 1024). A sweep's seq_len and vocab
+// reach the models above only; gpt2_small runs at its defaults there, and
+// no sequence model takes input_size.
+constexpr bool IsSequenceModel(std::string_view model) {
+  return FindTextModel(model) != nullptr || model == "gpt2_small";
+}
+
 }  // namespace powersweep
 
 #endif  // POWERSWEEP_COMMON_TEXT_MODELS_H_

@@ -128,7 +128,10 @@ const std::vector<std::string>& MinibatchesHeader() {
                                    "samples",
                                    "loss",
                                    "tenant",
-                                   "page_cache_resident"};
+                                   "page_cache_resident",
+                                   "tokens",
+                                   "ttft_s",
+                                   "per_token_s"};
   return *kHeader;
 }
 
@@ -276,7 +279,10 @@ std::vector<std::string> MemoryStore::CsvChunks(const Sweep& sweep,
                Real(r.compute_s()), Real(r.e2e_s()), Int(r.samples()),
                r.has_loss() ? Real(r.loss()) : "", Int(r.tenant()),
                r.has_page_cache_resident() ? Real(r.page_cache_resident())
-                                           : ""});
+                                           : "",
+               r.tokens() != 0 ? Int(r.tokens()) : "",
+               r.has_ttft_s() ? Real(r.ttft_s()) : "",
+               r.has_per_token_s() ? Real(r.per_token_s()) : ""});
         }
       }
     }

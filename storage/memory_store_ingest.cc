@@ -115,6 +115,11 @@ absl::StatusOr<IngestOutcome> MemoryStore::IngestBatch(
         c.set_page_cache_resident(AsStored(r.page_cache_resident()));
       }
     }
+    // The generation latencies likewise (nullable columns in SQLite).
+    if (r.has_ttft_s() && std::isnan(r.ttft_s())) c.clear_ttft_s();
+    if (r.has_per_token_s() && std::isnan(r.per_token_s())) {
+      c.clear_per_token_s();
+    }
   }
   for (const v1::TelemetrySample& s : batch.telemetry()) {
     Sample& stored = a.telemetry.emplace_back();

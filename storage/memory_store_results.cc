@@ -22,6 +22,8 @@ absl::StatusOr<std::vector<RunAggregates>> MemoryStore::GetSweepAggregates(
     for (const v1::MinibatchRecord& r : SortedMinibatches(a)) {
       agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
                        r.has_loss(), r.loss());
+      agg.AddTokens(r.tokens(), r.has_ttft_s() ? r.ttft_s() : -1,
+                    r.has_per_token_s() ? r.per_token_s() : -1);
     }
     for (const v1::TelemetrySample& t : SortedTelemetry(a)) {
       agg.AddSample(t.t_s(), t.cpu_util(), t.proc_rss_bytes());

@@ -394,6 +394,20 @@ constexpr char kSchemaV15[] = R"sql(
 ALTER TABLE devices ADD COLUMN disconnected_unix_ms INTEGER;
 )sql";
 
+// Version 16: sequence models. minibatches.tokens is the tokens a
+// minibatch processed (NULL for image models); ttft_s and per_token_s its
+// generation latencies (NULL when it did not generate); run_aggregates
+// carries their summary (tokens_per_s, mean_ttft_s, mean_per_token_s; NULL
+// in rows stored before, read as 0).
+constexpr char kSchemaV16[] = R"sql(
+ALTER TABLE minibatches ADD COLUMN tokens INTEGER;
+ALTER TABLE minibatches ADD COLUMN ttft_s REAL;
+ALTER TABLE minibatches ADD COLUMN per_token_s REAL;
+ALTER TABLE run_aggregates ADD COLUMN tokens_per_s REAL;
+ALTER TABLE run_aggregates ADD COLUMN mean_ttft_s REAL;
+ALTER TABLE run_aggregates ADD COLUMN mean_per_token_s REAL;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -414,7 +428,8 @@ const std::vector<std::string>& Migrations() {
                                      kSchemaV4, kSchemaV5, kSchemaV6,
                                      kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10,
                                      kSchemaV11, kSchemaV12, kSchemaV13,
-                                     kSchemaV14, kSchemaV15};
+                                     kSchemaV14, kSchemaV15,
+                                     kSchemaV16};
   return *kMigrations;
 }
 

@@ -20,6 +20,19 @@ void RecordAggregator::AddMinibatch(double e2e_s, double stall_s,
   ++losses_;
 }
 
+void RecordAggregator::AddTokens(int64_t tokens, double ttft_s,
+                                 double per_token_s) {
+  tokens_ += static_cast<double>(tokens);
+  if (ttft_s >= 0) {
+    ttft_ += ttft_s;
+    ++ttft_n_;
+  }
+  if (per_token_s >= 0) {
+    per_token_ += per_token_s;
+    ++per_token_n_;
+  }
+}
+
 void RecordAggregator::AddSample(double t_s, double cpu_util,
                                  int64_t proc_rss_bytes) {
   ++telemetry_;
@@ -51,6 +64,12 @@ RecordAggregates RecordAggregator::Finish() const {
     s.set_mean_stall_s(stall_ / n);
     s.set_mean_compute_s(compute_ / n);
     s.set_samples_per_s(e2e_ > 0 ? samples_ / e2e_ : 0);
+    s.set_tokens_per_s(e2e_ > 0 ? tokens_ / e2e_ : 0);
+    if (ttft_n_ > 0) s.set_mean_ttft_s(ttft_ / static_cast<double>(ttft_n_));
+    if (per_token_n_ > 0) {
+      s.set_mean_per_token_s(per_token_ /
+                             static_cast<double>(per_token_n_));
+    }
   }
   if (losses_ > 0) {
     const int64_t window =

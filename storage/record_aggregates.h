@@ -22,8 +22,9 @@ namespace powersweep {
 
 // Aggregates of one run attempt's records.
 struct RecordAggregates {
-  // minibatches, mean_*_s, samples_per_s, first/last_loss (absent when no
-  // minibatch has a loss), telemetry_samples,
+  // minibatches, mean_*_s, samples_per_s, tokens_per_s, mean_ttft_s,
+  // mean_per_token_s, first/last_loss (absent when no minibatch has a
+  // loss), telemetry_samples,
   // mean_cpu_util, peak_rss_bytes, duration_s (last sample time), energy_j
   // and energy_provenance (with >= 2 power readings); nothing else.
   v1::RunSummary summary;
@@ -39,6 +40,9 @@ class RecordAggregator {
   // the loss windows are over the minibatches that do.
   void AddMinibatch(double e2e_s, double stall_s, double compute_s,
                     double samples, bool has_loss, double loss);
+  // The sequence-model fields of the same minibatch (MinibatchRecord
+  // tokens, ttft_s, per_token_s; a latency < 0 or NaN means absent).
+  void AddTokens(int64_t tokens, double ttft_s, double per_token_s);
   void AddSample(double t_s, double cpu_util, int64_t proc_rss_bytes);
   void AddPowerReading(double t_s, double power_mw, v1::Provenance provenance);
 
@@ -48,6 +52,9 @@ class RecordAggregator {
   int64_t minibatches_ = 0;
   int64_t losses_ = 0;  // minibatches with a loss
   double e2e_ = 0, stall_ = 0, compute_ = 0, samples_ = 0;
+  double tokens_ = 0;
+  int64_t ttft_n_ = 0, per_token_n_ = 0;
+  double ttft_ = 0, per_token_ = 0;
   double first_losses_[kLossWindow] = {};
   double last_losses_[kLossWindow] = {};  // ring, oldest at losses_ % k
 

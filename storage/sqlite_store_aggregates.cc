@@ -39,6 +39,9 @@ RecordAggregates ReadAggregates(const Stmt& stmt) {
   s.set_energy_j(stmt.Double(13));
   if (!stmt.IsNull(14)) s.set_energy_provenance(ParseProvenance(stmt.Text(14)));
   a.power_span_s = stmt.Double(15);
+  if (!stmt.IsNull(16)) s.set_tokens_per_s(stmt.Double(16));
+  if (!stmt.IsNull(17)) s.set_mean_ttft_s(stmt.Double(17));
+  if (!stmt.IsNull(18)) s.set_mean_per_token_s(stmt.Double(18));
   return a;
 }
 
@@ -50,7 +53,8 @@ absl::StatusOr<RecordAggregates> SqliteStore::ComputeAggregates(int64_t run_id,
   {
     // The order GetMinibatches returns (the loss windows depend on it).
     PS_ASSIGN_OR_RETURN(
-        Stmt stmt, db_->Prepare("SELECT e2e_s, stall_s, compute_s, samples, loss"
+        Stmt stmt, db_->Prepare("SELECT e2e_s, stall_s, compute_s, samples, loss,"
+                                " tokens, ttft_s, per_token_s"
                                 " FROM minibatches WHERE run_id = ?1 AND attempt = ?2"
                                 " ORDER BY tenant, idx, rowid"));
     stmt.Bind(1, run_id).Bind(2, attempt);
@@ -60,6 +64,9 @@ absl::StatusOr<RecordAggregates> SqliteStore::ComputeAggregates(int64_t run_id,
       agg.AddMinibatch(stmt.Double(0), stmt.Double(1), stmt.Double(2),
                        static_cast<double>(static_cast<int32_t>(stmt.Int(3))),
                        !stmt.IsNull(4), stmt.Double(4));
+      agg.AddTokens(stmt.IsNull(5) ? 0 : stmt.Int(5),
+                    stmt.IsNull(6) ? -1 : stmt.Double(6),
+                    stmt.IsNull(7) ? -1 : stmt.Double(7));
     }
   }
   // Time order, as GetTelemetry returns (the energy integral needs it).
@@ -88,8 +95,9 @@ absl::Status SqliteStore::StoreAggregates(int64_t run_id, int32_t attempt) {
                    " mean_minibatch_s, mean_stall_s, mean_compute_s, samples_per_s,"
                    " first_loss, last_loss, telemetry_samples, mean_cpu_util,"
                    " peak_rss_bytes, duration_s, energy_j, energy_provenance,"
-                   " power_span_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-                   " ?11, ?12, ?13, ?14, ?15, ?16)"));
+                   " power_span_s, tokens_per_s, mean_ttft_s, mean_per_token_s)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+                   " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"));
   // No loss (a twin's inference) is NULL, not 0.
   if (s.has_first_loss()) {
     stmt.Bind(8, s.first_loss());
@@ -119,6 +127,9 @@ absl::Status SqliteStore::StoreAggregates(int64_t run_id, int32_t attempt) {
       .Bind(13, s.duration_s())
       .Bind(14, s.energy_j())
       .Bind(16, a.power_span_s)
+      .Bind(17, s.tokens_per_s())
+      .Bind(18, s.mean_ttft_s())
+      .Bind(19, s.mean_per_token_s())
       .Run();
 }
 
@@ -158,7 +169,8 @@ absl::StatusOr<std::vector<RunAggregates>> SqliteStore::GetSweepAggregates(
                      " a.mean_stall_s, a.mean_compute_s, a.samples_per_s, a.first_loss,"
                      " a.last_loss, a.telemetry_samples, a.mean_cpu_util,"
                      " a.peak_rss_bytes, a.duration_s, a.energy_j, a.energy_provenance,"
-                     " a.power_span_s FROM runs r LEFT JOIN run_aggregates a"
+                     " a.power_span_s, a.tokens_per_s, a.mean_ttft_s,"
+                     " a.mean_per_token_s FROM runs r LEFT JOIN run_aggregates a"
                      " ON a.run_id = r.run_id AND a.attempt = r.attempt"
                      " WHERE r.sweep_id = ?1 ORDER BY r.run_id"));
     stmt.Bind(1, sweep_id);

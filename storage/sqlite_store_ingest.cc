@@ -130,9 +130,10 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
   PS_ASSIGN_OR_RETURN(
       Stmt mb, db_->Prepare("INSERT INTO minibatches(run_id, attempt, seq, idx, epoch,"
                             " t_start_s, stall_s, compute_s, e2e_s, samples, loss,"
-                            " tenant, page_cache_resident)"
+                            " tenant, page_cache_resident, tokens, ttft_s,"
+                            " per_token_s)"
                             " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-                            " ?12, ?13)"));
+                            " ?12, ?13, ?14, ?15, ?16)"));
   for (const v1::MinibatchRecord& r : batch.minibatches()) {
     if (r.has_page_cache_resident()) {
       mb.Bind(13, r.page_cache_resident());
@@ -148,6 +149,21 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
       mb.Bind(11, r.loss());
     } else {
       mb.BindNull(11);  // no loss computed (a twin's inference)
+    }
+    if (r.tokens() != 0) {
+      mb.Bind(14, r.tokens());
+    } else {
+      mb.BindNull(14);
+    }
+    if (r.has_ttft_s()) {
+      mb.Bind(15, r.ttft_s());
+    } else {
+      mb.BindNull(15);
+    }
+    if (r.has_per_token_s()) {
+      mb.Bind(16, r.per_token_s());
+    } else {
+      mb.BindNull(16);
     }
     PS_RETURN_IF_ERROR(mb.Bind(1, batch.run_id())
                            .Bind(2, attempt)

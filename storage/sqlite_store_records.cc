@@ -25,8 +25,8 @@ absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
     PS_ASSIGN_OR_RETURN(const int32_t attempt, CurrentAttempt(run_id));
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare("SELECT epoch, idx, t_start_s, stall_s, compute_s, e2e_s,"
-                                " samples, loss, tenant, page_cache_resident"
-                                " FROM minibatches"
+                                " samples, loss, tenant, page_cache_resident,"
+                                " tokens, ttft_s, per_token_s FROM minibatches"
                                 " WHERE run_id = ?1 AND attempt = ?2"
                                 " ORDER BY tenant, idx, rowid"));
     stmt.Bind(1, run_id).Bind(2, attempt);
@@ -44,6 +44,9 @@ absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
       if (!stmt.IsNull(7)) r.set_loss(stmt.Double(7));
       r.set_tenant(static_cast<int32_t>(stmt.Int(8)));
       if (!stmt.IsNull(9)) r.set_page_cache_resident(stmt.Double(9));
+      if (!stmt.IsNull(10)) r.set_tokens(stmt.Int(10));
+      if (!stmt.IsNull(11)) r.set_ttft_s(stmt.Double(11));
+      if (!stmt.IsNull(12)) r.set_per_token_s(stmt.Double(12));
     }
   }));
   return out;

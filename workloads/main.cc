@@ -24,10 +24,14 @@
 #include "workloads/runner/runner.h"
 
 ABSL_FLAG(std::string, model, "lenet5",
-          "run, describe: the model (alexnet, inception_v3, lenet5, lstm_lm, "
-          "mobilebert, mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11, "
-          "vgg19); "
+          "run, describe: the model (alexnet, dqn, gpt2_small, inception_v3, "
+          "lenet5, lstm_lm, mobilebert, mobilenetv3, resnet18, resnet50, "
+          "squeezenet1_1, vae, vgg11, vgg19); "
           "run: or a kernel (gemm, conv, rnn) with --kernel-shape.");
+ABSL_FLAG(int64_t, gen_tokens, 0,
+          "run, describe (gpt2_small only): tokens an inference minibatch "
+          "generates per sample after the prompt, with the KV cache; at "
+          "least 1, seq_len + gen_tokens <= 1024; 0 = 16.");
 ABSL_FLAG(std::string, kernel_shape, "",
           "run, kernels only: the shape, a row of the built-in DeepBench "
           "table (deepbench-train-1, deepbench-server-N, deepbench-device-N, "
@@ -73,9 +77,10 @@ ABSL_FLAG(int64_t, input_size, 0,
           "for inception_v3); "
           "describe: input side (0 = the model's study default).");
 ABSL_FLAG(int64_t, seq_len, 0,
-          "run, describe (lstm_lm, mobilebert): tokens the model reads per "
-          "sample (0 = the model's default: lstm_lm 35, up to 4096; "
-          "mobilebert 128, up to 512).");
+          "run, describe (lstm_lm, mobilebert, gpt2_small): tokens the "
+          "model reads per sample (the prompt, in gpt2_small's inference; 0 "
+          "= the model's default: lstm_lm 35, up to 4096; mobilebert 128, up "
+          "to 512; gpt2_small 128, up to 1023).");
 ABSL_FLAG(int64_t, vocab, 0,
           "run, describe (lstm_lm, mobilebert): vocabulary size (run: 0 = "
           "the data set's vocab.txt, else at least that; describe: 0 = "
@@ -106,7 +111,7 @@ ABSL_FLAG(int64_t, classes, 0,
           "gen-dataset: classes of the set (0 = 10).");
 ABSL_FLAG(bool, json, false, "describe: print one JSON object.");
 ABSL_FLAG(std::string, format, "",
-          "gen-dataset: idx, cifar10, image-folder or text.");
+          "gen-dataset: idx, cifar10, image-folder, text or frames.");
 ABSL_FLAG(std::string, out, "", "gen-dataset: the directory to write.");
 ABSL_FLAG(int64_t, train_count, 1000,
           "gen-dataset: training samples (text: tokens of the synthetic "
@@ -127,14 +132,15 @@ descriptions and synthetic data sets.
 Usage:
   powersweep-workload run --model M --dataset-path DIR --task train|infer
       --batch-size N --workers N [--prefetch-depth N] [--page-cache keep|drop]
-      [--preload] [--input-size S] [--seq-len L] [--vocab V] [--epochs N]
-      [--minibatches N] [--duration-s X] --seed S --threads T --records-fd FD
+      [--preload] [--input-size S] [--seq-len L] [--vocab V]
+      [--gen-tokens N] [--epochs N] [--minibatches N] [--duration-s X]
+      --seed S --threads T --records-fd FD
   powersweep-workload run --model gemm|conv|rnn --kernel-shape SHAPE
       [--warmup-iterations N] (--minibatches N | --duration-s X) --seed S
       --threads T --records-fd FD
   powersweep-workload describe --model M [--classes N] [--input-size S]
-      [--seq-len L] [--vocab V] [--json]
-  powersweep-workload gen-dataset --format idx|cifar10|image-folder|text
+      [--seq-len L] [--vocab V] [--gen-tokens N] [--json]
+  powersweep-workload gen-dataset --format idx|cifar10|image-folder|text|frames
       --out DIR [--train-count N] [--test-count N] [--classes K]
       [--image-size S] [--vocab V] [--from-wordnet DIR] [--seed S]
   powersweep-workload idle --duration-s S [--records-fd FD]
@@ -146,11 +152,16 @@ dropped. Models: lenet5 (1x28x28), resnet18 and vgg11 (3x32x32 on CIFAR-10),
 mobilenetv3 (MobileNetV3-large), resnet50, alexnet, squeezenet1_1 and vgg19
 (3x224x224 on image folders), inception_v3 (3x299x299; image folders are
 decoded at 299 unless --input-size is given, and training, which runs its
-auxiliary classifier, needs at least 299); the class count comes from the
-data set. Sequence models on text sets: lstm_lm (PyTorch's
+auxiliary classifier, needs at least 299);
+vae (1x28x28 IDX sets), dqn (frames sets: 4 stacked 84x84 frames and the
+next, trained with the Q-learning loss); the class (or action) count comes
+from the data set. Sequence models on text sets: lstm_lm (PyTorch's
 word_language_model, next-token loss, --seq-len 35) and mobilebert
 (MobileBERT with its masked-LM head, --seq-len 128); the vocabulary comes
-from the data set's vocab.txt.
+from the data set's vocab.txt. gpt2_small (GPT-2 small, fixed vocabulary of
+50257; on synthetic data): training reports tokens; inference generates
+--gen-tokens tokens per sample with a KV cache and reports the time to
+first token and the per-token latency.
 
 Kernels (DeepBench-style micro-benchmarks, no data set): gemm, conv and rnn
 with --kernel-shape; each "minibatch" record is one timed iteration after
@@ -163,14 +174,16 @@ Records: one JSON object per line on --records-fd, the protobuf JSON form of
 powersweep.v1.WorkloadEvent: a "started" event (build provenance and the
 workload: parameters, forward MACs, data set format and size, storage
 medium), one "minibatch" event per minibatch (stall_s, compute_s, e2e_s,
-loss, and on each epoch's first minibatch page_cache_resident), then
+loss, and on each epoch's first minibatch page_cache_resident; for
+gpt2_small tokens, and in inference ttft_s and per_token_s), then
 "finished" (stop_reason: minibatches, epochs or duration). Logs go to stderr.
 
 describe: parameters and multiply-accumulates of one forward pass at batch
 size 1, counted on the network (torchvision's "GFLOPS" convention).
 
 gen-dataset: writes a synthetic, learnable data set in the real file format
-(IDX, CIFAR-10 binary, JPEG folders), so the loading code runs on real and
+(IDX, CIFAR-10 binary, JPEG folders; frames: a ball-and-paddle game's
+replay memory for dqn), so the loading code runs on real and
 generated data alike; e.g. a GLD23k-shaped set is --format image-folder
 --train-count 23080 --classes 2000. --format text --from-wordnet
 /usr/share/wordnet tokenises the WordNet glosses (a real corpus); --format
@@ -240,6 +253,7 @@ int main(int argc, char** argv) {
     d.input_size = absl::GetFlag(FLAGS_input_size);
     d.seq_len = absl::GetFlag(FLAGS_seq_len);
     d.vocab = absl::GetFlag(FLAGS_vocab);
+    d.gen_tokens = absl::GetFlag(FLAGS_gen_tokens);
     d.json = absl::GetFlag(FLAGS_json);
     return powersweep::RunDescribeCommand(d, std::cout);
   }
@@ -285,6 +299,7 @@ int main(int argc, char** argv) {
   config.vocab = absl::GetFlag(FLAGS_vocab);
   config.kernel_shape = absl::GetFlag(FLAGS_kernel_shape);
   config.warmup_iterations = absl::GetFlag(FLAGS_warmup_iterations);
+  config.gen_tokens = absl::GetFlag(FLAGS_gen_tokens);
   st = powersweep::ValidateRunConfig(config);
   if (!st.ok()) return Fail(2, std::string(st.message()));
 

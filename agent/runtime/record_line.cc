@@ -157,6 +157,12 @@ bool Member(Scanner& in, v1::MinibatchRecord* r, uint32_t* seen) {
     } else if (key == "page_cache_resident") {
       bit = 9;
       r->set_page_cache_resident(d);
+    } else if (key == "ttft_s") {
+      bit = 11;
+      r->set_ttft_s(d);
+    } else if (key == "per_token_s") {
+      bit = 12;
+      r->set_per_token_s(d);
     }
   }
   if (!ok || bit < 0 || (*seen & (1u << bit)) != 0) return false;

@@ -19,6 +19,8 @@ RecordAggregates Aggregate(const std::vector<v1::MinibatchRecord>& minibatches,
   for (const v1::MinibatchRecord& r : minibatches) {
     agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
                      r.has_loss(), r.loss());
+    agg.AddTokens(r.tokens(), r.has_ttft_s() ? r.ttft_s() : -1,
+                  r.has_per_token_s() ? r.per_token_s() : -1);
   }
   std::vector<const v1::TelemetrySample*> powered;
   for (const v1::TelemetrySample& t : telemetry) {

@@ -85,13 +85,15 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
   t.header = {"run", "rep", "attempt", "device", "class", "model", "task",
               "batch",
               "workers", "mode", "runtime", "state", "minibatches",
-              "ms_per_mb", "stall_pct", "samples_per_s", "loss_first",
-              "loss_last", "cpu_util_pct", "telemetry", "duration_s",
-              "energy_j", "power_w", "incr_energy_j", "baseload_run",
-              "energy_source", "other_cpu", "host_busy", "reason"};
-  t.numeric = {true, true, true, false, false, false, false, true, false,
-               false, false, false, true, true, true, true, true, true, true,
-               true, true, true, true, true, true, false, true, false, false};
+              "ms_per_mb", "stall_pct", "samples_per_s", "tokens_per_s",
+              "ttft_ms", "ms_per_token", "loss_first", "loss_last",
+              "cpu_util_pct", "telemetry", "duration_s", "energy_j",
+              "power_w", "incr_energy_j", "baseload_run", "energy_source",
+              "other_cpu", "host_busy", "reason"};
+  t.numeric = {true,  true,  true,  false, false, false, false, true,
+               false, false, false, false, true,  true,  true,  true,
+               true,  true,  true,  true,  true,  true,  true,  true,
+               true,  true,  true,  true,  false, true,  false, false};
   for (const auto& r : runs) {
     const auto& s = r.spec();
     const auto& m = r.summary();
@@ -117,6 +119,12 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
          has ? Fixed(mb * 1e3, 2) : "-",
          has && mb > 0 ? Fixed(100 * m.mean_stall_s() / mb, 1) : "-",
          has ? Fixed(m.samples_per_s(), 0) : "-",
+         // Sequence models only (MinibatchRecord.tokens, ttft_s,
+         // per_token_s); "-" for image models.
+         m.tokens_per_s() > 0 ? Fixed(m.tokens_per_s(), 0) : "-",
+         m.mean_ttft_s() > 0 ? Fixed(m.mean_ttft_s() * 1e3, 1) : "-",
+         m.mean_per_token_s() > 0 ? Fixed(m.mean_per_token_s() * 1e3, 2)
+                                  : "-",
          has && m.has_first_loss() ? Fixed(m.first_loss(), 3) : "-",
          has && m.has_last_loss() ? Fixed(m.last_loss(), 3) : "-",
          m.telemetry_samples() > 0 ? Fixed(100 * m.mean_cpu_util(), 0) : "-",

@@ -63,13 +63,18 @@ WorkloadCatalog WorkloadCatalog::Default() {
   // take RGB: CIFAR-10 at 32x32 or image folders at input_size. AlexNet
   // (63x63 at least) and Inception-v3 (75x75, 299x299 to train) cannot
   // take CIFAR-10's 32x32 images (workloads/models/catalog.h). The sequence
-  // models (common/text_models.h) take token files: the WordNet glosses and
-  // the Wikipedia-shaped set gen-dataset writes.
+  // models lstm_lm and mobilebert (common/text_models.h) take token files:
+  // the WordNet glosses and the Wikipedia-shaped set gen-dataset writes.
+  // LeNet-5 and the VAE take the grey sets; the DQN the frames of its game
+  // (gen-dataset --format frames); gpt2_small (a fixed vocabulary of
+  // 50,257) runs on synthetic only.
   const std::vector<std::string> grey = {"fashion-mnist", "mnist"};
+  const std::vector<std::string> frames = {"catch-frames"};
   const std::vector<std::string> rgb = {"cifar10", "gld23k", "imagenet"};
   const std::vector<std::string> large_rgb = {"gld23k", "imagenet"};
   const std::vector<std::string> text = {"wikitext", "wordnet"};
   std::vector<std::string> all = grey;
+  all.insert(all.end(), frames.begin(), frames.end());
   all.insert(all.end(), rgb.begin(), rgb.end());
   all.insert(all.end(), text.begin(), text.end());
   // Every model takes `synthetic` (common/synthetic_dataset.h): random
@@ -84,6 +89,9 @@ WorkloadCatalog WorkloadCatalog::Default() {
         : model == "lenet5"                               ? grey
         : model == "alexnet" || model == "inception_v3" ? large_rgb
                                                           : rgb;
+    if (model == "vae") sets = grey;
+    if (model == "dqn") sets = frames;
+    if (model == "gpt2_small") sets = {};
     sets.push_back(synthetic);
     models.push_back(ModelInfo{model, std::move(sets)});
   }

@@ -64,13 +64,15 @@ struct ModelInfo {
 
 class WorkloadCatalog {
  public:
-  // The built-in workloads: lenet5 on the grey IDX sets (fashion-mnist,
-  // mnist); mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11 and vgg19
+  // The built-in workloads: lenet5 and vae on the grey IDX sets
+  // (fashion-mnist, mnist); dqn on catch-frames (gen-dataset --format
+  // frames); mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11 and vgg19
   // on the RGB sets (cifar10, gld23k, imagenet); alexnet and inception_v3,
   // which cannot take 32x32 images, on gld23k and imagenet; lstm_lm and
   // mobilebert on the text sets (wikitext, wordnet); every model on
   // `synthetic` (random tensors of its input shape made in memory,
-  // common/synthetic_dataset.h); the kernels conv, gemm and rnn on shapes.
+  // common/synthetic_dataset.h), gpt2_small on nothing else; the kernels
+  // conv, gemm and rnn on shapes.
   static WorkloadCatalog Default();
 
   // This catalog plus data sets the agents advertise under other names

@@ -256,11 +256,12 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
                     w->set_preload(spec.preload() &&
                                    task == v1::TASK_INFER);
                     // input_size sizes images; seq_len and vocab only
-                    // reach the sequence models (common/text_models.h).
+                    // reach lstm_lm and mobilebert (common/text_models.h;
+                    // gpt2_small runs at its defaults).
                     if (FindTextModel(model) != nullptr) {
                       w->set_seq_len(spec.seq_len());
                       w->set_vocab(spec.vocab());
-                    } else {
+                    } else if (!IsSequenceModel(model)) {
                       w->set_input_size(spec.input_size());
                     }
                     *run.mutable_power_mode() = mode;

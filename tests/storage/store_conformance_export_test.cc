@@ -208,6 +208,12 @@ TYPED_TEST(StoreExportTest,
     // The first minibatch of the run starts an epoch: it carries the page
     // cache residency; the others have none (an empty CSV field).
     if (seq == 1) batch.mutable_minibatches(0)->set_page_cache_resident(0.25);
+    // The second carries a sequence model's fields.
+    if (seq == 1) {
+      batch.mutable_minibatches(1)->set_tokens(8192);
+      batch.mutable_minibatches(1)->set_ttft_s(0.5);
+      batch.mutable_minibatches(1)->set_per_token_s(0.125);
+    }
     this->Ingest(batch);
   }
   // Another sweep's records must not appear.
@@ -227,12 +233,12 @@ TYPED_TEST(StoreExportTest,
   EXPECT_EQ(lines[0],
             "run_id,attempt,seq,idx,epoch,t_start_s,stall_s,compute_s,e2e_s,"
             "samples,loss,tenant,"
-            "page_cache_resident");
+            "page_cache_resident,tokens,ttft_s,per_token_s");
   const int64_t id = this->run_ids_[0];
   EXPECT_EQ(lines[1],
-            absl::StrCat(id, ",1,1,0,0,0.0,0.125,0.25,0.5,32,2.5,0,0.25"));
-  EXPECT_EQ(lines[2],
-            absl::StrCat(id, ",1,1,1,0,0.5,0.125,0.25,0.5,32,2.49,0,"));
+            absl::StrCat(id, ",1,1,0,0,0.0,0.125,0.25,0.5,32,2.5,0,0.25,,,"));
+  EXPECT_EQ(lines[2], absl::StrCat(id, ",1,1,1,0,0.5,0.125,0.25,0.5,32,2.49,0,"
+                                       ",8192,0.5,0.125"));
   EXPECT_THAT(lines[2500], StartsWith(absl::StrCat(id, ",1,5,2499,")));
 }
 

@@ -50,6 +50,11 @@ TYPED_TEST(StoreIngestTest, RecordsComeBackAsTheyWereSent) {
   batch.mutable_minibatches(0)->set_page_cache_resident(0.25);
   batch.mutable_minibatches(1)->set_page_cache_resident(0.0);  // present, zero
   batch.mutable_minibatches(2)->set_epoch(1);
+  // A sequence model's fields: tokens, and the generation latencies.
+  batch.mutable_minibatches(0)->set_tokens(4096);
+  batch.mutable_minibatches(2)->set_tokens(512);
+  batch.mutable_minibatches(2)->set_ttft_s(0.125);
+  batch.mutable_minibatches(2)->set_per_token_s(0.0);  // present, zero
   v1::TelemetrySample* s = batch.add_telemetry();
   s->set_t_s(0.1);
   s->set_cpu_util(0.3);

@@ -31,6 +31,13 @@ v1::DataBatch VariedBatch(int64_t run_id, int64_t seq) {
     r.set_compute_s(0.05 + 0.007 * i);
     r.set_samples(16 + i);
     r.set_loss(3.0 / (1 + i + seq));
+    // Some minibatches of a sequence model: tokens, and on some of those
+    // the generation latencies.
+    if (i >= 3) r.set_tokens(128 * (16 + i));
+    if (i >= 5) {
+      r.set_ttft_s(0.2 + 0.01 * i);
+      r.set_per_token_s(0.02 + 0.001 * seq);
+    }
     *batch.add_minibatches() = r;
   }
   for (int i = 0; i < 9; ++i) {
@@ -56,6 +63,8 @@ RecordAggregates FromRecords(Store* store, int64_t run_id) {
   for (const v1::MinibatchRecord& r : *mb) {
     agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
                      r.has_loss(), r.loss());
+    agg.AddTokens(r.tokens(), r.has_ttft_s() ? r.ttft_s() : -1,
+                  r.has_per_token_s() ? r.per_token_s() : -1);
   }
   for (const v1::TelemetrySample& t : *tel) {
     agg.AddSample(t.t_s(), t.cpu_util(), t.proc_rss_bytes());
@@ -125,6 +134,10 @@ TYPED_TEST(StoreTablesTest, SweepAggregatesEqualTheRecordsReadBack) {
   EXPECT_GT(s.energy_j(), 0);
   EXPECT_EQ(s.energy_provenance(), v1::PROVENANCE_MODELED);
   EXPECT_GT((*aggs)[0].aggregates.power_span_s, 0);
+  // 12 of the 21 minibatches carry tokens; 6 of them latencies.
+  EXPECT_GT(s.tokens_per_s(), 0);
+  EXPECT_NEAR(s.mean_ttft_s(), 0.255, 1e-9);
+  EXPECT_NEAR(s.mean_per_token_s(), 0.022, 1e-9);
   EXPECT_EQ((*aggs)[2].aggregates.summary.minibatches(), 0);
   EXPECT_EQ((*aggs)[2].aggregates.summary.ByteSizeLong(), 0u);
 }

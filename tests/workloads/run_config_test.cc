@@ -30,11 +30,33 @@ TEST(RunConfigTest, UnknownModelNamesFlagAndKnownModels) {
   RunConfig c = Valid();
   c.model = "resnet9";
   EXPECT_EQ(ErrorOf(c),
-            "--model: unknown model 'resnet9' (known: alexnet, inception_v3, "
-            "lenet5, lstm_lm, mobilebert, mobilenetv3, resnet18, resnet50, "
-            "squeezenet1_1, vgg11, vgg19; kernels: conv, gemm, rnn)");
+            "--model: unknown model 'resnet9' (known: alexnet, dqn, "
+            "gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
+            "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
+            "vgg19; kernels: conv, gemm, rnn)");
   c.model = "mobilenet_v3_large";  // torchvision's name is an alias
   EXPECT_TRUE(ValidateRunConfig(c).ok());
+}
+
+TEST(RunConfigTest, SequenceOptionsAreCheckedAndOnlyForSequenceModels) {
+  RunConfig c = Valid();
+  c.model = "gpt2_small";
+  c.seq_len = 512;
+  c.gen_tokens = 64;
+  EXPECT_TRUE(ValidateRunConfig(c).ok());
+  c.seq_len = 1024;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--seq-len: 1024 is outside 1..1023"));
+  c.seq_len = 1000;
+  c.gen_tokens = 30;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--gen-tokens: 30 with --seq-len 1000 "
+                                    "does not fit gpt2_small's context"));
+  c.model = "lenet5";
+  c.seq_len = 128;
+  c.gen_tokens = 0;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--seq-len: lenet5 takes images"));
+  c.seq_len = 0;
+  c.gen_tokens = 8;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--gen-tokens: lenet5 takes images"));
 }
 
 TEST(RunConfigTest, PipelineKnobsAreChecked) {

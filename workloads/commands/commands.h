@@ -17,7 +17,8 @@ struct DescribeArgs {
   int64_t classes = 0;     // 0 = the model's study default
   int64_t input_size = 0;  // 0 = the model's study default
   int64_t seq_len = 0;     // sequence models; 0 = the model's default
-  int64_t vocab = 0;       // sequence models; 0 = the model's default
+  int64_t vocab = 0;       // lstm_lm, mobilebert; 0 = the model's default
+  int64_t gen_tokens = 0;  // gpt2_small; 0 = the default
   bool json = false;       // one JSON object instead of the text
 };
 
@@ -26,7 +27,7 @@ struct DescribeArgs {
 int RunDescribeCommand(const DescribeArgs& args, std::ostream& out);
 
 struct GenDatasetArgs {
-  std::string format;  // idx, cifar10, image-folder, text
+  std::string format;  // idx, cifar10, image-folder, text, frames
   std::string out_dir;
   int64_t train_count = 0;
   int64_t test_count = 0;

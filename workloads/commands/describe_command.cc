@@ -17,6 +17,7 @@ int RunDescribeCommand(const DescribeArgs& args, std::ostream& out) {
   options.num_classes = args.classes;
   options.input_size = args.input_size;
   options.seq_len = args.seq_len;
+  options.gen_tokens = args.gen_tokens;
   options.vocab = args.vocab;
   absl::StatusOr<ModelDescription> d = absl::UnknownError("not described");
   absl::Status st = CatchTorchErrors("describe", [&] {
@@ -33,8 +34,13 @@ int RunDescribeCommand(const DescribeArgs& args, std::ostream& out) {
         "\"forward_macs\":%d,\"input_shape\":[%s],\"num_classes\":%d%s}\n",
         d->name, d->params, d->trainable_params, d->forward_macs,
         absl::StrJoin(d->input_shape, ","), d->num_classes,
-        d->vocab > 0 ? absl::StrFormat(",\"seq_len\":%d,\"vocab\":%d",
-                                       d->seq_len, d->vocab)
+        d->vocab > 0 ? absl::StrFormat(",\"seq_len\":%d,\"vocab\":%d%s",
+                                       d->seq_len, d->vocab,
+                                       d->gen_tokens > 0
+                                           ? absl::StrFormat(
+                                                 ",\"gen_tokens\":%d",
+                                                 d->gen_tokens)
+                                           : "")
                      : "");
   } else {
     out << FormatModelDescription(*d);

@@ -66,11 +66,15 @@ int RunGenDatasetCommand(const GenDatasetArgs& args, std::ostream& out) {
         secs);
     return 0;
   }
+  // A frames set's labels are transitions of the game's 3 actions.
+  const std::string kinds =
+      args.format == "frames" ? std::string("transitions of 3 actions")
+                              : absl::StrFormat("%d classes", args.classes);
   out << absl::StrFormat(
-      "wrote a %s data set to %s: %d train + %d test samples in %d classes "
+      "wrote a %s data set to %s: %d train + %d test samples in %s "
       "(%.1f s)\n",
-      args.format, args.out_dir, args.train_count, args.test_count,
-      args.classes, secs);
+      args.format, args.out_dir, args.train_count, args.test_count, kinds,
+      secs);
   return 0;
 }
 

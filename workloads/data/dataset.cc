@@ -7,6 +7,7 @@
 #include "workloads/data/dataset_generator.h"
 #include "workloads/data/file_bytes.h"
 #include "workloads/data/file_util.h"
+#include "workloads/data/frames_dataset.h"
 #include "workloads/data/idx_dataset.h"
 #include "workloads/data/image_folder_dataset.h"
 #include "workloads/data/text_dataset.h"
@@ -27,6 +28,7 @@ absl::StatusOr<std::string> DetectDatasetFormat(const std::string& dir) {
   if (LooksLikeIdxDataset(dir)) return std::string("idx");
   if (!FindCifar10Directory(dir).empty()) return std::string("cifar10");
   if (LooksLikeImageFolder(dir)) return std::string("image-folder");
+  if (LooksLikeFramesDataset(dir)) return std::string("frames");
   if (LooksLikeTextDataset(dir)) return std::string("text");
   return absl::NotFoundError(absl::StrCat(
       dir,
@@ -34,8 +36,9 @@ absl::StatusOr<std::string> DetectDatasetFormat(const std::string& dir) {
       "(train-images-idx3-ubyte or t10k-images-idx3-ubyte, optionally .gz), "
       "CIFAR-10 batches "
       "(data_batch_1.bin or test_batch.bin, also under "
-      "cifar-10-batches-bin/), an image folder (train/<class>/*.jpg) and a "
-      "text set (vocab.txt with train.tokens or test.tokens)"));
+      "cifar-10-batches-bin/), an image folder (train/<class>/*.jpg), "
+      "frames files (train.frames or test.frames) and a text set (vocab.txt "
+      "with train.tokens or test.tokens)"));
 }
 
 absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(
@@ -54,6 +57,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(
   }
   if (*format == "idx") return OpenIdxDataset(dir, options);
   if (*format == "cifar10") return OpenCifar10Dataset(dir, options);
+  if (*format == "frames") return OpenFramesDataset(dir, options);
   if (*format == "text") return OpenTextDataset(dir, options);
   return OpenImageFolderDataset(dir, options);
 }

@@ -5,6 +5,8 @@
 //   "idx"           MNIST-format IDX files ({train,t10k}-images-idx3-ubyte)
 //   "cifar10"       CIFAR-10 binary batches (data_batch_N.bin, test_batch.bin)
 //   "image-folder"  JPEG files in DIR/train/<class>/ and DIR/val/<class>/
+//   "frames"        DQN replay memories DIR/{train,test}.frames
+//                   (frames_format.h, frames_dataset.h)
 //   "text"          token ids: DIR/vocab.txt, DIR/{train,test}.tokens
 //                   (text_dataset.h); samples are windows of token ids
 //
@@ -52,7 +54,7 @@ class Dataset {
  public:
   virtual ~Dataset();
 
-  // "idx", "cifar10", "image-folder" or "text".
+  // "idx", "cifar10", "image-folder", "frames" or "text".
   virtual std::string format() const = 0;
   // The directory the data set was opened from.
   virtual std::string path() const = 0;
@@ -60,6 +62,10 @@ class Dataset {
   // Number of samples of the split (>= 1).
   virtual int64_t size() const = 0;
   virtual int num_classes() const = 0;
+  // Width of the output layer of a model trained on this set: num_classes()
+  // for labelled images; the game's action count for a frames set, whose
+  // labels are transition codes (frames_dataset.h).
+  virtual int model_outputs() const { return num_classes(); }
   // Shape of every sample Load writes.
   virtual SampleShape shape() const = 0;
   // Label of sample i in 0..num_classes()-1; i must be in 0..size()-1.

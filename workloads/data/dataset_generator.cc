@@ -95,11 +95,12 @@ absl::StatusOr<GenerateOptions> ResolveGenerateOptions(
   const bool idx = o.format == "idx";
   const bool cifar = o.format == "cifar10";
   const bool folder = o.format == "image-folder";
+  const bool frames = o.format == "frames";
   const bool text = o.format == "text";
-  if (!idx && !cifar && !folder && !text) {
+  if (!idx && !cifar && !folder && !frames && !text) {
     return Invalid("--format", absl::StrCat("'", o.format,
                                             "' is not one of idx, cifar10, "
-                                            "image-folder, text"));
+                                            "image-folder, frames, text"));
   }
   if (!text && (o.vocab != 0 || !o.wordnet_dir.empty())) {
     return Invalid(o.vocab != 0 ? "--vocab" : "--from-wordnet",
@@ -147,7 +148,17 @@ absl::StatusOr<GenerateOptions> ResolveGenerateOptions(
                                    "class needs a training image)",
                                    o.train_count, o.classes));
   }
-  if (cifar) {
+  if (frames) {
+    // The game's own screen; the action count is the game's (classes is
+    // not used).
+    if (o.image_size != 0 && o.image_size != 84) {
+      return Invalid("--image-size",
+                     absl::StrFormat("%d: frames sets are 84x84 (the DQN's "
+                                     "screen)",
+                                     o.image_size));
+    }
+    o.image_size = 84;
+  } else if (cifar) {
     if (o.image_size != 0 && o.image_size != 32) {
       return Invalid(
           "--image-size",
@@ -187,6 +198,8 @@ absl::Status GenerateDataset(const GenerateOptions& options,
     st = WriteIdxSet(*o, reporter);
   } else if (o->format == "cifar10") {
     st = WriteCifar10Set(*o, reporter);
+  } else if (o->format == "frames") {
+    st = WriteFramesSet(*o, reporter);
   } else if (o->format == "text") {
     st = WriteTextSet(*o, reporter);
   } else {

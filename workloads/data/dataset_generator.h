@@ -12,6 +12,10 @@
 //                 (libjpeg-turbo, quality jpeg_quality, 4:2:0), class folder
 //                 names are 6-digit landmark-style ids ("004217"), file names
 //                 16 hex digits as in GLD
+//   frames        train.frames, test.frames: the replay memory of a
+//                 ball-and-paddle game for dqn (frames_format.h,
+//                 generated_frames.cc); --classes is not used (the game has
+//                 3 actions), frames are 84x84
 //   text          vocab.txt, train.tokens, test.tokens (text_dataset.h):
 //                 with wordnet_dir (--from-wordnet DIR, Debian's
 //                 wordnet-base installs /usr/share/wordnet) the glosses of
@@ -70,7 +74,7 @@
 namespace powersweep {
 
 struct GenerateOptions {
-  std::string format;  // --format: idx | cifar10 | image-folder | text
+  std::string format;  // --format: idx | cifar10 | image-folder | frames | text
   std::string out_dir;         // --out
   int64_t train_count = 1000;  // --train-count, >= 1
   int64_t test_count = 200;    // --test-count, >= 1

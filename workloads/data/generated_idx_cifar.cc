@@ -146,6 +146,8 @@ std::vector<std::string> GeneratedEntries(const std::string& format) {
         names.push_back(absl::StrCat(prefix, kind, ".gz"));
       }
     }
+  } else if (format == "frames") {
+    names = {"train.frames", "test.frames"};
   } else if (format == "cifar10") {
     names = Cifar10BatchNames(Split::kTrain);
     names.push_back("test_batch.bin");

@@ -50,6 +50,8 @@ absl::Status WriteCifar10Set(const GenerateOptions& options,
                              ProgressReporter& progress);
 absl::Status WriteImageFolderSet(const GenerateOptions& options,
                                  ProgressReporter& progress);
+absl::Status WriteFramesSet(const GenerateOptions& options,
+                            ProgressReporter& progress);
 // text (generated_text.cc): the WordNet glosses when options.wordnet_dir is
 // set, else the Wikipedia-shaped synthetic corpus.
 absl::Status WriteTextSet(const GenerateOptions& options,

@@ -17,7 +17,7 @@ struct Spec {
   int64_t min_train_size;  // the same in training (auxiliary heads)
   bool fixed_size;   // the default size is the only one it takes
   int64_t default_classes;
-  bool tokens;  // a sequence model: limits in common/text_models.h
+  bool tokens;  // a sequence model: common/text_models.h, or gpt2_small
 };
 
 // Sorted by name. The networks with five 2x downsamplings (VGG's pools,
@@ -25,10 +25,15 @@ struct Spec {
 // 11x11/4 stem and three 3x3/2 pools at 63x63; SqueezeNet 1.1's 3x3/2 stem
 // and three ceil-mode 3x3/2 pools at 17x17; Inception-v3's main network at
 // 75x75, and its auxiliary classifier (training only: 5x5/3 average pool
-// and 5x5 conv on the 17x17 map of Mixed_6e) needs 299x299.
-// The sequence models' rows hold no image sizes (tokens = true).
+// and 5x5 conv on the 17x17 map of Mixed_6e) needs 299x299. dqn's
+// channels are the 4 stacked frames and the next frame (frames data set).
+// The sequence models' rows hold no image sizes (tokens = true): lstm_lm
+// and mobilebert (limits in common/text_models.h, vocabulary from the data
+// set) and gpt2_small (the limits below, its vocabulary fixed).
 constexpr Spec kSpecs[] = {
     {"alexnet", 3, 224, 63, 63, false, 1000, false},
+    {"dqn", 5, 84, 84, 84, true, 3, false},
+    {"gpt2_small", 1, 0, 0, 0, false, 50257, true},
     {"inception_v3", 3, 299, 75, 299, false, 1000, false},
     {"lenet5", 1, 28, 28, 28, true, 10, false},
     {"lstm_lm", 1, 0, 0, 0, false, 0, true},
@@ -37,9 +42,16 @@ constexpr Spec kSpecs[] = {
     {"resnet18", 3, 32, 32, 32, false, 10, false},
     {"resnet50", 3, 224, 32, 32, false, 1000, false},
     {"squeezenet1_1", 3, 224, 17, 17, false, 1000, false},
+    {"vae", 1, 28, 28, 28, true, 10, false},
     {"vgg11", 3, 32, 32, 32, false, 10, false},
     {"vgg19", 3, 224, 32, 32, false, 1000, false},
 };
+
+// gpt2_small: GPT-2's context of 1024 positions holds the prompt (seq_len)
+// and the generated tokens; the defaults keep a CPU minibatch short.
+constexpr int64_t kGpt2Context = 1024;
+constexpr int64_t kGpt2DefaultSeqLen = 128;
+constexpr int64_t kGpt2DefaultGenTokens = 16;
 static_assert(NamesAreModelNames(kSpecs),
               "a spec for every name of common/model_names.h");
 
@@ -53,12 +65,12 @@ const Spec* FindSpec(absl::string_view name) {
 
 constexpr bool TokenRowsAreTextModels() {
   for (const Spec& s : kSpecs) {
-    if (s.tokens != (FindTextModel(s.name) != nullptr)) return false;
+    if (s.tokens != IsSequenceModel(s.name)) return false;
   }
   return true;
 }
 static_assert(TokenRowsAreTextModels(),
-              "the sequence models are those of common/text_models.h");
+              "the sequence models: common/text_models.h and gpt2_small");
 
 absl::StatusOr<ResolvedModel> ResolveTextModel(const Spec& spec,
                                                const ModelOptions& options) {
@@ -115,6 +127,51 @@ std::string CanonicalModelName(absl::string_view name) {
   return "";
 }
 
+namespace {
+
+absl::StatusOr<ResolvedModel> ResolveSequenceModel(
+    const Spec& spec, const ModelOptions& options) {
+  if (options.input_size != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input-size: ", spec.name,
+        " takes token sequences, not images; use --seq-len"));
+  }
+  if (options.num_classes != 0 && options.num_classes != spec.default_classes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--classes: ", spec.name, "'s vocabulary is fixed at ",
+        spec.default_classes, " tokens, got ", options.num_classes));
+  }
+  if (options.vocab != 0 && options.vocab != spec.default_classes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--vocab: ", spec.name, "'s vocabulary is fixed at ",
+        spec.default_classes, " tokens, got ", options.vocab));
+  }
+  ResolvedModel r;
+  r.name = spec.name;
+  r.num_classes = spec.default_classes;
+  r.vocab = spec.default_classes;
+  r.seq_len = options.seq_len == 0 ? kGpt2DefaultSeqLen : options.seq_len;
+  r.gen_tokens =
+      options.gen_tokens == 0 ? kGpt2DefaultGenTokens : options.gen_tokens;
+  if (r.seq_len < 1 || r.seq_len >= kGpt2Context) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--seq-len: ", options.seq_len, " is outside 1..", kGpt2Context - 1,
+        " for ", spec.name, " (0 means the default of ", kGpt2DefaultSeqLen,
+        ")"));
+  }
+  if (r.gen_tokens < 1 || r.seq_len + r.gen_tokens > kGpt2Context) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--gen-tokens: ", r.gen_tokens, " with --seq-len ", r.seq_len,
+        " does not fit ", spec.name, "'s context of ", kGpt2Context,
+        " positions (at least 1, and seq_len + gen_tokens <= ", kGpt2Context,
+        "; 0 means the default of ", kGpt2DefaultGenTokens, ")"));
+  }
+  r.input_shape = {1, 1, r.seq_len + 1};
+  return r;
+}
+
+}  // namespace
+
 absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
                                                   const ModelOptions& options) {
   const Spec* spec = FindSpec(name);
@@ -123,10 +180,23 @@ absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
         absl::StrCat("--model: unknown model '", name, "' (known: ",
                      absl::StrJoin(KnownModels(), ", "), ")"));
   }
-  if (spec->tokens) return ResolveTextModel(*spec, options);
-  if (options.seq_len != 0 || options.vocab != 0) {
+  if (spec->tokens) {
+    if (FindTextModel(spec->name) == nullptr) {
+      return ResolveSequenceModel(*spec, options);  // gpt2_small
+    }
+    if (options.gen_tokens != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--gen-tokens: ", spec->name,
+          " does not generate tokens (gpt2_small does)"));
+    }
+    return ResolveTextModel(*spec, options);
+  }
+  if (options.seq_len != 0 || options.vocab != 0 || options.gen_tokens != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        options.seq_len != 0 ? "--seq-len: " : "--vocab: ", spec->name,
+        options.seq_len != 0 ? "--seq-len: "
+        : options.vocab != 0 ? "--vocab: "
+                             : "--gen-tokens: ",
+        spec->name,
         " takes images, not token sequences"));
   }
   ResolvedModel r;

@@ -2,10 +2,10 @@
 // check of a model's options. Kept free of LibTorch so argument validation
 // (run configs, sweep files) does not need it. Stateless and thread-safe.
 //
-// Names: alexnet, inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3
-// (MobileNetV3-large; "mobilenet_v3_large" is an alias), resnet18, resnet50,
-// squeezenet1_1, vgg11, vgg19. Study defaults (an option left 0) and
-// smallest inputs:
+// Names: alexnet, dqn, gpt2_small, inception_v3, lenet5, lstm_lm,
+// mobilebert, mobilenetv3 (MobileNetV3-large; "mobilenet_v3_large" is an
+// alias), resnet18, resnet50, squeezenet1_1, vae, vgg11, vgg19. Study
+// defaults (an option left 0) and smallest inputs:
 //   lenet5         1x28x28,   10 classes (MNIST / Fashion-MNIST); 28 only
 //   resnet18       3x32x32,   10 classes (CIFAR-10); >= 32
 //   vgg11          3x32x32,   10 classes (CIFAR-10); >= 32
@@ -16,20 +16,32 @@
 //   vgg19          3x224x224, 1000 classes (ImageNet); >= 32
 //   inception_v3   3x299x299, 1000 classes (ImageNet); >= 75, and >= 299
 //                  to train (its auxiliary classifier)
+//   vae            1x28x28,   784 inputs (MNIST / Fashion-MNIST; labels
+//                  unused); 28 only
+//   dqn            5x84x84 (4 stacked frames + the next frame), 3 actions
+//                  (the frames data set; "classes" are the actions); 84 only
 //   lstm_lm        1x1x36 token ids (seq_len 35 + 1), vocabulary 33,278
 //   mobilebert     1x1x128 token ids (seq_len 128), vocabulary 30,522
-// The sequence models (common/text_models.h) take a sample of token ids
-// carried as floats, shape (1, 1, seq_len + extra); their "classes" are the
-// vocabulary (num_classes == vocab), and they take --seq-len and --vocab
-// instead of --input-size and --classes.
+//   gpt2_small     1x1x(seq_len + 1) token ids carried as floats,
+//                  vocabulary 50,257 ("classes"), seq_len 128, gen_tokens 16
+//
+// The sequence models take a sample of token ids carried as floats, shape
+// (1, 1, seq_len + extra); their "classes" are the vocabulary (num_classes
+// == vocab), and they take --seq-len instead of --input-size. lstm_lm and
+// mobilebert (common/text_models.h) take --vocab (default: the data set's)
+// instead of --classes. gpt2_small's vocabulary is fixed; it takes
+// --gen-tokens (tokens an inference minibatch generates after the prompt),
+// with seq_len + gen_tokens <= its context of 1024.
 //
 // ResolveModelOptions errors are kInvalidArgument naming the option as the
 // workload binary spells it: "--model" (unknown name, lists the known ones),
 // "--classes" (fewer than 2; or given to a sequence model), "--input-size"
 // (negative, below the network's minimum above (its training minimum when
-// options.train), or anything but 28 for lenet5; or given to a sequence
-// model), "--seq-len" (below 1 or above the model's maximum; or given to an
-// image model), "--vocab" (outside 4..2^24; or given to an image model).
+// options.train), anything but 28 for lenet5 and vae or 84 for dqn; or
+// given to a sequence model), "--seq-len" (below 1 or above the model's
+// maximum; or given to an image model), "--vocab" (outside 4..2^24, other
+// than 50257 for gpt2_small, or given to an image model), "--gen-tokens"
+// (out of range, or given to a model other than gpt2_small).
 #ifndef POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 #define POWERSWEEP_WORKLOADS_MODELS_CATALOG_H_
 
@@ -48,7 +60,8 @@ struct ModelOptions {
   int64_t num_classes = 0;
   int64_t input_size = 0;  // height = width of the square input image
   int64_t seq_len = 0;     // sequence models: tokens read per sample
-  int64_t vocab = 0;       // sequence models: vocabulary size
+  int64_t gen_tokens = 0;  // gpt2_small: tokens generated (inference)
+  int64_t vocab = 0;       // lstm_lm, mobilebert: vocabulary size
   // The model will be trained: heads that run in training only (Inception-
   // v3's auxiliary classifier) must fit the input too.
   bool train = false;
@@ -61,7 +74,8 @@ struct ResolvedModel {
   int64_t num_classes = 0;  // sequence models: == vocab
   int64_t seq_len = 0;      // 0 for image models
   int64_t vocab = 0;        // 0 for image models
-  bool takes_tokens() const { return vocab > 0; }
+  int64_t gen_tokens = 0;   // gpt2_small only
+  bool takes_tokens() const { return seq_len > 0; }
 };
 
 // Canonical names MakeModel accepts, sorted (aliases not included).

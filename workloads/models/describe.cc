@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "workloads/models/counted_layers.h"
 #include "workloads/models/model.h"
+#include "workloads/models/token_generator.h"
 #include "workloads/torch_status.h"
 
 namespace powersweep {
@@ -37,6 +38,9 @@ absl::StatusOr<ModelDescription> DescribeBuiltModel(Model& model) {
   d.num_classes = model.num_classes();
   d.seq_len = model.seq_len();
   d.vocab = model.vocab();
+  if (auto* g = dynamic_cast<TokenGenerator*>(&model)) {
+    d.gen_tokens = g->GeneratedTokensPerSample();
+  }
   for (const torch::Tensor& p : model.parameters()) {
     d.params += p.numel();
     if (p.requires_grad()) d.trainable_params += p.numel();
@@ -70,7 +74,12 @@ std::string FormatModelDescription(const ModelDescription& d) {
           ? absl::StrCat(d.input_shape[2], " token ids (sequence length ",
                          d.seq_len,
                          d.input_shape[2] > d.seq_len ? " + 1 target" : "",
-                         ")\n", "vocabulary   ", d.vocab, " tokens\n")
+                         ")",
+                         d.gen_tokens > 0
+                             ? absl::StrCat(", ", d.gen_tokens,
+                                            " generated in inference")
+                             : "",
+                         "\n", "vocabulary   ", d.vocab, " tokens\n")
           : absl::StrCat(d.input_shape[0], "x", d.input_shape[1], "x",
                          d.input_shape[2], " (channels x height x width)\n",
                          "classes      ", d.num_classes, "\n");

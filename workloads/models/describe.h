@@ -36,9 +36,10 @@ struct ModelDescription {
   int64_t trainable_params = 0;  // parameters with requires_grad
   int64_t forward_macs = 0;      // per sample, batch size 1
   std::array<int64_t, 3> input_shape{};  // (channels, height, width)
-  int64_t num_classes = 0;
+  int64_t num_classes = 0;  // sequence models: == vocab
   int64_t seq_len = 0;  // sequence models (input_shape = 1x1xtokens)
   int64_t vocab = 0;
+  int64_t gen_tokens = 0;   // gpt2_small: tokens generated (inference)
 };
 
 absl::StatusOr<ModelDescription> DescribeModel(const std::string& name,
@@ -47,7 +48,7 @@ absl::StatusOr<ModelDescription> DescribeModel(const std::string& name,
 absl::StatusOr<ModelDescription> DescribeBuiltModel(Model& model);
 
 // Several lines of "label  value" text, ending with a newline: model,
-// input, classes, parameters (with thousands separators and in millions),
+// input, classes (for sequence models: sequence, vocabulary), parameters (with thousands separators and in millions),
 // forward MACs (in G or M), and the counting convention.
 std::string FormatModelDescription(const ModelDescription& d);
 

@@ -3,6 +3,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "workloads/models/alexnet.h"
+#include "workloads/models/dqn.h"
+#include "workloads/models/gpt2.h"
 #include "workloads/models/inception_v3.h"
 #include "workloads/models/lenet5.h"
 #include "workloads/models/lstm_lm.h"
@@ -10,6 +12,7 @@
 #include "workloads/models/mobilenet_v3.h"
 #include "workloads/models/resnet.h"
 #include "workloads/models/squeezenet.h"
+#include "workloads/models/vae.h"
 #include "workloads/models/vgg.h"
 #include "workloads/torch_status.h"
 
@@ -38,6 +41,10 @@ absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
           model = std::make_shared<AlexNet>(r);
         } else if (r.name == "inception_v3") {
           model = std::make_shared<InceptionV3>(r);
+        } else if (r.name == "dqn") {
+          model = std::make_shared<Dqn>(r);
+        } else if (r.name == "gpt2_small") {
+          model = std::make_shared<Gpt2Small>(r);
         } else if (r.name == "lenet5") {
           model = std::make_shared<LeNet5>(r);
         } else if (r.name == "lstm_lm") {
@@ -50,6 +57,8 @@ absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
           model = std::make_shared<ResNet>(r, ResNet::Depth::k18);
         } else if (r.name == "resnet50") {
           model = std::make_shared<ResNet>(r, ResNet::Depth::k50);
+        } else if (r.name == "vae") {
+          model = std::make_shared<Vae>(r);
         } else if (r.name == "vgg11") {
           model = std::make_shared<Vgg>(r, Vgg::Config::kA);
         } else if (r.name == "squeezenet1_1") {

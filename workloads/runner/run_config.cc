@@ -142,8 +142,22 @@ absl::Status ValidateRunConfig(const RunConfig& c) {
                                        kMinTextVocab, "..", kMaxTextVocab,
                                        ", got ", c.vocab));
     }
-  } else if (c.seq_len != 0 || c.vocab != 0) {
-    return Bad(c.seq_len != 0 ? "seq-len" : "vocab",
+    if (c.gen_tokens != 0) {
+      return Bad("gen-tokens", absl::StrCat(c.model, " does not generate "
+                                            "tokens (gpt2_small does)"));
+    }
+  } else if (CanonicalModelName(c.model) == "gpt2_small") {
+    // --seq-len, --gen-tokens and --vocab (fixed): the model's own checks.
+    ModelOptions sequence;
+    sequence.seq_len = c.seq_len;
+    sequence.vocab = c.vocab;
+    sequence.gen_tokens = c.gen_tokens;
+    absl::StatusOr<ResolvedModel> r = ResolveModelOptions(c.model, sequence);
+    if (!r.ok()) return r.status();
+  } else if (c.seq_len != 0 || c.vocab != 0 || c.gen_tokens != 0) {
+    return Bad(c.seq_len != 0 ? "seq-len"
+               : c.vocab != 0 ? "vocab"
+                              : "gen-tokens",
                IsKernelName(c.model)
                    ? absl::StrCat("kernel ", c.model,
                                   " takes its shape from --kernel-shape")

@@ -41,12 +41,13 @@ absl::Status CheckChannels(const Dataset& data, const Model& model) {
   return absl::OkStatus();
 }
 
-// The timed loop: minibatches until the stop condition says so.
+// The timed loop: minibatches until the stop condition says so. Adds the
+// minibatches' tokens (sequence models) to *tokens.
 absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
                                              Clock* clock, RecordSink* sink,
                                              MinibatchSource& source,
                                              EpochPageCache* cache,
-                                             Step& step, int64_t seq_len) {
+                                             Step& step, int64_t* tokens) {
   const StopCondition stop(config.epochs, config.minibatches,
                            config.duration_s);
   MinibatchTimer timer;
@@ -58,7 +59,8 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
     absl::StatusOr<Minibatch> mb = source.Next();
     if (!mb.ok()) return mb.status();
     timer.EndFetch(clock->MonotonicNanos());
-    const double loss = step.Run(*mb);
+    const StepResult result = step.Run(*mb);
+    const double loss = result.loss;
     const MinibatchTiming t = timer.EndCompute(clock->MonotonicNanos());
     if (!std::isfinite(loss)) {
       return absl::InternalError(absl::StrFormat(
@@ -74,7 +76,10 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
     r->set_e2e_s(t.e2e_s);
     r->set_samples(static_cast<int32_t>(mb->samples));
     r->set_loss(loss);
-    if (seq_len > 0) r->set_tokens(mb->samples * seq_len);
+    r->set_tokens(result.tokens);
+    *tokens += result.tokens;
+    if (result.ttft_s.has_value()) r->set_ttft_s(*result.ttft_s);
+    if (result.per_token_s.has_value()) r->set_per_token_s(*result.per_token_s);
     if (cache != nullptr && mb->index % source.batches_per_epoch() == 0) {
       std::optional<double> resident = cache->TakeResidency(mb->epoch);
       if (resident.has_value()) r->set_page_cache_resident(*resident);
@@ -122,9 +127,11 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
   *started.mutable_started()->mutable_workload() = info;
   absl::Status st = sink->Write(started);
   if (!st.ok()) return st;
-  std::unique_ptr<Step> step = MakeStep(config.task, std::move(model), device);
+  std::unique_ptr<Step> step =
+      MakeStep(config.task, std::move(model), device, clock);
+  int64_t tokens = 0;
   absl::StatusOr<v1::WorkloadFinished> finished =
-      RunLoop(config, clock, sink, *source, cache, *step, info.seq_len());
+      RunLoop(config, clock, sink, *source, cache, *step, &tokens);
   source.reset();  // stop and join the loader's workers before anything else
   if (!finished.ok()) return finished.status();
   v1::WorkloadEvent event;
@@ -139,9 +146,8 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
       "samples/s%s",
       finished->minibatches(), finished->epochs_completed(), secs,
       finished->stop_reason(), samples_per_s,
-      info.seq_len() > 0
-          ? absl::StrFormat(", %.0f tokens/s", samples_per_s * info.seq_len())
-          : "");
+      tokens > 0 && secs > 0 ? absl::StrFormat(", %.0f tokens/s", tokens / secs)
+                             : "");
   return finished;
 }
 
@@ -153,10 +159,9 @@ absl::StatusOr<v1::WorkloadFinished> RunSynthetic(const RunConfig& config,
                                                   int threads) {
   ModelOptions model_options;
   model_options.input_size = config.input_size;
-  // Sequence models: random token ids of --seq-len windows over --vocab
-  // (their defaults when 0; Model::SyntheticBatch).
   model_options.seq_len = config.seq_len;
   model_options.vocab = config.vocab;
+  model_options.gen_tokens = config.gen_tokens;
   model_options.train = config.task == v1::TASK_TRAIN;
   absl::StatusOr<std::shared_ptr<Model>> model =
       MakeModel(config.model, model_options);
@@ -236,8 +241,11 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
     }
     model_options.vocab =
         config.vocab != 0 ? config.vocab : set.num_classes();
+    model_options.gen_tokens = config.gen_tokens;
   } else {
-    model_options.num_classes = set.num_classes();
+    // Image models take their outputs (classes, or dqn's actions) and size
+    // from the set.
+    model_options.num_classes = set.model_outputs();
     model_options.input_size = set.shape().height;
   }
   absl::StatusOr<std::shared_ptr<Model>> model =

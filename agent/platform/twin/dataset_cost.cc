@@ -110,6 +110,24 @@ DatasetCost ImageNet() {
   return ImageFolder("imagenet", val, val, 1000);
 }
 
+// catch-frames: the DQN replay memory gen-dataset writes (`--format frames
+// --train-count 2000 --test-count 500`, README "Data sets"): 84x84 frames,
+// records of 4 bytes + 5 frames (35,284 bytes) after a 40-byte header, read
+// whole and copied into floats (v / 255) per sample.
+DatasetCost CatchFrames() {
+  const double record = 4 + 5 * 84 * 84;
+  DatasetCost d;
+  d.name = "catch-frames";
+  d.format = DatasetFormat::kFrames;
+  d.train = {2000, 40 + 2000 * record};
+  d.infer = {500, 40 + 500 * record};
+  d.input = {5, 84, 3};
+  d.record_bytes = record;
+  d.load_cycles_per_byte = kRawRecordCyclesPerByte;
+  d.transform_cycles_per_value = kInMemoryCyclesPerValue;
+  return d;
+}
+
 // The `synthetic` data set: nothing stored, nothing decoded.
 DatasetCost Synthetic() {
   DatasetCost d;
@@ -160,6 +178,8 @@ const char* DatasetFormatName(DatasetFormat format) {
       return "cifar10";
     case DatasetFormat::kImageFolder:
       return "image-folder";
+    case DatasetFormat::kFrames:
+      return "frames";
     case DatasetFormat::kSynthetic:
       return "synthetic";
     case DatasetFormat::kText:
@@ -174,11 +194,13 @@ double DatasetCost::FileBytesPerSample(bool train_split) const {
 }
 
 std::vector<std::string> TwinDatasetNames() {
-  return {"cifar10", "fashion-mnist", "gld23k",   "imagenet",
-          "mnist",   "synthetic",     "wikitext", "wordnet"};
+  return {"catch-frames", "cifar10",   "fashion-mnist", "gld23k",
+          "imagenet",     "mnist",     "synthetic",     "wikitext",
+          "wordnet"};
 }
 
 absl::StatusOr<DatasetCost> DatasetCostFor(const std::string& dataset) {
+  if (dataset == "catch-frames") return CatchFrames();
   if (dataset == "cifar10") return Cifar10();
   if (dataset == "fashion-mnist") return FashionMnist();
   if (dataset == "gld23k") return Gld23k();

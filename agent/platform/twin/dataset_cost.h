@@ -2,7 +2,7 @@
 // runs read the training split, inference runs the test/validation split):
 // samples, bytes on storage, and how the workload reads it:
 //
-// - loaded at start (IDX, CIFAR-10 binary): the whole split is read and
+// - loaded at start (IDX, CIFAR-10 binary, frames): the whole split is read and
 //   decoded before the first minibatch (start-up: bytes from storage or
 //   page cache, then record_bytes x load_cycles_per_byte per sample on one
 //   core); minibatches are then cut from memory.
@@ -46,10 +46,11 @@ enum class DatasetFormat {
   kCifarBinary,
   kImageFolder,
   kSynthetic,
+  kFrames,
   kText
 };
 
-// "idx", "cifar10", "image-folder", "synthetic", "text"
+// "idx", "cifar10", "image-folder", "synthetic", "frames", "text"
 // (WorkloadInfo.dataset_format).
 const char* DatasetFormatName(DatasetFormat format);
 
@@ -87,8 +88,9 @@ struct DatasetCost {
   double FileBytesPerSample(bool train_split) const;
 };
 
-// The data sets the twin can cost, sorted: cifar10, fashion-mnist, gld23k,
-// imagenet, mnist, synthetic, wikitext, wordnet.
+// The data sets the twin can cost, sorted: catch-frames (dqn's replay
+// memory), cifar10, fashion-mnist, gld23k, imagenet, mnist, synthetic,
+// wikitext, wordnet.
 std::vector<std::string> TwinDatasetNames();
 
 // NotFound naming `dataset` and the known ones.

@@ -36,6 +36,12 @@ ModelCost InceptionV3Cost(const ModelInput& input);
 // torchvision mobilenet_v3_large (width 1.0).
 ModelCost MobileNetV3LargeCost(const ModelInput& input);
 
+// Fathom's VAE (workloads/models/vae.cc) on 1x28x28.
+ModelCost VaeCost(const ModelInput& input);
+// The Nature DQN (workloads/models/dqn.cc) on 5x84x84 transitions.
+ModelCost DqnCost(const ModelInput& input);
+// GPT-2 small (workloads/models/gpt2.cc) on 1 x seq_len token ids.
+ModelCost Gpt2SmallCost(const ModelInput& input);
 // The sequence models (text_model_cost.cc); input = {1, seq_len, vocab}.
 // lstm_lm: PyTorch's word_language_model (200-wide, 2 LSTM layers).
 ModelCost LstmLmCost(const ModelInput& input);

@@ -24,6 +24,8 @@ struct KnownModel {
 // Sorted by name.
 constexpr KnownModel kModels[] = {
     {"alexnet", {3, 224, 1000}, AlexNetCost, 63},
+    {"dqn", {5, 84, 3}, DqnCost, 84},
+    {"gpt2_small", {1, 128, 50257}, Gpt2SmallCost, 1},
     {"inception_v3", {3, 299, 1000}, InceptionV3Cost, 299},
     {"lenet5", {1, 28, 10}, LeNet5Cost, 28},
     {"lstm_lm", {1, 35, 33278}, LstmLmCost, kMinTextSeqLen},
@@ -32,6 +34,7 @@ constexpr KnownModel kModels[] = {
     {"resnet18", {3, 32, 10}, ResNet18Cost, 32},
     {"resnet50", {3, 224, 1000}, ResNet50Cost, 32},
     {"squeezenet1_1", {3, 224, 1000}, SqueezeNet11Cost, 17},
+    {"vae", {1, 28, 10}, VaeCost, 28},
     {"vgg11", {3, 32, 10}, Vgg11Cost, 32},
     {"vgg19", {3, 224, 1000}, Vgg19Cost, 32},
 };
@@ -54,6 +57,32 @@ absl::Status Unknown(const std::string& model) {
 std::string ShapeText(const ModelInput& in) {
   return absl::StrCat(in.channels, "x", in.size, "x", in.size, " with ",
                       in.classes, " classes");
+}
+
+// The input `model` takes, as text, when it is not 3xSxS (S >= its
+// minimum); empty
+// for those models.
+std::string FixedInput(const std::string& model) {
+  if (model == "lenet5" || model == "vae") return "1x28x28";
+  if (model == "dqn") return "5x84x84";
+  if (model == "gpt2_small") {
+    return "1 x seq_len token ids (seq_len 1..1023) with 50257 classes";
+  }
+  return "";
+}
+
+bool Takes(const KnownModel& m, const std::string& model,
+           const ModelInput& in) {
+  if (in.classes < 1) return false;
+  if (model == "lenet5" || model == "vae") {
+    return in.channels == 1 && in.size == 28;
+  }
+  if (model == "dqn") return in.channels == 5 && in.size == 84;
+  if (model == "gpt2_small") {
+    return in.channels == 1 && in.size >= 1 && in.size < 1024 &&
+           in.classes == 50257;
+  }
+  return in.channels == 3 && in.size >= m.min_size;
 }
 
 }  // namespace
@@ -92,14 +121,11 @@ absl::StatusOr<ModelCost> ModelCostFor(const std::string& model,
     }
     return m->walk(input);
   }
-  const bool lenet = model == "lenet5";
-  const bool ok = input.classes >= 1 &&
-                  (lenet ? input.channels == 1 && input.size == 28
-                         : input.channels == 3 && input.size >= m->min_size);
-  if (!ok) {
+  if (!Takes(*m, model, input)) {
+    const std::string fixed = FixedInput(model);
     return absl::InvalidArgumentError(absl::StrCat(
         "model ", model, " cannot take input ", ShapeText(input), " (it takes ",
-        lenet ? "1x28x28" : absl::StrCat("3xSxS with S >= ", m->min_size),
+        fixed.empty() ? absl::StrCat("3xSxS with S >= ", m->min_size) : fixed,
         " and at least 1 class)"));
   }
   return m->walk(input);

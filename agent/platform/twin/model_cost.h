@@ -17,16 +17,28 @@
 //                classifier 25088-4096-4096-classes
 //   mobilenetv3  MobileNetV3-Large: inverted residual blocks with
 //                squeeze-excitation, hardswish, classifier 960-1280-classes
+//   vae          Fathom's autoencoder: linear 784->200 (mean), 784->200
+//                (log variance), 200->784 (decoder); 1x28x28 only
+//   dqn          Nature DQN on 4 of the sample's 5 84x84 frames: conv
+//                8x8/4, 4x4/2, 3x3/1, linear 3136->512->actions; 5x84x84
+//                only (the frames data set)
+//   gpt2_small   12 pre-LayerNorm transformer blocks (d 768, 12 heads, MLP
+//                3072), tied output layer over 50,257 tokens; the input is
+//                1 x seq_len (ModelInput.size = seq_len, 1..1023) and
+//                classes the vocabulary (50257 only); attention's QK^T and
+//                AV products are counted in forward_macs; inference also
+//                generates 16 tokens with a KV cache (infer_extra_macs)
 //   lstm_lm      PyTorch's word_language_model: embedding 200, 2-layer
 //                LSTM 200, decoder 200-vocab
 //   mobilebert   MobileBERT (24 bottleneck layers, hidden 512, bottleneck
 //                128, 4 heads, 4 FFNs) with its masked-LM head
-// The sequence models take ModelInput {1, seq_len, vocab}: size is the
-// tokens read per sample and classes the vocabulary (text_model_cost.cc);
-// their defaults are common/text_models.h's (35 / 33,278 and 128 / 30,522).
+// lstm_lm and mobilebert take ModelInput {1, seq_len, vocab} as gpt2_small
+// does: size is the tokens read per sample and classes the vocabulary
+// (text_model_cost.cc); their defaults are common/text_models.h's (35 / 33,278 and 128 / 30,522).
 // Study defaults (ModelCostFor(model)): lenet5 1x28x28/10 classes, resnet18
 // and vgg11 3x32x32/10 (CIFAR-10), mobilenetv3 3x224x224/2000 (GLD23k as
-// gen-dataset generates it), resnet50 3x224x224/1000 (ImageNet).
+// gen-dataset generates it), resnet50 3x224x224/1000 (ImageNet), vae
+// 1x28x28/10, dqn 5x84x84/3 actions (catch-frames), gpt2_small 1x128/50257.
 //
 // Kernels per minibatch: inference = forward kernels + 1 (output copy);
 // training = forward + 2 (loss: log_softmax, nll) + 2 x forward (backward)
@@ -73,6 +85,17 @@ struct ModelCost {
   double train_only_macs = 0;
   double train_only_activations = 0;
   int train_only_kernels = 0;     // forward kernels of those heads
+  // Work beyond the forward pass (and, in training, its backward), per
+  // sample: dqn's second forward pass on the next states (the target
+  // network's in training, the online network's in inference; no
+  // backward), gpt2_small's generation after the prompt in inference (one
+  // forward pass of one position per generated token, attending to the KV
+  // cache). Their kernels are in train_kernels / infer_kernels.
+  double train_extra_macs = 0;
+  double infer_extra_macs = 0;
+  // How many times an inference minibatch reads the weights: once for the
+  // forward pass, once more per generated token.
+  double infer_weight_reads = 1;
 
   double ForwardFlops() const { return 2 * forward_macs; }
 };
@@ -89,7 +112,8 @@ absl::StatusOr<ModelCost> ModelCostFor(const std::string& model);
 
 // The cost of `model` at `input`. NotFound naming an unknown model;
 // InvalidArgument naming the model and the shape when the network cannot
-// take it (lenet5 needs 1x28x28; the others 3 channels and at least 32x32;
+// take it (lenet5 and vae need 1x28x28, dqn 5x84x84, gpt2_small 1 x 1..1023
+// with 50257 classes; the others 3 channels and at least 32x32;
 // classes >= 1).
 absl::StatusOr<ModelCost> ModelCostFor(const std::string& model,
                                        const ModelInput& input);

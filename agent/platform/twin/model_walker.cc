@@ -113,6 +113,15 @@ void ModelWalker::Concat(const std::vector<TensorShape>& parts) {
   Wrote(shape_.Values());
 }
 
+void ModelWalker::Custom(double macs, double params, int param_tensors,
+                         double values_written, int kernels) {
+  cost_.forward_macs += macs;
+  cost_.params += params;
+  cost_.param_tensors += param_tensors;
+  cost_.activations += values_written;
+  cost_.forward_kernels += kernels;
+}
+
 ModelCost ModelWalker::Finish() const {
   ModelCost c = cost_;
   const int forward = c.forward_kernels;

@@ -69,6 +69,12 @@ class ModelWalker {
   void Concat(const std::vector<TensorShape>& parts);
   void BeginTrainingOnly() { training_only_ = true; }
   void EndTrainingOnly() { training_only_ = false; }
+  // A layer the methods above do not describe (embeddings, layer norms,
+  // attention, per-token linear layers): its MACs, trainable parameters in
+  // `param_tensors` tensors, values written and forward kernels. The shape
+  // is left to the caller (set_shape).
+  void Custom(double macs, double params, int param_tensors,
+              double values_written, int kernels);
 
   const TensorShape& shape() const { return shape_; }
   // Branches (residual paths) rewind to the shape they started from.

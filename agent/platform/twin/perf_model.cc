@@ -43,8 +43,11 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
   // classifier).
   const double dense_macs = c.forward_macs - c.depthwise_macs +
                             (w.train ? c.train_only_macs : 0);
+  // Plus the work beyond forward (+ backward): dqn's next-state pass,
+  // gpt2_small's generated tokens (model_cost.h).
   const double flops =
-      b * 2 * (dense_macs + c.depthwise_macs / kDepthwiseEfficiency) * pass;
+      b * 2 * (dense_macs + c.depthwise_macs / kDepthwiseEfficiency) * pass +
+      b * 2 * (w.train ? c.train_extra_macs : c.infer_extra_macs);
   // Occupancy: the batch that half-fills the GPU shrinks with the work per
   // kernel (LeNet-5: 64 samples). A cost without kernel counts keeps 64.
   double half_batch = kGpuHalfBatch;
@@ -58,8 +61,9 @@ MinibatchTiming PerfModel::Compose(const OperatingPoint& op,
   // optimizer's passes included), once in inference.
   const double activations =
       c.activations + (w.train ? c.train_only_activations : 0);
-  const double bytes = b * (c.input_values + activations) * 4 * 2 * pass +
-                       c.params * 4 * (w.train ? kParamAccessesTrain : 1);
+  const double bytes =
+      b * (c.input_values + activations) * 4 * 2 * pass +
+      c.params * 4 * (w.train ? kParamAccessesTrain : c.infer_weight_reads);
   const double t_mem = bytes / (mem_hz * k.mem_bytes_per_cycle * k.mem_efficiency);
   const double t_kern = kernels * k.gpu_kernel_cycles / gpu_hz;
 

@@ -37,7 +37,7 @@ absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
     }
   }
   if (override_input.classes > 0) input.classes = override_input.classes;
-  if (text == nullptr && (!data.LoadedAtStart() || data.Synthetic())) {
+  if (!IsSequenceModel(model) && (!data.LoadedAtStart() || data.Synthetic())) {
     // image folders, synthetic
     if (override_input.input_size > 0) {
       input.size = override_input.input_size;

@@ -50,9 +50,10 @@ struct TwinWorkloadPair {
 };
 
 // Every (model, data set) pair TwinWorkloadCostFor accepts without
-// overrides, by model then data set: lenet5 on fashion-mnist and mnist; the
-// RGB models on gld23k and imagenet, and on cifar10 those that take 32x32
-// (not alexnet nor inception_v3); every model on synthetic.
+// overrides, by model then data set: lenet5 and vae on fashion-mnist and
+// mnist; dqn on catch-frames; the RGB models on gld23k and imagenet, and on
+// cifar10 those that take 32x32 (not alexnet nor inception_v3); every model
+// on synthetic (gpt2_small on nothing else).
 std::vector<TwinWorkloadPair> TwinWorkloadPairs();
 
 }  // namespace powersweep

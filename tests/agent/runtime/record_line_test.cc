@@ -72,8 +72,17 @@ v1::WorkloadEvent RandomMinibatch(std::mt19937_64& rng, int i) {
   r->set_samples(i % 3 == 0 ? 64 : static_cast<int32_t>(rng()));
   r->set_loss(i % 5 == 0 ? 0 : 2.3 / (1 + 0.01 * i));
   if (i % 4 == 0) r->set_tenant(i % 3);
-  if (i % 6 == 1) r->set_tokens(i < 500 ? 64 * 35 : static_cast<int64_t>(rng()));
   if (i % 100 == 0) r->set_page_cache_resident(i % 200 == 0 ? 0 : secs(rng));
+  // A sequence model's minibatches: tokens (lstm_lm's 35 or gpt2_small's
+  // 128 per sample), and generation latencies.
+  if (i % 6 == 1) {
+    r->set_tokens(i < 500 ? 64 * (i % 12 == 1 ? 128 : 35)
+                          : static_cast<int64_t>(rng()));
+  }
+  if (i % 12 == 1) {
+    r->set_ttft_s(secs(rng));
+    r->set_per_token_s(i % 24 == 1 ? 0 : secs(rng) / 50);
+  }
   if (i >= 500) {  // any bit pattern
     r->set_t_start_s(AnyFiniteDouble(rng));
     r->set_loss(AnyFiniteDouble(rng));
@@ -143,6 +152,19 @@ TEST(RecordLineTest, LinesOutsideTheShapeGiveWhatTheParserGives) {
   v1::WorkloadEvent reused;
   reused.mutable_started()->set_framework("stale");  // must not leak through
   for (const std::string& line : lines) ExpectSameAsReference(line, &reused);
+}
+
+TEST(RecordLineTest, GenerationLatenciesTakeTheFastPath) {
+  v1::WorkloadEvent e;
+  e.mutable_minibatch()->set_index(3);
+  e.mutable_minibatch()->set_tokens(4096);
+  e.mutable_minibatch()->set_ttft_s(0.25);
+  e.mutable_minibatch()->set_per_token_s(0);
+  v1::MinibatchRecord fast;
+  ASSERT_TRUE(ParseMinibatchLine(ToJsonLine(e), &fast)) << ToJsonLine(e);
+  EXPECT_EQ(fast.tokens(), 4096);
+  EXPECT_EQ(fast.ttft_s(), 0.25);
+  EXPECT_TRUE(fast.has_per_token_s());
 }
 
 TEST(RecordLineTest, ZeroPageCacheResidencyIsKeptAsPresent) {

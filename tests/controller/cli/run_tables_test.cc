@@ -88,6 +88,22 @@ TEST(RunTablesTest, NoLossIsADashNotZero) {
   EXPECT_EQ(Cell(RunsTable({run}), 0, "loss_last"), "0.250");
 }
 
+TEST(RunTablesTest, RunsTableShowsTokenRatesAndLatenciesOfSequenceModels) {
+  v1::RunStatus gpt2 = DoneRun(1, 0.1, 10, 50);
+  gpt2.mutable_summary()->set_tokens_per_s(1234.4);
+  gpt2.mutable_summary()->set_mean_ttft_s(0.2501);
+  gpt2.mutable_summary()->set_mean_per_token_s(0.012345);
+  const v1::RunStatus image = DoneRun(2, 0.1, 10, 50);
+  const Table t = RunsTable({gpt2, image});
+  EXPECT_EQ(t.header.size(), t.numeric.size());
+  EXPECT_EQ(Cell(t, 0, "tokens_per_s"), "1234");
+  EXPECT_EQ(Cell(t, 0, "ttft_ms"), "250.1");
+  EXPECT_EQ(Cell(t, 0, "ms_per_token"), "12.35");
+  EXPECT_EQ(Cell(t, 1, "tokens_per_s"), "-");
+  EXPECT_EQ(Cell(t, 1, "ttft_ms"), "-");
+  EXPECT_EQ(Cell(t, 1, "ms_per_token"), "-");
+}
+
 TEST(RunTablesTest, SummaryTableAveragesEnergyOverTheCell) {
   const Table t =
       SummaryTable({BaseloadRun(1, 40, 10, 7, 10),

@@ -69,6 +69,21 @@ TEST_F(FleetHostileDataTest, ABatchWithANaNFailsTheRunNamingTheField) {
   EXPECT_THAT(conn->Acks(), ElementsAre(std::make_pair(runs[0], int64_t{1})));
 }
 
+// gpt2_small's generation latencies are seconds like the minibatch's
+// times: a negative one fails the run naming the field.
+TEST_F(FleetHostileDataTest, ANegativeTimeToFirstTokenFailsTheRun) {
+  auto runs = AddSweep({HostRun()});
+  Connect("host-0");
+  SendStarted("host-0", runs[0]);
+  v1::DataBatch batch = OneRecord(runs[0], 1);
+  batch.mutable_minibatches(0)->set_ttft_s(-0.5);
+  DeliverBatch("host-0", batch);
+
+  EXPECT_EQ(State(runs[0]), v1::RUN_STATE_FAILED);
+  EXPECT_THAT(ReasonsFor(runs[0], v1::RUN_STATE_FAILED),
+              ElementsAre(HasSubstr("minibatches[0].ttft_s is -0.5 s")));
+}
+
 TEST_F(FleetHostileDataTest, AResultWithANaNOrAnAbsurdEnergyFailsTheRun) {
   for (double energy : {kNaN, -5.0, 1e308}) {
     SCOPED_TRACE(energy);

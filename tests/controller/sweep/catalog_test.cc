@@ -100,12 +100,14 @@ TEST(DeviceClassCatalogTest, CustomClassTablesAreSorted) {
 TEST(WorkloadCatalogTest, Lenet5TakesGreySetsAndTheOthersRgbSets) {
   const WorkloadCatalog w = WorkloadCatalog::Default();
   EXPECT_THAT(w.ModelNames(),
-              ElementsAre("alexnet", "inception_v3", "lenet5", "lstm_lm",
-                          "mobilebert", "mobilenetv3", "resnet18", "resnet50",
-                          "squeezenet1_1", "vgg11", "vgg19"));
+              ElementsAre("alexnet", "dqn", "gpt2_small", "inception_v3",
+                          "lenet5", "lstm_lm", "mobilebert", "mobilenetv3",
+                          "resnet18", "resnet50", "squeezenet1_1", "vae",
+                          "vgg11", "vgg19"));
   EXPECT_THAT(w.DatasetNames(),
-              ElementsAre("cifar10", "fashion-mnist", "gld23k", "imagenet",
-                          "mnist", "synthetic", "wikitext", "wordnet"));
+              ElementsAre("catch-frames", "cifar10", "fashion-mnist",
+                          "gld23k", "imagenet", "mnist", "synthetic",
+                          "wikitext", "wordnet"));
   EXPECT_TRUE(w.Accepts("lenet5", "fashion-mnist"));
   // Every model takes synthetic data (random tensors of its own shape).
   EXPECT_TRUE(w.Accepts("lenet5", "synthetic"));
@@ -133,6 +135,24 @@ TEST(WorkloadCatalogTest, Lenet5TakesGreySetsAndTheOthersRgbSets) {
   EXPECT_TRUE(w.Accepts("vgg19", "cifar10"));
   EXPECT_FALSE(w.Accepts("alexnet", "cifar10"));
   EXPECT_FALSE(w.Accepts("inception_v3", "cifar10"));
+}
+
+TEST(WorkloadCatalogTest, FathomModelsTakeTheirOwnSets) {
+  const WorkloadCatalog w = WorkloadCatalog::Default();
+  EXPECT_TRUE(w.Accepts("vae", "fashion-mnist"));
+  EXPECT_TRUE(w.Accepts("vae", "mnist"));
+  EXPECT_FALSE(w.Accepts("vae", "cifar10"));
+  EXPECT_TRUE(w.Accepts("dqn", "catch-frames"));
+  EXPECT_FALSE(w.Accepts("dqn", "mnist"));
+  EXPECT_FALSE(w.Accepts("lenet5", "catch-frames"));
+  EXPECT_FALSE(w.Accepts("resnet18", "catch-frames"));
+  // gpt2_small reads token ids, which no built-in image set holds; it
+  // runs on `synthetic` (token ids made in memory).
+  for (const std::string& set : w.DatasetNames()) {
+    EXPECT_EQ(w.Accepts("gpt2_small", set), set == "synthetic") << set;
+  }
+  // A set an agent advertises is accepted; the workload checks its shape.
+  EXPECT_TRUE(w.WithDatasets({"my-tokens"}).Accepts("gpt2_small", "my-tokens"));
 }
 
 TEST(WorkloadCatalogTest, ADatasetAModelListsButTheCatalogLacksIsRefused) {

@@ -262,17 +262,23 @@ TEST(ExpandSweepTest, SeqLenAndVocabReachOnlyTheSequenceModelsRuns) {
   s.clear_datasets();
   s.add_workloads("mobilebert/wikitext");
   s.add_workloads("resnet18/cifar10");
+  s.add_workloads("gpt2_small/synthetic");
   s.set_seq_len(64);
   s.set_vocab(30522);
   s.set_input_size(160);
   const std::vector<v1::RunSpec> runs = ExpandSweep(s);
   ASSERT_FALSE(runs.empty());
+  int gpt2 = 0;
   for (const v1::RunSpec& r : runs) {
     const bool bert = r.workload().model() == "mobilebert";
+    const bool image = r.workload().model() == "resnet18";
+    gpt2 += r.workload().model() == "gpt2_small";
     EXPECT_EQ(r.workload().seq_len(), bert ? 64 : 0);
     EXPECT_EQ(r.workload().vocab(), bert ? 30522 : 0);
-    EXPECT_EQ(r.workload().input_size(), bert ? 0 : 160);
+    // gpt2_small (its own defaults) takes none of them.
+    EXPECT_EQ(r.workload().input_size(), image ? 160 : 0);
   }
+  EXPECT_GT(gpt2, 0);
 }
 
 TEST(ExpandSweepTest, PipelineAxesMultiplyAndPreloadIsForInferOnly) {

@@ -74,11 +74,12 @@ TEST(ValidateSweepTest, UnknownNames) {
       ElementsAre("device_classes[1]: unknown device class 'tx2' "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
-                  "inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3, "
-                  "resnet18, resnet50, squeezenet1_1, vgg11, vgg19)",
+                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
+                  "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
+                  "vgg19)",
                   "datasets[0]: unknown dataset 'cifar100' (known: "
-                  "cifar10, fashion-mnist, gld23k, imagenet, mnist, "
-                  "synthetic, wikitext, wordnet)"));
+                  "catch-frames, cifar10, fashion-mnist, gld23k, imagenet, "
+                  "mnist, synthetic, wikitext, wordnet)"));
 }
 
 TEST(ValidateSweepTest, EmptyAxesAndName) {
@@ -95,11 +96,12 @@ TEST(ValidateSweepTest, EmptyAxesAndName) {
                   "device_classes: at least one device class is required "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models: at least one model is required (known: alexnet, "
-                  "inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3, "
-                  "resnet18, resnet50, squeezenet1_1, vgg11, vgg19)",
+                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
+                  "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
+                  "vgg19)",
                   "datasets: at least one dataset is required (known: "
-                  "cifar10, fashion-mnist, gld23k, imagenet, mnist, "
-                  "synthetic, wikitext, wordnet)",
+                  "catch-frames, cifar10, fashion-mnist, gld23k, imagenet, "
+                  "mnist, synthetic, wikitext, wordnet)",
                   "batch_sizes: at least one batch size is required",
                   "power_modes: at least one power mode is required ({} "
                   "leaves the device as it is)"));
@@ -468,8 +470,9 @@ TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
                   "device_classes[1]: unknown device class 'tx2' (known: "
                   "host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
-                  "inception_v3, lenet5, lstm_lm, mobilebert, mobilenetv3, "
-                  "resnet18, resnet50, squeezenet1_1, vgg11, vgg19)",
+                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
+                  "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
+                  "vgg19)",
                   "batch_sizes[0]: must be positive, got 0",
                   "loader_workers[0]: must be between 0 and 64, got -1",
                   "power_modes[1].preset: unknown preset 'TURBO' for orin-agx "

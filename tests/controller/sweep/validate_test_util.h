@@ -39,8 +39,8 @@ inline v1::DeviceStatus Device(const std::string& id, const std::string& cls,
   for (const char* m : kModelNames) {
     d.mutable_capabilities()->add_models(m);
   }
-  for (const char* set : {"cifar10", "fashion-mnist", "gld23k", "imagenet",
-                          "mnist", "synthetic"}) {
+  for (const char* set : {"catch-frames", "cifar10", "fashion-mnist",
+                          "gld23k", "imagenet", "mnist", "synthetic"}) {
     d.mutable_capabilities()->add_datasets(set);
   }
   return d;

@@ -203,7 +203,7 @@ std::vector<double> TrainOnWordNet(const std::string& dir,
     absl::StatusOr<Minibatch> mb = (*loader)->Next();
     EXPECT_TRUE(mb.ok()) << mb.status();
     if (!mb.ok()) break;
-    losses.push_back(step->Run(*mb));
+    losses.push_back(step->Run(*mb).loss);
   }
   return losses;
 }

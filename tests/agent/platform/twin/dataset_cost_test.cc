@@ -101,6 +101,7 @@ TEST(TwinWorkloadCostTest, PairsAreTheModelsOnTheSetsTheyCanRead) {
       "inception_v3/imagenet", "squeezenet1_1/cifar10", "squeezenet1_1/gld23k",
       "squeezenet1_1/imagenet", "vgg19/cifar10",        "vgg19/gld23k",
       "vgg19/imagenet",
+      "dqn/catch-frames",      "vae/fashion-mnist",     "vae/mnist",
       "lenet5/fashion-mnist",  "lenet5/mnist",          "mobilenetv3/cifar10",
       "mobilenetv3/gld23k",    "mobilenetv3/imagenet",  "resnet18/cifar10",
       "resnet18/gld23k",       "resnet18/imagenet",     "resnet50/cifar10",
@@ -109,6 +110,7 @@ TEST(TwinWorkloadCostTest, PairsAreTheModelsOnTheSetsTheyCanRead) {
       "mobilenetv3/synthetic", "resnet18/synthetic",    "resnet50/synthetic",
       "vgg11/synthetic",       "alexnet/synthetic",     "inception_v3/synthetic",
       "squeezenet1_1/synthetic", "vgg19/synthetic",
+      "dqn/synthetic",         "gpt2_small/synthetic",  "vae/synthetic",
       "lstm_lm/wikitext",      "lstm_lm/wordnet",       "mobilebert/wikitext",
       "mobilebert/wordnet",    "lstm_lm/synthetic",     "mobilebert/synthetic"};
   EXPECT_EQ(pairs, expected);

@@ -71,9 +71,9 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
   ASSERT_TRUE(agent.ok());
   const v1::DeviceCapabilities caps =
       AgentCapabilities(*agent->platform, agent->catalog);
-  ASSERT_EQ(caps.models_size(), 14);  // 11 networks, 3 kernels
-  // The five image sets, the two text sets and synthetic.
-  ASSERT_EQ(caps.datasets_size(), 8);
+  ASSERT_EQ(caps.models_size(), 17);  // 14 networks, 3 kernels
+  // The five image sets, catch-frames, the two text sets and synthetic.
+  ASSERT_EQ(caps.datasets_size(), 9);
   int runnable = 0;
   for (const std::string& model : caps.models()) {
     EXPECT_EQ(agent->catalog.models.count(model), 1u) << model;
@@ -110,10 +110,11 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
       }
     }
   }
-  // lenet5 on 2 grey sets; 6 RGB models on 3 RGB sets; alexnet and
+  // lenet5 and vae on 2 grey sets; 6 RGB models on 3 RGB sets; alexnet and
   // inception_v3 on the 2 image-folder sets; lstm_lm and mobilebert on the
-  // 2 text sets; all 11 on synthetic.
-  EXPECT_EQ(runnable, 2 + 6 * 3 + 2 * 2 + 2 * 2 + 11);
+  // 2 text sets; dqn on catch-frames; all 14 on synthetic (gpt2_small on
+  // nothing else).
+  EXPECT_EQ(runnable, 2 * 2 + 6 * 3 + 2 * 2 + 2 * 2 + 1 + 14);
 }
 
 TEST(TwinWorkloadsTest, UnknownModelOrDataSetIsAClearErrorNamingIt) {
@@ -189,10 +190,15 @@ TEST(TwinWorkloadsTest, LargerModelsTakeLongerPerMinibatchThanLeNet5) {
       const MinibatchTiming lenet =
           perf.Expected(op, Shape("lenet5", "mnist", train, 16, 2));
       for (const TwinWorkloadPair& p : TwinWorkloadPairs()) {
-        if (p.model == "lenet5") continue;
+        // vae is LeNet-5's size (0.47 M vs 0.42 M MACs per sample).
+        if (p.model == "lenet5" || p.model == "vae") continue;
         const MinibatchTiming t =
             perf.Expected(op, Shape(p.model, p.dataset, train, 16, 2));
-        EXPECT_GT(t.compute_s, 2 * lenet.compute_s)
+        // dqn: 22x LeNet-5's MACs in a handful of kernels; at batch 16 in
+        // one mode's inference its minibatch is 1.8x LeNet-5's (kernel
+        // overhead dominates both), so it is held to "longer" only.
+        const double factor = p.model == "dqn" ? 1 : 2;
+        EXPECT_GT(t.compute_s, factor * lenet.compute_s)
             << p.model << "/" << p.dataset << " cpu " << op.cpu_khz;
         EXPECT_GT(t.e2e_s, lenet.e2e_s) << p.model << "/" << p.dataset;
       }

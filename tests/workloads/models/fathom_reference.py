@@ -1,0 +1,279 @@
+#!/usr/bin/python3
+"""Checks vae, dqn and gpt2_small built by powersweep against torch.nn.
+
+Usage: /usr/bin/python3 fathom_reference.py CASE_DIR [CASE_DIR ...]
+
+Each CASE_DIR is what fathom_parity_test.cc writes: meta.txt ("key value"
+lines: model, channels, height, width, classes, seq_len, params,
+forward_macs), state/ (state.txt and one .npy per tensor, as
+ExportModuleState writes them), input.npy and output.npy (the eval-mode
+forward pass). The reference networks below are built from torch.nn
+modules after the papers (Fathom's autoenc/variational.py sizes; Mnih et
+al. 2015; GPT-2 small with HuggingFace GPT2LMHeadModel's parameter names
+and layout). For each case this checks:
+  1. the state_dict keys and shapes equal the C++ parameters (gpt2_small:
+     the tied lm_head.weight is the same tensor as transformer.wte.weight
+     and is not a separate C++ parameter);
+  2. the parameter counts are equal;
+  3. the forward MACs at batch size 1 are equal (Conv2d, Linear and
+     GPT-2's Conv1D multiply-accumulates, counted with forward hooks);
+  4. with the C++ weights loaded, the eval-mode output on the same input
+     agrees: max |diff| <= 1e-4 x max(|reference output|, 1e-3).
+Exit status: 0 all pass, 1 a check failed, 3 torch cannot be imported,
+2 bad usage or unreadable case.
+"""
+import math
+import os
+import sys
+
+try:
+    import numpy as np
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+except ImportError as e:
+    print(f"cannot import torch/numpy with {sys.executable}: {e}")
+    sys.exit(3)
+
+
+class Vae(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder_mean = nn.Linear(784, 200)
+        self.encoder_log_var = nn.Linear(784, 200)
+        self.decoder = nn.Linear(200, 784)
+
+    def forward(self, x):
+        x = torch.flatten(x, 1)
+        self.encoder_log_var(x)
+        return self.decoder(self.encoder_mean(x))
+
+
+class Dqn(nn.Module):
+    def __init__(self, actions):
+        super().__init__()
+        self.conv1 = nn.Conv2d(4, 32, 8, stride=4)
+        self.conv2 = nn.Conv2d(32, 64, 4, stride=2)
+        self.conv3 = nn.Conv2d(64, 64, 3)
+        self.fc1 = nn.Linear(3136, 512)
+        self.fc2 = nn.Linear(512, actions)
+
+    def forward(self, x):
+        x = x[:, :4]
+        x = F.relu(self.conv1(x))
+        x = F.relu(self.conv2(x))
+        x = F.relu(self.conv3(x))
+        x = F.relu(self.fc1(torch.flatten(x, 1)))
+        return self.fc2(x)
+
+
+class Conv1D(nn.Module):
+    """HuggingFace's Conv1D: y = x W + b, W stored (in, out)."""
+
+    def __init__(self, n_in, n_out):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(n_in, n_out) * 0.02)
+        self.bias = nn.Parameter(torch.zeros(n_out))
+
+    def forward(self, x):
+        return torch.addmm(self.bias, x.reshape(-1, x.shape[-1]),
+                           self.weight).view(*x.shape[:-1], -1)
+
+
+class Attention(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.c_attn = Conv1D(d, 3 * d)
+        self.c_proj = Conv1D(d, d)
+
+    def forward(self, x):
+        n, t, d = x.shape
+        q, k, v = self.c_attn(x).split(d, dim=-1)
+        split = lambda y: y.view(n, t, self.heads, d // self.heads) \
+            .transpose(1, 2)
+        q, k, v = split(q), split(k), split(v)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(d // self.heads)
+        mask = torch.ones(t, t, dtype=torch.bool).triu(1)
+        scores = scores.masked_fill(mask, float("-inf"))
+        y = (scores.softmax(-1) @ v).transpose(1, 2).reshape(n, t, d)
+        return self.c_proj(y)
+
+
+class Mlp(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.c_fc = Conv1D(d, 4 * d)
+        self.c_proj = Conv1D(4 * d, d)
+
+    def forward(self, x):
+        return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d, eps=1e-5)
+        self.attn = Attention(d, heads)
+        self.ln_2 = nn.LayerNorm(d, eps=1e-5)
+        self.mlp = Mlp(d)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class Transformer(nn.Module):
+    def __init__(self, vocab, context, d, layers, heads):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(context, d)
+        self.h = nn.ModuleList(Block(d, heads) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(d, eps=1e-5)
+
+    def forward(self, tokens):
+        pos = torch.arange(tokens.shape[1])
+        x = self.wte(tokens) + self.wpe(pos)
+        for block in self.h:
+            x = block(x)
+        return self.ln_f(x)
+
+
+class Gpt2LMHead(nn.Module):
+    """GPT-2 small in GPT2LMHeadModel's layout, the head tied to wte."""
+
+    def __init__(self, seq_len):
+        super().__init__()
+        self.seq_len = seq_len
+        self.transformer = Transformer(50257, 1024, 768, 12, 12)
+        self.lm_head = nn.Linear(768, 50257, bias=False)
+        self.lm_head.weight = self.transformer.wte.weight
+
+    def forward(self, x):
+        tokens = x.reshape(x.shape[0], -1).long()[:, :self.seq_len]
+        return self.lm_head(self.transformer(tokens))
+
+
+TIED = {"gpt2_small": {"lm_head.weight": "transformer.wte.weight"}}
+
+
+def reference(meta):
+    name = meta["model"]
+    if name == "vae":
+        return Vae()
+    if name == "dqn":
+        return Dqn(meta["classes"])
+    if name == "gpt2_small":
+        return Gpt2LMHead(meta["seq_len"])
+    raise KeyError(f"no reference for {name}")
+
+
+def count_macs(model, shape):
+    total = [0]
+
+    def hook(module, inputs, output):
+        if isinstance(module, nn.Conv2d):
+            kh, kw = module.kernel_size
+            total[0] += (output.numel() * (module.in_channels // module.groups)
+                         * kh * kw)
+        elif isinstance(module, nn.Linear):
+            total[0] += output.numel() * module.in_features
+        else:  # Conv1D
+            total[0] += output.numel() * module.weight.shape[0]
+
+    handles = [m.register_forward_hook(hook) for m in model.modules()
+               if isinstance(m, (nn.Conv2d, nn.Linear, Conv1D))]
+    model.eval()
+    with torch.no_grad():
+        model(torch.zeros(1, *shape))
+    for h in handles:
+        h.remove()
+    return total[0]
+
+
+def read_case(case_dir):
+    meta = {}
+    with open(os.path.join(case_dir, "meta.txt")) as f:
+        for line in f:
+            key, value = line.split()
+            meta[key] = value if key == "model" else int(value)
+    state = {}
+    with open(os.path.join(case_dir, "state", "state.txt")) as f:
+        for line in f:
+            _kind, key, _dtype, _shape = line.split()
+            state[key] = np.load(os.path.join(case_dir, "state", key + ".npy"))
+    x = np.load(os.path.join(case_dir, "input.npy"))
+    y = np.load(os.path.join(case_dir, "output.npy"))
+    return meta, state, x, y
+
+
+def check(case_dir):
+    meta, state, x, y_cpp = read_case(case_dir)
+    name = meta["model"]
+    shape = (meta["channels"], meta["height"], meta["width"])
+    torch.manual_seed(0)
+    model = reference(meta)
+    ok = True
+    print(f"== {name} {shape[0]}x{shape[1]}x{shape[2]}, {meta['classes']} "
+          "outputs")
+    tied = TIED.get(name, {})
+    ref = {k: tuple(v.shape) for k, v in model.state_dict().items()
+           if k not in tied}
+    cpp = {k: tuple(v.shape) for k, v in state.items()}
+    missing = sorted(set(ref) - set(cpp))
+    extra = sorted(set(cpp) - set(ref))
+    wrong = sorted(k for k in set(ref) & set(cpp) if ref[k] != cpp[k])
+    same_keys = not (missing or extra or wrong)
+    print(f"  state keys        C++ {len(cpp):>13,}  reference {len(ref):>13,}"
+          f"  {'same names and shapes' if same_keys else 'DIFFER'}"
+          + (f" (tied, not separate: {', '.join(tied)})" if tied else ""))
+    for label, keys in (("only in the reference", missing),
+                        ("only in C++", extra), ("shape differs", wrong)):
+        for k in keys[:10]:
+            print(f"    {label}: {k} {ref.get(k)} vs {cpp.get(k)}")
+    ok &= same_keys
+
+    params = sum(p.numel() for p in model.parameters())
+    print(f"  parameters        C++ {meta['params']:>13,}  reference "
+          f"{params:>13,}")
+    ok &= params == meta["params"]
+
+    macs = count_macs(model, shape)
+    print(f"  forward MACs (b1) C++ {meta['forward_macs']:>13,}  reference "
+          f"{macs:>13,}")
+    ok &= macs == meta["forward_macs"]
+
+    if same_keys:
+        loaded = {k: torch.from_numpy(v) for k, v in state.items()}
+        for alias, source in tied.items():
+            loaded[alias] = loaded[source]
+        model.load_state_dict(loaded)
+        model.eval()
+        with torch.no_grad():
+            y_ref = model(torch.from_numpy(x)).numpy()
+        scale = float(np.abs(y_ref).max())
+        diff = float(np.abs(y_ref - y_cpp).max()) \
+            if y_ref.shape == y_cpp.shape else float("inf")
+        tol = 1e-4 * max(scale, 1e-3)
+        print(f"  output {tuple(y_cpp.shape)}  max |diff| {diff:.3g}  "
+              f"(output scale {scale:.3g}, tolerance {tol:.3g})")
+        ok &= diff <= tol
+    print(f"  {'PASS' if ok else 'FAIL'}")
+    return ok
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    print(f"torch {torch.__version__}")
+    try:
+        results = [check(d) for d in argv[1:]]
+    except (OSError, ValueError, KeyError) as e:
+        print(f"cannot read a parity case: {e}")
+        return 2
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
