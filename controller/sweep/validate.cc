@@ -13,9 +13,9 @@
 #include "common/enum_text.h"
 #include "common/kernel_names.h"
 #include "common/synthetic_dataset.h"
-#include "common/text_models.h"
 #include "controller/sweep/expand.h"
 #include "controller/sweep/validate_devices.h"
+#include "controller/sweep/validate_model_inputs.h"
 
 namespace powersweep {
 namespace {
@@ -238,54 +238,6 @@ void CheckWorkloads(const v1::SweepSpec& spec, const WorkloadCatalog& w,
   }
 }
 
-// seq_len and vocab: they must fit every sequence model of the sweep (the
-// models axis or the workloads pairs), and there must be one.
-void CheckSequenceOptions(const v1::SweepSpec& spec, Problems* problems) {
-  if (spec.seq_len() == 0 && spec.vocab() == 0) return;
-  std::vector<std::string> models(spec.models().begin(), spec.models().end());
-  for (const std::string& entry : spec.workloads()) {
-    absl::StatusOr<WorkloadPair> pair = ParseWorkloadEntry(entry);
-    if (pair.ok()) models.push_back(pair->model);
-  }
-  std::vector<const TextModelLimits*> text;
-  for (const std::string& m : models) {
-    const TextModelLimits* t = FindTextModel(m);
-    if (t != nullptr && std::find(text.begin(), text.end(), t) == text.end()) {
-      text.push_back(t);
-    }
-  }
-  std::vector<std::string> names;
-  for (const TextModelLimits& t : kTextModels) names.push_back(t.name);
-  for (const char* field : {"seq_len", "vocab"}) {
-    const int64_t v = field[0] == 's' ? spec.seq_len() : spec.vocab();
-    if (v == 0) continue;
-    if (text.empty()) {
-      problems->push_back(absl::StrCat(
-          field, ": applies to the sequence models (", absl::StrJoin(names, ", "),
-          ") and the sweep runs none"));
-      continue;
-    }
-    if (field[0] == 'v') {
-      if (v < kMinTextVocab || v > kMaxTextVocab) {
-        problems->push_back(absl::StrCat(
-            "vocab: ", v, " does not fit: a vocabulary is ", kMinTextVocab,
-            " to ", kMaxTextVocab,
-            " tokens (the 4 special tokens; ids exact in a float), or 0 for "
-            "the data set's"));
-      }
-      continue;
-    }
-    for (const TextModelLimits* t : text) {
-      if (v < kMinTextSeqLen || v > t->max_seq_len) {
-        problems->push_back(absl::StrCat(
-            "seq_len: ", v, " does not fit ", t->name, " (", kMinTextSeqLen,
-            " to ", t->max_seq_len, " tokens; 0 for its default of ",
-            t->default_seq_len, ")"));
-      }
-    }
-  }
-}
-
 void CheckEnums(const v1::SweepSpec& spec, Problems* problems) {
   for (int i = 0; i < spec.tasks_size(); ++i) {
     int t = spec.tasks(i);
@@ -365,13 +317,6 @@ void CheckIntAxes(const v1::SweepSpec& spec, Problems* problems) {
     }
   }
   CheckDuplicates("page_cache", ToVector(spec.page_cache()), kSelf, problems);
-  if (spec.input_size() != 0 &&
-      (spec.input_size() < kMinInputSize || spec.input_size() > kMaxInputSize)) {
-    problems->push_back(absl::StrCat("input_size: must be 0 (the model's "
-                                     "default) or between ", kMinInputSize,
-                                     " and ", kMaxInputSize, ", got ",
-                                     spec.input_size()));
-  }
   if (spec.preload() && !HasInfer(spec)) {
     problems->push_back(
         "preload: applies to infer runs only, and tasks has no infer");
@@ -488,7 +433,7 @@ absl::Status ValidateSweep(const v1::SweepSpec& spec,
   CheckWorkloads(spec, ctx.workloads.WithDatasets(advertised), &problems);
   CheckEnums(spec, &problems);
   CheckIntAxes(spec, &problems);
-  CheckSequenceOptions(spec, &problems);
+  CheckModelInputs(spec, &problems);
   if (spec.power_modes().empty()) {
     problems.push_back(
         "power_modes: at least one power mode is required ({} leaves the "

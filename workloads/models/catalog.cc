@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/image_models.h"
 #include "common/model_names.h"
 #include "common/text_models.h"
 
@@ -11,40 +12,23 @@ namespace {
 
 struct Spec {
   const char* name;
-  int64_t channels;
-  int64_t default_size;
-  int64_t min_size;  // smallest input the network's downsampling allows
-  int64_t min_train_size;  // the same in training (auxiliary heads)
-  bool fixed_size;   // the default size is the only one it takes
   int64_t default_classes;
   bool tokens;  // a sequence model: common/text_models.h, or gpt2_small
 };
 
-// Sorted by name. The networks with five 2x downsamplings (VGG's pools,
-// the strides of ResNet and MobileNetV3) reach 1x1 at 32x32; AlexNet's
-// 11x11/4 stem and three 3x3/2 pools at 63x63; SqueezeNet 1.1's 3x3/2 stem
-// and three ceil-mode 3x3/2 pools at 17x17; Inception-v3's main network at
-// 75x75, and its auxiliary classifier (training only: 5x5/3 average pool
-// and 5x5 conv on the 17x17 map of Mixed_6e) needs 299x299. dqn's
-// channels are the 4 stacked frames and the next frame (frames data set).
-// The sequence models' rows hold no image sizes (tokens = true): lstm_lm
-// and mobilebert (limits in common/text_models.h, vocabulary from the data
+// Sorted by name. The image models' input sizes are in
+// common/image_models.h (shared with the controller and the twin); the
+// sequence models' rows hold no image sizes (tokens = true): lstm_lm and
+// mobilebert (limits in common/text_models.h, vocabulary from the data
 // set) and gpt2_small (the limits below, its vocabulary fixed).
 constexpr Spec kSpecs[] = {
-    {"alexnet", 3, 224, 63, 63, false, 1000, false},
-    {"dqn", 5, 84, 84, 84, true, 3, false},
-    {"gpt2_small", 1, 0, 0, 0, false, 50257, true},
-    {"inception_v3", 3, 299, 75, 299, false, 1000, false},
-    {"lenet5", 1, 28, 28, 28, true, 10, false},
-    {"lstm_lm", 1, 0, 0, 0, false, 0, true},
-    {"mobilebert", 1, 0, 0, 0, false, 0, true},
-    {"mobilenetv3", 3, 224, 32, 32, false, 2000, false},
-    {"resnet18", 3, 32, 32, 32, false, 10, false},
-    {"resnet50", 3, 224, 32, 32, false, 1000, false},
-    {"squeezenet1_1", 3, 224, 17, 17, false, 1000, false},
-    {"vae", 1, 28, 28, 28, true, 10, false},
-    {"vgg11", 3, 32, 32, 32, false, 10, false},
-    {"vgg19", 3, 224, 32, 32, false, 1000, false},
+    {"alexnet", 1000, false},     {"dqn", 3, false},
+    {"gpt2_small", 50257, true},  {"inception_v3", 1000, false},
+    {"lenet5", 10, false},        {"lstm_lm", 0, true},
+    {"mobilebert", 0, true},      {"mobilenetv3", 2000, false},
+    {"resnet18", 10, false},      {"resnet50", 1000, false},
+    {"squeezenet1_1", 1000, false}, {"vae", 10, false},
+    {"vgg11", 10, false},         {"vgg19", 1000, false},
 };
 
 // gpt2_small: GPT-2's context of 1024 positions holds the prompt (seq_len)
@@ -71,6 +55,15 @@ constexpr bool TokenRowsAreTextModels() {
 }
 static_assert(TokenRowsAreTextModels(),
               "the sequence models: common/text_models.h and gpt2_small");
+
+constexpr bool OtherRowsAreImageModels() {
+  for (const Spec& s : kSpecs) {
+    if (!s.tokens && FindImageModel(s.name) == nullptr) return false;
+  }
+  return true;
+}
+static_assert(OtherRowsAreImageModels(),
+              "every model but the sequence models in common/image_models.h");
 
 absl::StatusOr<ResolvedModel> ResolveTextModel(const Spec& spec,
                                                const ModelOptions& options) {
@@ -110,9 +103,9 @@ absl::StatusOr<ResolvedModel> ResolveTextModel(const Spec& spec,
 }  // namespace
 
 int64_t ImageFolderInputSize(absl::string_view name) {
-  const Spec* spec = FindSpec(name);
-  return spec != nullptr && spec->default_size > 224 ? spec->default_size
-                                                     : 224;
+  const ImageModelInput* image = FindImageModel(CanonicalModelName(name));
+  return image != nullptr && image->default_size > 224 ? image->default_size
+                                                       : 224;
 }
 
 std::vector<std::string> KnownModels() {
@@ -208,26 +201,16 @@ absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
         "--classes: ", options.num_classes, " is too few for ", r.name,
         " (at least 2; 0 means the default of ", spec->default_classes, ")"));
   }
+  const ImageModelInput& image = *FindImageModel(spec->name);
+  const std::string problem =
+      ImageSizeProblem(image, options.input_size, options.train);
+  if (!problem.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--input-size: ", problem));
+  }
   const int64_t size =
-      options.input_size == 0 ? spec->default_size : options.input_size;
-  if (spec->fixed_size && size != spec->default_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--input-size: ", r.name, " takes ", spec->default_size, "x",
-        spec->default_size, " images only, got ", options.input_size));
-  }
-  if (size < spec->min_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--input-size: ", options.input_size, " is too small for ", r.name,
-        " (at least ", spec->min_size, "; 0 means the default of ",
-        spec->default_size, ")"));
-  }
-  if (options.train && size < spec->min_train_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--input-size: ", size, " is too small to train ", r.name,
-        " (its auxiliary classifier needs at least ", spec->min_train_size,
-        "; inference takes ", spec->min_size, " and up)"));
-  }
-  r.input_shape = {spec->channels, size, size};
+      options.input_size == 0 ? image.default_size : options.input_size;
+  r.input_shape = {image.channels, size, size};
   return r;
 }
 

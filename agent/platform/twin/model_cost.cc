@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agent/platform/twin/model_architectures.h"
+#include "common/image_models.h"
 #include "common/model_names.h"
 #include "common/text_models.h"
 
@@ -13,30 +14,27 @@ struct KnownModel {
   const char* name;
   ModelInput default_input;
   ModelCost (*walk)(const ModelInput&);
-  // The smallest square input the network reduces to at least 1x1 (VGG
-  // and ResNet halve it five times; AlexNet's 11x11/4 stem and three 3x3/2
-  // pools need 63; SqueezeNet's ceil-mode pools 17; Inception-v3's
-  // auxiliary classifier, which a training run needs, 299). Sequence models
-  // check their own token limits (common/text_models.h) instead.
-  int min_size;
 };
 
-// Sorted by name.
+// Sorted by name. The image models take the sizes of
+// common/image_models.h (at least their training size: the cost walks the
+// training graph, Inception-v3's auxiliary classifier included); sequence
+// models check their own token limits (common/text_models.h) instead.
 constexpr KnownModel kModels[] = {
-    {"alexnet", {3, 224, 1000}, AlexNetCost, 63},
-    {"dqn", {5, 84, 3}, DqnCost, 84},
-    {"gpt2_small", {1, 128, 50257}, Gpt2SmallCost, 1},
-    {"inception_v3", {3, 299, 1000}, InceptionV3Cost, 299},
-    {"lenet5", {1, 28, 10}, LeNet5Cost, 28},
-    {"lstm_lm", {1, 35, 33278}, LstmLmCost, kMinTextSeqLen},
-    {"mobilebert", {1, 128, 30522}, MobileBertCost, kMinTextSeqLen},
-    {"mobilenetv3", {3, 224, 2000}, MobileNetV3LargeCost, 32},
-    {"resnet18", {3, 32, 10}, ResNet18Cost, 32},
-    {"resnet50", {3, 224, 1000}, ResNet50Cost, 32},
-    {"squeezenet1_1", {3, 224, 1000}, SqueezeNet11Cost, 17},
-    {"vae", {1, 28, 10}, VaeCost, 28},
-    {"vgg11", {3, 32, 10}, Vgg11Cost, 32},
-    {"vgg19", {3, 224, 1000}, Vgg19Cost, 32},
+    {"alexnet", {3, 224, 1000}, AlexNetCost},
+    {"dqn", {5, 84, 3}, DqnCost},
+    {"gpt2_small", {1, 128, 50257}, Gpt2SmallCost},
+    {"inception_v3", {3, 299, 1000}, InceptionV3Cost},
+    {"lenet5", {1, 28, 10}, LeNet5Cost},
+    {"lstm_lm", {1, 35, 33278}, LstmLmCost},
+    {"mobilebert", {1, 128, 30522}, MobileBertCost},
+    {"mobilenetv3", {3, 224, 2000}, MobileNetV3LargeCost},
+    {"resnet18", {3, 32, 10}, ResNet18Cost},
+    {"resnet50", {3, 224, 1000}, ResNet50Cost},
+    {"squeezenet1_1", {3, 224, 1000}, SqueezeNet11Cost},
+    {"vae", {1, 28, 10}, VaeCost},
+    {"vgg11", {3, 32, 10}, Vgg11Cost},
+    {"vgg19", {3, 224, 1000}, Vgg19Cost},
 };
 static_assert(NamesAreModelNames(kModels),
               "a twin cost model for every name of common/model_names.h");
@@ -59,30 +57,30 @@ std::string ShapeText(const ModelInput& in) {
                       in.classes, " classes");
 }
 
-// The input `model` takes, as text, when it is not 3xSxS (S >= its
-// minimum); empty
-// for those models.
-std::string FixedInput(const std::string& model) {
-  if (model == "lenet5" || model == "vae") return "1x28x28";
-  if (model == "dqn") return "5x84x84";
+// The input `model` takes, as text.
+std::string InputText(const std::string& model) {
   if (model == "gpt2_small") {
     return "1 x seq_len token ids (seq_len 1..1023) with 50257 classes";
   }
-  return "";
+  const ImageModelInput* image = FindImageModel(model);
+  if (image == nullptr) return "";
+  if (image->fixed_size) {
+    return absl::StrCat(image->channels, "x", image->default_size, "x",
+                        image->default_size);
+  }
+  return absl::StrCat(image->channels, "xSxS with S >= ",
+                      image->min_train_size);
 }
 
-bool Takes(const KnownModel& m, const std::string& model,
-           const ModelInput& in) {
+bool Takes(const std::string& model, const ModelInput& in) {
   if (in.classes < 1) return false;
-  if (model == "lenet5" || model == "vae") {
-    return in.channels == 1 && in.size == 28;
-  }
-  if (model == "dqn") return in.channels == 5 && in.size == 84;
   if (model == "gpt2_small") {
     return in.channels == 1 && in.size >= 1 && in.size < 1024 &&
            in.classes == 50257;
   }
-  return in.channels == 3 && in.size >= m.min_size;
+  const ImageModelInput* image = FindImageModel(model);
+  return image != nullptr && in.size > 0 && in.channels == image->channels &&
+         ImageSizeProblem(*image, in.size, /*train=*/true).empty();
 }
 
 }  // namespace
@@ -121,12 +119,10 @@ absl::StatusOr<ModelCost> ModelCostFor(const std::string& model,
     }
     return m->walk(input);
   }
-  if (!Takes(*m, model, input)) {
-    const std::string fixed = FixedInput(model);
+  if (!Takes(model, input)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "model ", model, " cannot take input ", ShapeText(input), " (it takes ",
-        fixed.empty() ? absl::StrCat("3xSxS with S >= ", m->min_size) : fixed,
-        " and at least 1 class)"));
+        InputText(model), " and at least 1 class)"));
   }
   return m->walk(input);
 }

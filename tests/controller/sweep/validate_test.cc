@@ -289,10 +289,50 @@ TEST(ValidateSweepTest, PipelineKnobs) {
                   "worker) and 1024, got -1",
                   "prefetch_depths[2]: duplicate of prefetch_depths[1] (4)",
                   "page_cache[0]: use keep or drop, got 0",
-                  "input_size: must be 0 (the model's default) or between 32 "
-                  "and 1024, got 16",
                   "preload: applies to infer runs only, and tasks has no "
-                  "infer"));
+                  "infer",
+                  "input_size: must be 0 (the model's default) or between 32 "
+                  "and 1024, got 16"));
+}
+
+// A size the network cannot take failed every run of that model when it
+// started; now the sweep is rejected at submit, naming the model and the
+// smallest size it takes.
+TEST(ValidateSweepTest, InputSizeMustFitEveryImageModel) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.clear_tasks();
+  s.add_tasks(v1::TASK_TRAIN);
+  s.add_workloads("alexnet/imagenet");
+  s.add_workloads("inception_v3/imagenet:infer");
+  s.add_workloads("resnet50/imagenet");
+  s.add_workloads("lenet5/fashion-mnist");
+  s.set_input_size(48);
+  EXPECT_THAT(
+      Problems(s),
+      ElementsAre("input_size: 48 is too small for alexnet (at least 63; 0 "
+                  "means the default of 224)",
+                  "input_size: 48 is too small for inception_v3 (at least "
+                  "75; 0 means the default of 299)",
+                  "input_size: lenet5 takes 28x28 images only, got 48"));
+  // Inception-v3 infers from 75 up; training needs its auxiliary
+  // classifier's 299.
+  s.clear_workloads();
+  s.add_workloads("inception_v3/imagenet:infer");
+  s.set_input_size(160);
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.add_workloads("inception_v3/imagenet:train");
+  EXPECT_THAT(Problems(s),
+              ElementsAre("input_size: 160 is too small to train "
+                          "inception_v3 (its auxiliary classifier needs at "
+                          "least 299; inference takes 75 and up)"));
+  // Only sequence models: input_size reaches none of them.
+  s.clear_workloads();
+  s.add_workloads("mobilebert/wikitext");
+  EXPECT_THAT(Problems(s),
+              ElementsAre(HasSubstr("input_size: applies to the image "
+                                    "models and the sweep runs none")));
 }
 
 TEST(ValidateSweepTest, SequenceLengthAndVocabularyMustFitTheTextModels) {
