@@ -123,6 +123,7 @@ ModelCost Gpt2SmallCost(const ModelInput& input) {
   c.infer_kernels += g.forward_kernels +
                      (kGpt2GeneratedTokens - 1) * (2 * kGpt2Layers + 2);
   c.infer_weight_reads = kGpt2GeneratedTokens;
+  c.generated_tokens = kGpt2GeneratedTokens;
   return c;
 }
 

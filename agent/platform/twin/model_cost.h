@@ -96,6 +96,9 @@ struct ModelCost {
   // How many times an inference minibatch reads the weights: once for the
   // forward pass, once more per generated token.
   double infer_weight_reads = 1;
+  // Tokens an inference pass generates per sample (gpt2_small: 16, the
+  // workload's default); 0 for models that do not generate.
+  int generated_tokens = 0;
 
   double ForwardFlops() const { return 2 * forward_macs; }
 };

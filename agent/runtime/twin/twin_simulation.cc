@@ -10,6 +10,30 @@
 namespace powersweep {
 namespace {
 
+// The sequence models' token fields, as the workload fills them
+// (workloads/runner/step.cc): tokens = samples x seq_len, except in
+// generation (gpt2_small inference), where tokens = samples x generated
+// tokens, the time to first token is the prompt's share of the compute
+// (prefill MACs over all MACs, a modeled split) and the per-token latency
+// the rest over the other generated tokens.
+void SetTokenFields(const TwinWorkloadShape& shape, double compute_s,
+                    v1::MinibatchRecord* r) {
+  const ModelCost& cost = shape.cost;
+  if (!IsSequenceModel(cost.name)) return;
+  const int64_t batch = shape.batch_size;
+  if (shape.train || cost.generated_tokens < 1) {
+    r->set_tokens(batch * cost.input.size);
+    return;
+  }
+  r->set_tokens(batch * cost.generated_tokens);
+  const double macs = cost.forward_macs + cost.infer_extra_macs;
+  const double ttft = macs > 0 ? compute_s * cost.forward_macs / macs : 0;
+  r->set_ttft_s(ttft);
+  if (cost.generated_tokens >= 2) {
+    r->set_per_token_s((compute_s - ttft) / (cost.generated_tokens - 1));
+  }
+}
+
 constexpr double kHiddenSampleHz = 10;  // energy trace when none is emitted
 constexpr double kLossNoiseSigma = 0.05;
 
@@ -136,10 +160,7 @@ bool TwinSimulation::Next(TwinEvent* event) {
     r.set_compute_s(pending_.compute_s);
     r.set_e2e_s(pending_.e2e_s);
     r.set_samples(config_.shape.batch_size);
-    if (FindTextModel(config_.shape.cost.name) != nullptr) {
-      r.set_tokens(int64_t{config_.shape.batch_size} *
-                   config_.shape.cost.input.size);
-    }
+    SetTokenFields(config_.shape, pending_.compute_s, &r);
     if (done_ % batches_per_epoch_ == 0) {
       r.set_page_cache_resident(perf.ResidentFraction(
           config_.shape, done_ / batches_per_epoch_, config_.cached_at_start));

@@ -17,7 +17,10 @@
 // each epoch carries page_cache_resident (PerfModel::ResidentFraction). The
 // first record
 // starts at startup_s(); WorkloadFinished.elapsed_s counts from there, as
-// the real workload's timing does.
+// the real workload's timing does. Sequence models' records carry tokens as
+// the workload's do; gpt2_small's inference records also carry its time to
+// first token and per-token latency, its compute split by MACs between the
+// prompt's pass and the decode steps (modeled).
 // energy_j() is the trapezoid integral of the samples' total power over
 // their t_s (when telemetry_hz <= 0 the trace is still computed at 10 Hz,
 // only not emitted).

@@ -66,6 +66,37 @@ TEST_F(TwinSimulationTest, EmitsOneRecordPerMinibatchThenFinished) {
               expected_start - sim_->startup_s(), 1e-9);
 }
 
+// gpt2_small inference records what the workload records: tokens
+// generated, time to first token and per-token latency (`runs` showed `-`
+// for twins); training records tokens read.
+TEST_F(TwinSimulationTest, Gpt2RecordsTokensTimeToFirstTokenAndPerToken) {
+  TwinSimulationConfig gen = config_;
+  gen.shape.cost = *ModelCostFor("gpt2_small");
+  gen.shape.dataset = *DatasetCostFor("synthetic");
+  gen.shape.batch_size = 2;
+  gen.shape.loader_workers = 0;
+  gen.shape.train = false;
+  gen.minibatches = 5;
+  Trace t = Run(gen);
+  ASSERT_EQ(t.minibatches.size(), 5u);
+  for (const TwinEvent& e : t.minibatches) {
+    const v1::MinibatchRecord& r = e.record;
+    EXPECT_EQ(r.tokens(), 2 * 16);
+    ASSERT_TRUE(r.has_ttft_s() && r.has_per_token_s());
+    EXPECT_GT(r.ttft_s(), 0);
+    EXPECT_GT(r.per_token_s(), 0);
+    // The prompt's pass and 15 decode steps make up the compute.
+    EXPECT_NEAR(r.ttft_s() + 15 * r.per_token_s(), r.compute_s(),
+                1e-9 * r.compute_s());
+    // A 128-token prompt costs more than one decode step.
+    EXPECT_GT(r.ttft_s(), r.per_token_s());
+  }
+  gen.shape.train = true;
+  t = Run(gen);
+  EXPECT_EQ(t.minibatches[0].record.tokens(), 2 * 128);
+  EXPECT_FALSE(t.minibatches[0].record.has_ttft_s());
+}
+
 TEST_F(TwinSimulationTest, SamplesAtTheTelemetryRateInSimulatedTime) {
   Trace t = Run(config_);
   const double end = t.finished[0].t_s;
