@@ -27,8 +27,8 @@ struct Spec {
 // 75x75, and its auxiliary classifier (training only: 5x5/3 average pool
 // and 5x5 conv on the 17x17 map of Mixed_6e) needs 299x299. dqn's
 // channels are the 4 stacked frames and the next frame (frames data set).
-// The sequence models' rows hold no image sizes (tokens = true): lstm_lm
-// and mobilebert (limits in common/text_models.h, vocabulary from the data
+// The sequence models' rows hold no image sizes (tokens = true): lstm_lm,
+// memnet, mobilebert and seq2seq (limits in common/text_models.h, vocabulary from the data
 // set) and gpt2_small (the limits below, its vocabulary fixed).
 constexpr Spec kSpecs[] = {
     {"alexnet", 3, 224, 63, 63, false, 1000, false},
@@ -37,10 +37,12 @@ constexpr Spec kSpecs[] = {
     {"inception_v3", 3, 299, 75, 299, false, 1000, false},
     {"lenet5", 1, 28, 28, 28, true, 10, false},
     {"lstm_lm", 1, 0, 0, 0, false, 0, true},
+    {"memnet", 1, 0, 0, 0, false, 0, true},
     {"mobilebert", 1, 0, 0, 0, false, 0, true},
     {"mobilenetv3", 3, 224, 32, 32, false, 2000, false},
     {"resnet18", 3, 32, 32, 32, false, 10, false},
     {"resnet50", 3, 224, 32, 32, false, 1000, false},
+    {"seq2seq", 1, 0, 0, 0, false, 0, true},
     {"squeezenet1_1", 3, 224, 17, 17, false, 1000, false},
     {"vae", 1, 28, 28, 28, true, 10, false},
     {"vgg11", 3, 32, 32, 32, false, 10, false},
@@ -103,7 +105,7 @@ absl::StatusOr<ResolvedModel> ResolveTextModel(const Spec& spec,
         r.vocab, " of the vocabulary; use --vocab"));
   }
   r.num_classes = r.vocab;
-  r.input_shape = {1, 1, r.seq_len + t.extra_sample_tokens};
+  r.input_shape = {1, 1, t.SampleTokens(r.seq_len)};
   return r;
 }
 

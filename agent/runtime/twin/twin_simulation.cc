@@ -136,9 +136,10 @@ bool TwinSimulation::Next(TwinEvent* event) {
     r.set_compute_s(pending_.compute_s);
     r.set_e2e_s(pending_.e2e_s);
     r.set_samples(config_.shape.batch_size);
-    if (FindTextModel(config_.shape.cost.name) != nullptr) {
+    if (const TextModelLimits* t = FindTextModel(config_.shape.cost.name)) {
+      // As the workload counts them (memnet: every sentence's words).
       r.set_tokens(int64_t{config_.shape.batch_size} *
-                   config_.shape.cost.input.size);
+                   config_.shape.cost.input.size * t->sample_rows);
     }
     if (done_ % batches_per_epoch_ == 0) {
       r.set_page_cache_resident(perf.ResidentFraction(
