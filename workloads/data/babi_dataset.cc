@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "workloads/data/file_bytes.h"
@@ -266,7 +267,9 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenBabiDataset(
   }
   if (labels.empty()) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "%s: the %s files hold no question", dir, SplitName(options.split)));
+        "%s: no question in the %s split (a question line is '<id> "
+        "<question>\\t<answer>\\t<supporting ids>')",
+        absl::StrJoin(split_files, ", "), SplitName(options.split)));
   }
   absl::StatusOr<int64_t> bytes = TotalFileSize(split_files);
   if (!bytes.ok()) return bytes.status();

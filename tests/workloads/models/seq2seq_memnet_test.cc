@@ -79,7 +79,8 @@ TEST(Seq2SeqMemNetTest, BadOptionsNameTheFlag) {
     absl::StatusOr<ResolvedModel> r = ResolveModelOptions(c.model, c.options);
     ASSERT_FALSE(r.ok()) << c.model << " " << c.flag;
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(r.status().message(), ::testing::StartsWith(c.flag));
+    EXPECT_THAT(std::string(r.status().message()),
+                ::testing::StartsWith(c.flag));
   }
 }
 
@@ -197,12 +198,14 @@ TEST(Seq2SeqMemNetTest, Seq2SeqLossFallsOnAWikipediaShapedSet) {
   g.test_count = 1000;
   g.vocab = 64;
   ASSERT_TRUE(GenerateDataset(g, {}).ok());
-  // Reversing windows of 8 tokens of a 64-token vocabulary; Adam moves
-  // the loss from about ln(64) = 4.2 (uniform guesses) down.
-  const std::vector<double> losses = Train(g.out_dir, "seq2seq", 8, 16, 40);
-  ASSERT_EQ(losses.size(), 40u);
+  // Reversing windows of 6 tokens of a 64-token vocabulary; Adam moves
+  // the loss from about ln(64) = 4.2 (uniform guesses) down, first
+  // towards the corpus's Zipf unigram entropy (the torch.nn reference at
+  // windows of 8 and batches of 16: 4.16 -> 2.8 in 40 steps).
+  const std::vector<double> losses = Train(g.out_dir, "seq2seq", 6, 8, 30);
+  ASSERT_EQ(losses.size(), 30u);
   EXPECT_NEAR(losses.front(), std::log(64.0), 0.3);
-  EXPECT_LT(Mean(losses, 35, 40), losses.front() - 0.5);
+  EXPECT_LT(Mean(losses, 25, 30), losses.front() - 0.5);
 }
 
 TEST(Seq2SeqMemNetTest, MemNetLossFallsOnAGeneratedBabiSet) {
@@ -213,12 +216,15 @@ TEST(Seq2SeqMemNetTest, MemNetLossFallsOnAGeneratedBabiSet) {
   g.train_count = 1000;
   g.test_count = 100;
   ASSERT_TRUE(GenerateDataset(g, {}).ok());
-  // Answers are 6 of the 23 tokens: the loss falls from about ln(23) =
-  // 3.1 as the network learns the places, then the people.
-  const std::vector<double> losses = Train(g.out_dir, "memnet", 8, 32, 60);
-  ASSERT_EQ(losses.size(), 60u);
+  // Answers are 6 of the 23 tokens: with SGD (lr 0.01, momentum 0.9) the
+  // loss falls from about ln(23) = 3.1 towards ln(6) = 1.8 in 150
+  // minibatches of 32 as the network learns which words are places
+  // (the torch.nn reference under the same recipe: 1.8 after 155, and the
+  // task itself, 99.8% of the training answers, after 40 epochs).
+  const std::vector<double> losses = Train(g.out_dir, "memnet", 8, 32, 150);
+  ASSERT_EQ(losses.size(), 150u);
   EXPECT_NEAR(losses.front(), std::log(23.0), 0.3);
-  EXPECT_LT(Mean(losses, 55, 60), losses.front() - 0.8);
+  EXPECT_LT(Mean(losses, 145, 150), losses.front() - 0.9);
 }
 
 }  // namespace
