@@ -23,9 +23,9 @@
 // lstm_lm's samples carry one token more than it reads: the input is the
 // first seq_len tokens and the target the last seq_len (next-token
 // prediction). seq2seq reads a window of seq_len tokens and predicts it
-// reversed (workloads/models/seq2seq.h; default: 30 tokens, the longest
-// source bucket but one of TensorFlow's translate example, and its 40,000
-// token vocabulary). memnet's seq_len is the words per sentence: a sample
+// reversed (workloads/models/seq2seq.h; default: 30 tokens, a sentence's
+// length within the source buckets of 5 to 40 tokens of TensorFlow's
+// translate example, and that example's 40,000-token vocabulary). memnet's seq_len is the words per sentence: a sample
 // is its 50 memory sentences and the question, seq_len words each (bAbI
 // sets, workloads/data/babi_dataset.h); its default vocabulary is that of
 // the world gen-dataset --format babi simulates (19 words and the 4

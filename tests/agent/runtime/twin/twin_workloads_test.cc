@@ -182,7 +182,9 @@ constexpr StudyWorkload kStudies[] = {
     {"lenet5", "mnist", true},        {"mobilenetv3", "gld23k", true},
     {"resnet18", "cifar10", true},    {"vgg11", "cifar10", true},
     {"resnet18", "imagenet", true},   {"resnet50", "imagenet", false},
-    {"mobilenetv3", "gld23k", false}, {"lenet5", "mnist", false}};
+    {"mobilenetv3", "gld23k", false}, {"lenet5", "mnist", false},
+    {"seq2seq", "wikitext", true},    {"seq2seq", "wikitext", false},
+    {"memnet", "babi", true}};
 
 TEST(TwinWorkloadsTest, LargerModelsTakeLongerPerMinibatchThanLeNet5) {
   const PerfModel perf(FindTwinClass("orin-agx"), {});
