@@ -65,6 +65,7 @@ WorkloadCatalog WorkloadCatalog::Default() {
   // take CIFAR-10's 32x32 images (workloads/models/catalog.h). The sequence
   // models lstm_lm and mobilebert (common/text_models.h) take token files:
   // the WordNet glosses and the Wikipedia-shaped set gen-dataset writes.
+  // seq2seq too; memnet takes bAbI sets (gen-dataset --format babi) only.
   // LeNet-5 and the VAE take the grey sets; the DQN the frames of its game
   // (gen-dataset --format frames); gpt2_small (a fixed vocabulary of
   // 50,257) runs on synthetic only.
@@ -73,7 +74,9 @@ WorkloadCatalog WorkloadCatalog::Default() {
   const std::vector<std::string> rgb = {"cifar10", "gld23k", "imagenet"};
   const std::vector<std::string> large_rgb = {"gld23k", "imagenet"};
   const std::vector<std::string> text = {"wikitext", "wordnet"};
+  const std::vector<std::string> babi = {"babi"};
   std::vector<std::string> all = grey;
+  all.insert(all.end(), babi.begin(), babi.end());
   all.insert(all.end(), frames.begin(), frames.end());
   all.insert(all.end(), rgb.begin(), rgb.end());
   all.insert(all.end(), text.begin(), text.end());
@@ -91,6 +94,7 @@ WorkloadCatalog WorkloadCatalog::Default() {
                                                           : rgb;
     if (model == "vae") sets = grey;
     if (model == "dqn") sets = frames;
+    if (model == "memnet") sets = babi;
     if (model == "gpt2_small") sets = {};
     sets.push_back(synthetic);
     models.push_back(ModelInfo{model, std::move(sets)});

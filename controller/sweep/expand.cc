@@ -256,8 +256,8 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
                     w->set_preload(spec.preload() &&
                                    task == v1::TASK_INFER);
                     // input_size sizes images; seq_len and vocab only
-                    // reach lstm_lm and mobilebert (common/text_models.h;
-                    // gpt2_small runs at its defaults).
+                    // reach common/text_models.h's models (gpt2_small
+                    // runs at its defaults).
                     if (FindTextModel(model) != nullptr) {
                       w->set_seq_len(spec.seq_len());
                       w->set_vocab(spec.vocab());

@@ -31,9 +31,9 @@ TEST(RunConfigTest, UnknownModelNamesFlagAndKnownModels) {
   c.model = "resnet9";
   EXPECT_EQ(ErrorOf(c),
             "--model: unknown model 'resnet9' (known: alexnet, dqn, "
-            "gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
-            "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
-            "vgg19; kernels: conv, gemm, rnn)");
+            "gpt2_small, inception_v3, lenet5, lstm_lm, memnet, mobilebert, "
+            "mobilenetv3, resnet18, resnet50, seq2seq, squeezenet1_1, vae, "
+            "vgg11, vgg19; kernels: conv, gemm, rnn)");
   c.model = "mobilenet_v3_large";  // torchvision's name is an alias
   EXPECT_TRUE(ValidateRunConfig(c).ok());
 }

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <numeric>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -497,6 +498,82 @@ TEST(WorkloadSuiteTest, TextModelsRunOnTheWordNetGlosses) {
                          "--records-fd", "3"});
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_THAT(o.err, HasSubstr("does not fit model resnet18"));
+}
+
+// Fathom's seq2seq and memnet through the binary: gen-dataset writes a
+// Wikipedia-shaped text set and a bAbI set; seq2seq trains on the text set
+// and decodes greedily; memnet trains on the bAbI set; records carry
+// tokens; the wrong pairings are refused naming both.
+TEST(WorkloadSuiteTest, Seq2SeqAndMemNetRunOnTheirSets) {
+  GeneratedSet text("wiki", {"--format", "text", "--train-count", "5000",
+                             "--test-count", "2000", "--vocab", "200"});
+  GeneratedSet babi("babi", {"--format", "babi", "--train-count", "100",
+                             "--test-count", "40"});
+  Outcome o = RunWorkloadBinary(
+      {"run", "--model", "seq2seq", "--dataset-path", text.path(), "--task",
+       "train", "--seq-len", "10", "--batch-size", "4", "--workers", "1",
+       "--minibatches", "2", "--seed", "1", "--threads", "1",
+       "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::vector<v1::WorkloadEvent> e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 4u);
+  const v1::WorkloadInfo& w = e.front().started().workload();
+  EXPECT_EQ(w.model(), "seq2seq");
+  EXPECT_EQ(w.dataset_format(), "text");
+  EXPECT_THAT(w.input_shape(), ::testing::ElementsAre(1, 1, 10));
+  EXPECT_EQ(w.vocab(), 200);
+  EXPECT_EQ(e[1].minibatch().tokens(), 4 * 10);
+  // About ln(200) = 5.3 before training.
+  EXPECT_NEAR(e[1].minibatch().loss(), std::log(200.0), 0.5);
+  EXPECT_THAT(o.err, HasSubstr("tokens/s"));
+  o = RunWorkloadBinary(
+      {"run", "--model", "seq2seq", "--dataset-path", text.path(), "--task",
+       "infer", "--seq-len", "10", "--batch-size", "4", "--minibatches", "2",
+       "--seed", "1", "--threads", "1", "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[1].minibatch().tokens(), 4 * 10);  // 10 greedy steps each
+
+  TempDir dir;
+  Outcome g = RunWorkloadBinary({"gen-dataset", "--format", "babi", "--out",
+                                 dir.File("babi5"), "--train-count", "5"});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_THAT(g.out, HasSubstr("wrote a babi data set"));
+  o = RunWorkloadBinary(
+      {"run", "--model", "memnet", "--dataset-path", babi.path(), "--task",
+       "train", "--batch-size", "8", "--minibatches", "3", "--seed", "1",
+       "--threads", "1", "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 5u);
+  const v1::WorkloadInfo& m = e.front().started().workload();
+  EXPECT_EQ(m.dataset_format(), "babi");
+  EXPECT_EQ(m.dataset_samples(), 100);
+  EXPECT_THAT(m.input_shape(), ::testing::ElementsAre(1, 1, 51 * 8));
+  EXPECT_EQ(m.seq_len(), 8);
+  EXPECT_EQ(m.vocab(), 23);
+  EXPECT_EQ(m.params(), 4 * 23 * 20 + 4 * 50 * 20);
+  EXPECT_EQ(e[1].minibatch().tokens(), 8 * 51 * 8);
+  EXPECT_NEAR(e[1].minibatch().loss(), std::log(23.0), 0.5);
+
+  // memnet reads bAbI sets only, and a bAbI set fits memnet only.
+  o = RunWorkloadBinary({"run", "--model", "memnet", "--dataset-path",
+                         text.path(), "--batch-size", "4", "--minibatches",
+                         "1", "--records-fd", "3"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr("does not fit model memnet"));
+  o = RunWorkloadBinary({"run", "--model", "lstm_lm", "--dataset-path",
+                         babi.path(), "--batch-size", "4", "--minibatches",
+                         "1", "--records-fd", "3"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr("a babi set does not fit model lstm_lm"));
+  // A sentence longer than --seq-len names the file and line.
+  o = RunWorkloadBinary({"run", "--model", "memnet", "--dataset-path",
+                         babi.path(), "--seq-len", "4", "--batch-size", "4",
+                         "--minibatches", "1", "--records-fd", "3"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr("qa1_single-supporting-fact_train.txt:1:"));
 }
 
 // Inception-v3 takes image folders at its own 299x299 by default; its

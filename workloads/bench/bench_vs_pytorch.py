@@ -6,8 +6,10 @@ For each configuration (model, data set, batch size, loader workers,
 threads, minibatches) it runs `powersweep-workload run` and then
 pytorch_reference.py (under /usr/bin/python3), alternating for --rounds
 rounds, and prints both sides' throughput (samples/s over the whole run,
-first minibatch included on both sides; for the sequence models lstm_lm and
-mobilebert also tokens/s = samples/s x seq_len), their ratio (powersweep / PyTorch:
+first minibatch included on both sides; for the sequence models lstm_lm,
+mobilebert and seq2seq also tokens/s = samples/s x seq_len, for memnet
+samples/s x 51 x seq_len, the words of its memory and question), their
+ratio (powersweep / PyTorch:
 above 1 means powersweep is faster) and each side's stall fraction (time
 waiting for data / elapsed). Figures are medians over the rounds. This is a
 benchmark, not a test: it asserts nothing.
@@ -17,8 +19,9 @@ benchmark, not a test: it asserts nothing.
 
 Generated data sets (gen-dataset) are written under --data-dir when absent:
 an image folder, the WordNet glosses (from Debian's wordnet-base, vocabulary
-capped at 30,522, BERT's size) and a WikiText-2-shaped token set (2,088,628
-training tokens, 33,278-token vocabulary).
+capped at 30,522, BERT's size), a WikiText-2-shaped token set (2,088,628
+training tokens, 33,278-token vocabulary) and bAbI task 1 (1,000 training
+questions, gen-dataset --format babi).
 """
 import argparse
 import json
@@ -72,10 +75,10 @@ def run_pytorch(c):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def ensure_text(binary, path, extra):
+def ensure_text(binary, path, extra, fmt="text"):
     if os.path.exists(os.path.join(path, ".powersweep-dataset")):
         return
-    subprocess.run([binary, "gen-dataset", "--format", "text", "--out", path]
+    subprocess.run([binary, "gen-dataset", "--format", fmt, "--out", path]
                    + extra, check=True)
 
 
@@ -112,10 +115,14 @@ def main():
                                           "/usr/share/wordnet", "--vocab",
                                           "30522"])
     wikitext = os.path.join(a.data_dir, "bench-wikitext")
-    if wanted("lstm_lm"):
+    if wanted("lstm_lm", "seq2seq"):
         ensure_text(a.workload, wikitext,
                     ["--train-count", "2088628", "--test-count", "245569",
                      "--vocab", "33278"])
+    babi = os.path.join(a.data_dir, "bench-babi")
+    if wanted("memnet"):
+        ensure_text(a.workload, babi, ["--train-count", "1000",
+                                       "--test-count", "1000"], fmt="babi")
     mb = 10 if a.quick else 30
     configs = [
         {"model": "lenet5", "data": FASHION, "batch": 64, "workers": 0,
@@ -139,6 +146,14 @@ def main():
         {"model": "mobilebert", "data": wordnet, "name": "wordnet",
          "batch": 4, "workers": 2, "threads": 2, "minibatches": mb,
          "seq_len": 64},
+        # seq2seq: windows of 30 tokens reversed, teacher forcing, Adam.
+        {"model": "seq2seq", "data": wikitext, "name": "wikitext",
+         "batch": 16, "workers": 0, "threads": 2, "minibatches": mb,
+         "seq_len": 30},
+        # memnet: MemN2N's bAbI batch of 32, sentences of 8 words.
+        {"model": "memnet", "data": babi, "name": "babi",
+         "batch": 32, "workers": 0, "threads": 2, "minibatches": 10 * mb,
+         "seq_len": 8},
     ]
     print("model      data          batch workers threads mbs | powersweep "
           "samples/s stall | pytorch samples/s stall | ratio | tokens/s "

@@ -11,8 +11,11 @@ horizontal flip, normalise), an IDX set (Fashion-MNIST files, gzip or
 plain, held in memory as torchvision's MNIST datasets do) or a text set
 (vocab.txt and train.tokens, held in memory; samples are the same windows
 of token ids as powersweep's: seq_len (+ 1 for lstm_lm) tokens every
-seq_len) for lstm_lm and mobilebert (text_reference_models.py, trained with
-the same losses). Timing per
+seq_len) for lstm_lm, mobilebert (text_reference_models.py) and seq2seq
+(fathom_text_models.py, Adam as powersweep trains it), trained with the same
+losses, or a bAbI set (qa*_train.txt, parsed as babi_dataset.h says: each
+question with its story's latest 50 statements, seq_len words each) for
+memnet (fathom_text_models.py). Timing per
 minibatch: stall = waiting for the DataLoader's next batch; compute =
 forward + backward + SGD step, ended by reading the loss (.item()), as
 powersweep's runner does. Run with Debian's /usr/bin/python3 (python3-torch,
@@ -30,6 +33,7 @@ import torch
 import torchvision
 from torchvision import transforms
 
+import fathom_text_models
 import text_reference_models
 
 
@@ -113,9 +117,71 @@ class TextTrain(torch.utils.data.Dataset):
         return x.float().reshape(1, 1, -1), 0
 
 
+class BabiTrain(torch.utils.data.Dataset):
+    """The qa*_train.txt files of a bAbI directory as memnet's samples:
+    50 memory slots (most recent statement first) and the question, each
+    `words` ids padded with <pad>; the label is the answer's id. The
+    vocabulary: the 4 special tokens, then every word of both splits
+    sorted."""
+
+    def __init__(self, root, words, memory=50):
+        names = sorted(os.listdir(root))
+        parsed = {}
+        tokens = set()
+        for n in names:
+            if n.startswith("qa") and (n.endswith("_train.txt") or
+                                       n.endswith("_test.txt")):
+                lines = []
+                with open(os.path.join(root, n)) as f:
+                    for raw in f:
+                        raw = raw.strip()
+                        if not raw:
+                            continue
+                        ident, text = raw.split(" ", 1)
+                        fields = text.split("\t")
+                        ws = [w.strip(".?,").lower() for w in
+                              fields[0].split(" ") if w.strip(".?,")]
+                        answer = fields[1].strip().lower() \
+                            if len(fields) > 1 else ""
+                        tokens.update(ws)
+                        if answer:
+                            tokens.add(answer)
+                        lines.append((int(ident), ws, answer))
+                parsed[n] = lines
+        self.classes = ["<pad>", "<unk>", "<eos>", "<mask>"] + sorted(tokens)
+        ids = {w: i for i, w in enumerate(self.classes)}
+        xs, ys = [], []
+        for n, lines in parsed.items():
+            if not n.endswith("_train.txt"):
+                continue
+            story = []
+            for ident, ws, answer in lines:
+                if ident == 1:
+                    story = []
+                if not answer:
+                    story.append(ws)
+                    continue
+                x = torch.zeros(memory + 1, words)
+                for slot, s in enumerate(reversed(story[-memory:])):
+                    x[slot, :len(s)] = torch.tensor([ids[w] for w in s])
+                x[memory, :len(ws)] = torch.tensor([ids[w] for w in ws])
+                xs.append(x.reshape(1, 1, -1))
+                ys.append(ids[answer])
+        self.x, self.y = xs, ys
+        self.stride = (memory + 1) * words  # tokens per sample
+
+    def __len__(self):
+        return len(self.y)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+
 def dataset(path, size, model="", seq_len=0):
+    if model == "memnet":
+        return BabiTrain(path, seq_len or 8)
     if os.path.exists(os.path.join(path, "vocab.txt")):
-        seq_len = seq_len or (35 if model == "lstm_lm" else 128)
+        seq_len = seq_len or {"lstm_lm": 35, "seq2seq": 30}.get(model, 128)
         return TextTrain(path, seq_len,
                          seq_len + 1 if model == "lstm_lm" else seq_len)
     if os.path.isdir(os.path.join(path, "train")):
@@ -142,13 +208,14 @@ def main():
     p.add_argument("--minibatches", type=int, required=True)
     p.add_argument("--input-size", type=int, default=224)
     p.add_argument("--seq-len", type=int, default=0,
-                   help="lstm_lm, mobilebert: tokens per sample (0 = 35, 128)")
+                   help="lstm_lm, mobilebert, seq2seq: tokens per sample (0 "
+                        "= 35, 128, 30); memnet: words per sentence (0 = 8)")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     data = dataset(a.dataset_path, a.input_size, a.model, a.seq_len)
-    text = isinstance(data, TextTrain)
+    text = isinstance(data, (TextTrain, BabiTrain))
     classes = len(data.classes) if hasattr(data, "classes") else 10
     kwargs = {}
     if a.workers > 0:
@@ -158,14 +225,24 @@ def main():
     loader = torch.utils.data.DataLoader(
         data, batch_size=a.batch_size, shuffle=True, drop_last=True,
         num_workers=a.workers, **kwargs)
-    if text:
+    if a.model == "seq2seq":
+        model = fathom_text_models.Seq2Seq(classes, data.stride)
+        step_loss = lambda x, y: fathom_text_models.seq2seq_loss(model, x)
+    elif a.model == "memnet":
+        model = fathom_text_models.MemNet(classes, a.seq_len or 8)
+        step_loss = lambda x, y: loss_fn(model(x), y)
+    elif text:
         model = text_reference_models.reference(a.model, classes)
         step_loss = lambda x, y: text_reference_models.lm_loss(model, x)
     else:
         model = build_model(a.model, classes)
         step_loss = lambda x, y: training_loss(loss_fn, model(x), y)
     model.train()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    # powersweep's optimizers (workloads/models/own_optimizer.h): Adam for
+    # seq2seq, SGD with momentum for the rest here.
+    opt = (torch.optim.Adam(model.parameters(), lr=1e-3)
+           if a.model == "seq2seq" else
+           torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
     loss_fn = torch.nn.CrossEntropyLoss()
     stall = compute = 0.0
     done = 0

@@ -25,7 +25,8 @@ int RunGenDatasetCommand(const GenDatasetArgs& args, std::ostream& out) {
   absl::Status st =
       GenerateDataset(options, [&](int64_t done, int64_t total) {
         const auto now = std::chrono::steady_clock::now();
-        if (args.format == "text") return;  // written in about a second
+        // Written in about a second.
+        if (args.format == "text" || args.format == "babi") return;
         if (done != total && now - last < std::chrono::seconds(2)) return;
         last = now;
         PS_LOG(INFO) << absl::StrFormat("gen-dataset: %d/%d files (%.0f%%)",
@@ -64,6 +65,14 @@ int RunGenDatasetCommand(const GenDatasetArgs& args, std::ostream& out) {
         args.wordnet_dir.empty() ? "Wikipedia-shaped, synthetic"
                                  : "WordNet glosses from " + args.wordnet_dir,
         secs);
+    return 0;
+  }
+  if (args.format == "babi") {
+    out << absl::StrFormat(
+        "wrote a babi data set to %s: %d train + %d test questions (bAbI "
+        "task 1's format, stories of 5 questions from a simulated world; "
+        "%.1f s)\n",
+        args.out_dir, args.train_count, args.test_count, secs);
     return 0;
   }
   // A frames set's labels are transitions of the game's 3 actions.

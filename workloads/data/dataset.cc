@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "workloads/data/babi_dataset.h"
 #include "workloads/data/cifar10_dataset.h"
 #include "workloads/data/dataset_generator.h"
 #include "workloads/data/file_bytes.h"
@@ -30,6 +31,7 @@ absl::StatusOr<std::string> DetectDatasetFormat(const std::string& dir) {
   if (LooksLikeImageFolder(dir)) return std::string("image-folder");
   if (LooksLikeFramesDataset(dir)) return std::string("frames");
   if (LooksLikeTextDataset(dir)) return std::string("text");
+  if (LooksLikeBabiDataset(dir)) return std::string("babi");
   return absl::NotFoundError(absl::StrCat(
       dir,
       ": not a recognised data set; looked for IDX files "
@@ -37,8 +39,9 @@ absl::StatusOr<std::string> DetectDatasetFormat(const std::string& dir) {
       "CIFAR-10 batches "
       "(data_batch_1.bin or test_batch.bin, also under "
       "cifar-10-batches-bin/), an image folder (train/<class>/*.jpg), "
-      "frames files (train.frames or test.frames) and a text set (vocab.txt "
-      "with train.tokens or test.tokens)"));
+      "frames files (train.frames or test.frames), a text set (vocab.txt "
+      "with train.tokens or test.tokens) and bAbI task files "
+      "(qa<N>_<name>_train.txt or _test.txt)"));
 }
 
 absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(
@@ -59,6 +62,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(
   if (*format == "cifar10") return OpenCifar10Dataset(dir, options);
   if (*format == "frames") return OpenFramesDataset(dir, options);
   if (*format == "text") return OpenTextDataset(dir, options);
+  if (*format == "babi") return OpenBabiDataset(dir, options);
   return OpenImageFolderDataset(dir, options);
 }
 

@@ -9,6 +9,8 @@
 //                   (frames_format.h, frames_dataset.h)
 //   "text"          token ids: DIR/vocab.txt, DIR/{train,test}.tokens
 //                   (text_dataset.h); samples are windows of token ids
+//   "babi"          bAbI task files DIR/qa<N>_<name>_{train,test}.txt
+//                   (babi_dataset.h); a sample is a question and its story
 //
 // A sample is written by Load as shape().numel() floats in CHW order:
 // decoded, transformed for its split (training augmentation when
@@ -54,7 +56,7 @@ class Dataset {
  public:
   virtual ~Dataset();
 
-  // "idx", "cifar10", "image-folder", "frames" or "text".
+  // "idx", "cifar10", "image-folder", "frames", "text" or "babi".
   virtual std::string format() const = 0;
   // The directory the data set was opened from.
   virtual std::string path() const = 0;
@@ -91,8 +93,9 @@ struct DatasetOptions {
   // image-folder. idx and cifar10 only accept 0 or their native size.
   int64_t image_size = 0;
   // text: a sample is `sample_tokens` tokens starting every `seq_len`
-  // tokens (text_dataset.h); 0 = 35 and seq_len + 1. Ignored by the
-  // image formats.
+  // tokens (text_dataset.h); 0 = 35 and seq_len + 1. babi: seq_len words
+  // per sentence and sample_tokens = (memory + 1) x seq_len
+  // (babi_dataset.h). Ignored by the image formats.
   int64_t seq_len = 0;
   int64_t sample_tokens = 0;
 };

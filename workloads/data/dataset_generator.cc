@@ -97,10 +97,12 @@ absl::StatusOr<GenerateOptions> ResolveGenerateOptions(
   const bool folder = o.format == "image-folder";
   const bool frames = o.format == "frames";
   const bool text = o.format == "text";
-  if (!idx && !cifar && !folder && !frames && !text) {
+  const bool babi = o.format == "babi";
+  if (!idx && !cifar && !folder && !frames && !text && !babi) {
     return Invalid("--format", absl::StrCat("'", o.format,
                                             "' is not one of idx, cifar10, "
-                                            "image-folder, frames, text"));
+                                            "image-folder, frames, text, "
+                                            "babi"));
   }
   if (!text && (o.vocab != 0 || !o.wordnet_dir.empty())) {
     return Invalid(o.vocab != 0 ? "--vocab" : "--from-wordnet",
@@ -115,6 +117,12 @@ absl::StatusOr<GenerateOptions> ResolveGenerateOptions(
   if (o.test_count < 1 || o.test_count > kMaxCount) {
     return Invalid("--test-count", absl::StrFormat("%d is outside 1..%d",
                                                    o.test_count, kMaxCount));
+  }
+  if (babi) {
+    if (o.image_size != 0) {
+      return Invalid("--image-size", "a bAbI set has no images");
+    }
+    return o;
   }
   if (text) {
     if (o.image_size != 0) {
@@ -202,6 +210,8 @@ absl::Status GenerateDataset(const GenerateOptions& options,
     st = WriteFramesSet(*o, reporter);
   } else if (o->format == "text") {
     st = WriteTextSet(*o, reporter);
+  } else if (o->format == "babi") {
+    st = WriteBabiSet(*o, reporter);
   } else {
     st = WriteImageFolderSet(*o, reporter);
   }

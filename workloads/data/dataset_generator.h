@@ -32,6 +32,13 @@
 //                 words ("ba", "be", ..., "bekido"), commas, "." and <eos>
 //                 ending each sentence. WikiText-2's shape: --train-count
 //                 2088628 --test-count 245569 --vocab 33278.
+//   babi          qa1_single-supporting-fact_train.txt and _test.txt, bAbI
+//                 task files (babi_dataset.h) of --train-count and
+//                 --test-count questions, 5 per story, from a simulated
+//                 world of 4 people moving between 6 places
+//                 (generated_babi.cc): "Where is Mary?" is answered by
+//                 her latest move. bAbI's 1k shape: --train-count 1000
+//                 --test-count 1000. --classes is not used.
 //
 // Every image is learnable: its class fixes two colours, a stripe angle and
 // a stripe frequency; each image varies them slightly (phase, angle,
@@ -74,7 +81,8 @@
 namespace powersweep {
 
 struct GenerateOptions {
-  std::string format;  // --format: idx | cifar10 | image-folder | frames | text
+  std::string format;  // --format: idx | cifar10 | image-folder | frames |
+                       // text | babi
   std::string out_dir;         // --out
   int64_t train_count = 1000;  // --train-count, >= 1
   int64_t test_count = 200;    // --test-count, >= 1

@@ -156,6 +156,8 @@ std::vector<std::string> GeneratedEntries(const std::string& format) {
     names = {"train", "val"};
   } else if (format == "text") {
     names = {"vocab.txt", "train.tokens", "test.tokens"};
+  } else if (format == "babi") {
+    names = BabiGeneratedEntries();
   }
   return names;
 }

@@ -56,6 +56,10 @@ absl::Status WriteFramesSet(const GenerateOptions& options,
 // set, else the Wikipedia-shaped synthetic corpus.
 absl::Status WriteTextSet(const GenerateOptions& options,
                           ProgressReporter& progress);
+// babi (generated_babi.cc): task-1-shaped stories of a simulated world.
+absl::Status WriteBabiSet(const GenerateOptions& options,
+                          ProgressReporter& progress);
+std::vector<std::string> BabiGeneratedEntries();
 
 }  // namespace powersweep
 

@@ -18,15 +18,17 @@ struct Spec {
 
 // Sorted by name. The image models' input sizes are in
 // common/image_models.h (shared with the controller and the twin); the
-// sequence models' rows hold no image sizes (tokens = true): lstm_lm and
-// mobilebert (limits in common/text_models.h, vocabulary from the data
-// set) and gpt2_small (the limits below, its vocabulary fixed).
+// sequence models' rows hold no image sizes (tokens = true): lstm_lm,
+// memnet, mobilebert and seq2seq (limits in common/text_models.h,
+// vocabulary from the data set) and gpt2_small (the limits below, its
+// vocabulary fixed).
 constexpr Spec kSpecs[] = {
     {"alexnet", 1000, false},     {"dqn", 3, false},
     {"gpt2_small", 50257, true},  {"inception_v3", 1000, false},
     {"lenet5", 10, false},        {"lstm_lm", 0, true},
-    {"mobilebert", 0, true},      {"mobilenetv3", 2000, false},
-    {"resnet18", 10, false},      {"resnet50", 1000, false},
+    {"memnet", 0, true},          {"mobilebert", 0, true},
+    {"mobilenetv3", 2000, false}, {"resnet18", 10, false},
+    {"resnet50", 1000, false},    {"seq2seq", 0, true},
     {"squeezenet1_1", 1000, false}, {"vae", 10, false},
     {"vgg11", 10, false},         {"vgg19", 1000, false},
 };
@@ -96,7 +98,7 @@ absl::StatusOr<ResolvedModel> ResolveTextModel(const Spec& spec,
         r.vocab, " of the vocabulary; use --vocab"));
   }
   r.num_classes = r.vocab;
-  r.input_shape = {1, 1, r.seq_len + t.extra_sample_tokens};
+  r.input_shape = {1, 1, t.SampleTokens(r.seq_len)};
   return r;
 }
 

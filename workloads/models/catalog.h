@@ -2,9 +2,9 @@
 // check of a model's options. Kept free of LibTorch so argument validation
 // (run configs, sweep files) does not need it. Stateless and thread-safe.
 //
-// Names: alexnet, dqn, gpt2_small, inception_v3, lenet5, lstm_lm,
+// Names: alexnet, dqn, gpt2_small, inception_v3, lenet5, lstm_lm, memnet,
 // mobilebert, mobilenetv3 (MobileNetV3-large; "mobilenet_v3_large" is an
-// alias), resnet18, resnet50, squeezenet1_1, vae, vgg11, vgg19. Study
+// alias), resnet18, resnet50, seq2seq, squeezenet1_1, vae, vgg11, vgg19. Study
 // defaults (an option left 0) and smallest inputs:
 //   lenet5         1x28x28,   10 classes (MNIST / Fashion-MNIST); 28 only
 //   resnet18       3x32x32,   10 classes (CIFAR-10); >= 32
@@ -22,13 +22,16 @@
 //                  (the frames data set; "classes" are the actions); 84 only
 //   lstm_lm        1x1x36 token ids (seq_len 35 + 1), vocabulary 33,278
 //   mobilebert     1x1x128 token ids (seq_len 128), vocabulary 30,522
+//   seq2seq        1x1x30 token ids (seq_len 30), vocabulary 40,000
+//   memnet         1x1x408 token ids (51 sentences of seq_len 8 words: 50
+//                  of memory, the question), vocabulary 23
 //   gpt2_small     1x1x(seq_len + 1) token ids carried as floats,
 //                  vocabulary 50,257 ("classes"), seq_len 128, gen_tokens 16
 //
 // The sequence models take a sample of token ids carried as floats, shape
 // (1, 1, seq_len + extra); their "classes" are the vocabulary (num_classes
 // == vocab), and they take --seq-len instead of --input-size. lstm_lm and
-// mobilebert (common/text_models.h) take --vocab (default: the data set's)
+// mobilebert, seq2seq and memnet (common/text_models.h) take --vocab (default: the data set's)
 // instead of --classes. gpt2_small's vocabulary is fixed; it takes
 // --gen-tokens (tokens an inference minibatch generates after the prompt),
 // with seq_len + gen_tokens <= its context of 1024.
@@ -61,7 +64,7 @@ struct ModelOptions {
   int64_t input_size = 0;  // height = width of the square input image
   int64_t seq_len = 0;     // sequence models: tokens read per sample
   int64_t gen_tokens = 0;  // gpt2_small: tokens generated (inference)
-  int64_t vocab = 0;       // lstm_lm, mobilebert: vocabulary size
+  int64_t vocab = 0;       // text_models.h's models: vocabulary size
   // The model will be trained: heads that run in training only (Inception-
   // v3's auxiliary classifier) must fit the input too.
   bool train = false;

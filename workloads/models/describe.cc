@@ -71,9 +71,14 @@ std::string FormatModelDescription(const ModelDescription& d) {
                   : absl::StrFormat("%.2f M", macs / 1e6);
   const std::string input =
       d.vocab > 0
-          ? absl::StrCat(d.input_shape[2], " token ids (sequence length ",
-                         d.seq_len,
-                         d.input_shape[2] > d.seq_len ? " + 1 target" : "",
+          ? absl::StrCat(d.input_shape[2], " token ids (",
+                         d.input_shape[2] > d.seq_len + 1
+                             ? absl::StrCat(d.input_shape[2] / d.seq_len,
+                                            " sentences of ", d.seq_len,
+                                            " words: memory and question")
+                             : absl::StrCat("sequence length ", d.seq_len),
+                         d.input_shape[2] == d.seq_len + 1 ? " + 1 target"
+                                                           : "",
                          ")",
                          d.gen_tokens > 0
                              ? absl::StrCat(", ", d.gen_tokens,
@@ -94,7 +99,8 @@ std::string FormatModelDescription(const ModelDescription& d) {
       "convention   MACs = multiply-accumulates of every Conv2d and Linear "
       "layer (torchvision's \"GFLOPS\" column; FLOPs = 2 x MACs in the "
       "other convention)",
-      d.vocab > 0 ? ", plus LSTM gate and attention matrix products" : "",
+      d.vocab > 0 ? ", plus LSTM/GRU gate and attention matrix products"
+                  : "",
       "\n");
 }
 

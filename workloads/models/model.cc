@@ -8,9 +8,11 @@
 #include "workloads/models/inception_v3.h"
 #include "workloads/models/lenet5.h"
 #include "workloads/models/lstm_lm.h"
+#include "workloads/models/memnet.h"
 #include "workloads/models/mobilebert.h"
 #include "workloads/models/mobilenet_v3.h"
 #include "workloads/models/resnet.h"
+#include "workloads/models/seq2seq.h"
 #include "workloads/models/squeezenet.h"
 #include "workloads/models/vae.h"
 #include "workloads/models/vgg.h"
@@ -49,6 +51,8 @@ absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
           model = std::make_shared<LeNet5>(r);
         } else if (r.name == "lstm_lm") {
           model = std::make_shared<LstmLm>(r);
+        } else if (r.name == "memnet") {
+          model = std::make_shared<MemNet>(r);
         } else if (r.name == "mobilebert") {
           model = std::make_shared<MobileBert>(r);
         } else if (r.name == "mobilenetv3") {
@@ -57,6 +61,8 @@ absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
           model = std::make_shared<ResNet>(r, ResNet::Depth::k18);
         } else if (r.name == "resnet50") {
           model = std::make_shared<ResNet>(r, ResNet::Depth::k50);
+        } else if (r.name == "seq2seq") {
+          model = std::make_shared<Seq2Seq>(r);
         } else if (r.name == "vae") {
           model = std::make_shared<Vae>(r);
         } else if (r.name == "vgg11") {

@@ -207,8 +207,10 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
                                   ? config.input_size
                                   : ImageFolderInputSize(config.model);
   }
-  // A text set is cut into the windows the sequence model reads.
-  const bool text = *format == "text";
+  // A text set is cut into the windows the sequence model reads; a bAbI
+  // set into memnet's stories and questions.
+  const bool babi = *format == "babi";
+  const bool text = *format == "text" || babi;
   ModelOptions model_options;
   model_options.train = train;
   if (text) {
@@ -217,9 +219,15 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
         ResolveModelOptions(config.model, model_options);
     if (!shape.ok() || !shape->takes_tokens()) {
       return absl::FailedPreconditionError(absl::StrFormat(
-          "%s: a text set (token ids) does not fit model %s, which takes "
+          "%s: a %s set (token ids) does not fit model %s, which takes "
           "images",
-          config.dataset_path, config.model));
+          config.dataset_path, *format, config.model));
+    }
+    if (babi != (shape->name == "memnet")) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: a %s set does not fit model %s (bAbI sets are memnet's "
+          "stories and questions; memnet reads bAbI sets only)",
+          config.dataset_path, *format, config.model));
     }
     data_options.seq_len = shape->seq_len;
     data_options.sample_tokens = shape->input_shape[2];
@@ -236,7 +244,7 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
   if (text) {
     if (config.vocab != 0 && config.vocab < set.num_classes()) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "--vocab: %d is smaller than the %d tokens of %s/vocab.txt",
+          "--vocab: %d is smaller than the %d tokens of the vocabulary of %s",
           config.vocab, set.num_classes(), set.path()));
     }
     model_options.vocab =

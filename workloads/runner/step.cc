@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "common/text_models.h"
 #include "workloads/models/own_optimizer.h"
 #include "workloads/models/token_generator.h"
 
@@ -12,8 +13,12 @@ constexpr double kLearningRate = 0.01;
 constexpr double kMomentum = 0.9;
 
 // Tokens each sample of `model` reads (and, in training, predicts): its
-// seq_len; 0 for image models.
-int64_t TokensPerSample(const Model& model) { return model.seq_len(); }
+// seq_len (memnet: seq_len words in each of its 50 memory slots and the
+// question, common/text_models.h); 0 for image models.
+int64_t TokensPerSample(const Model& model) {
+  const TextModelLimits* t = FindTextModel(model.model_name());
+  return model.seq_len() * (t != nullptr ? t->sample_rows : 1);
+}
 
 // The model's own optimizer (own_optimizer.h), else SGD.
 std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(Model& model) {

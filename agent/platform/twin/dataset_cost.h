@@ -47,10 +47,11 @@ enum class DatasetFormat {
   kImageFolder,
   kSynthetic,
   kFrames,
-  kText
+  kText,
+  kBabi
 };
 
-// "idx", "cifar10", "image-folder", "synthetic", "frames", "text"
+// "idx", "cifar10", "image-folder", "synthetic", "frames", "text", "babi"
 // (WorkloadInfo.dataset_format).
 const char* DatasetFormatName(DatasetFormat format);
 
@@ -88,7 +89,8 @@ struct DatasetCost {
   double FileBytesPerSample(bool train_split) const;
 };
 
-// The data sets the twin can cost, sorted: catch-frames (dqn's replay
+// The data sets the twin can cost, sorted: babi (memnet's bAbI task 1 as
+// gen-dataset --format babi writes it), catch-frames (dqn's replay
 // memory), cifar10, fashion-mnist, gld23k, imagenet, mnist, synthetic,
 // wikitext, wordnet.
 std::vector<std::string> TwinDatasetNames();

@@ -47,6 +47,10 @@ ModelCost Gpt2SmallCost(const ModelInput& input);
 ModelCost LstmLmCost(const ModelInput& input);
 // mobilebert: 24 bottleneck layers with the masked-LM head.
 ModelCost MobileBertCost(const ModelInput& input);
+// seq2seq: GRU encoder-decoder with attention, greedy decoding in inference.
+ModelCost Seq2SeqCost(const ModelInput& input);
+// memnet: end-to-end memory network; size = words per sentence.
+ModelCost MemNetCost(const ModelInput& input);
 
 }  // namespace powersweep
 

@@ -32,9 +32,16 @@
 //                LSTM 200, decoder 200-vocab
 //   mobilebert   MobileBERT (24 bottleneck layers, hidden 512, bottleneck
 //                128, 4 heads, 4 FFNs) with its masked-LM head
-// lstm_lm and mobilebert take ModelInput {1, seq_len, vocab} as gpt2_small
-// does: size is the tokens read per sample and classes the vocabulary
-// (text_model_cost.cc); their defaults are common/text_models.h's (35 / 33,278 and 128 / 30,522).
+//   seq2seq      GRU encoder-decoder (embedding 256, 2 layers of 512) with
+//                Luong attention; inference decodes greedily, one step per
+//                target token (infer_kernels, infer_weight_reads)
+//   memnet       end-to-end memory network (d 20, 50 memory sentences, 3
+//                hops, adjacent tying); size = words per sentence
+// lstm_lm, mobilebert, seq2seq and memnet take ModelInput {1, seq_len,
+// vocab} as gpt2_small does: size is the tokens read per sample (memnet:
+// per sentence) and classes the vocabulary (text_model_cost.cc); their
+// defaults are common/text_models.h's (35 / 33,278, 128 / 30,522, 30 /
+// 40,000 and 8 / 23).
 // Study defaults (ModelCostFor(model)): lenet5 1x28x28/10 classes, resnet18
 // and vgg11 3x32x32/10 (CIFAR-10), mobilenetv3 3x224x224/2000 (GLD23k as
 // gen-dataset generates it), resnet50 3x224x224/1000 (ImageNet), vae

@@ -1,7 +1,11 @@
-// lstm_lm and mobilebert costed per sample of seq_len tokens, as
-// workloads/models/lstm_lm.h and mobilebert.h build them. For these models
-// ModelInput is {1, seq_len, vocab}: channels 1, size = tokens read per
-// sample, classes = vocabulary.
+// lstm_lm, mobilebert, seq2seq and memnet costed per sample of seq_len
+// tokens, as workloads/models/{lstm_lm,mobilebert,seq2seq,memnet}.h build
+// them. For these models ModelInput is {1, seq_len, vocab}: channels 1,
+// size = tokens read per sample (memnet: words per sentence, of its 50
+// memory sentences and the question), classes = vocabulary. Like every
+// twin figure these are simulated: the MACs and parameters follow the
+// networks exactly, the kernel counts are estimates of LibTorch's eager
+// launches (the layer lists below).
 //
 // MACs follow `powersweep-workload describe`: Linear layers, the LSTM gates'
 // two matrix products (4 x hidden x (input + hidden) per token and layer),
@@ -44,6 +48,7 @@ class TokenTally {
     c_.forward_kernels += kernels;
   }
   void Macs(double macs) { c_.forward_macs += macs; }
+  void InputValues(double values) { c_.input_values = values; }
   double tokens() const { return tokens_; }
   ModelCost Finish() const {
     ModelCost c = c_;
@@ -135,6 +140,82 @@ ModelCost MobileBertCost(const ModelInput& input) {
   t.Op(kHidden * vocab);  // the decoder matrix, concatenated
   t.Macs(n * kHidden * vocab);
   t.Op(n * vocab, 2);     // logits, bias
+  return t.Finish();
+}
+
+// seq2seq (workloads/models/seq2seq.h): GRU encoder and decoder (2 layers,
+// embedding 256, hidden 512), Luong "general" attention, generator; trained
+// teacher-forced with Adam, inference decodes greedily one token per step.
+ModelCost Seq2SeqCost(const ModelInput& input) {
+  constexpr double kEmb = 256, kHidden = 512;
+  constexpr int kLayers = 2;
+  // Adam's kernels per parameter tensor beyond SGD with momentum's two
+  // (as fathom_cost.cc: two moments and a root, 8).
+  constexpr int kAdamExtraKernels = 6;
+  const double vocab = input.classes, len = input.size;
+  TokenTally t("seq2seq", input);
+  const double n = t.tokens();
+  double decoder_params = 0;
+  for (int side = 0; side < 2; ++side) {  // encoder, decoder
+    t.Params(vocab * kEmb, 1);
+    t.Op(n * kEmb);  // embedding lookup
+    for (int layer = 0; layer < kLayers; ++layer) {
+      const double in = layer == 0 ? kEmb : kHidden;
+      const double p = 3 * kHidden * (in + kHidden) + 6 * kHidden;
+      t.Params(p, 4);
+      if (side == 1) decoder_params += p;
+      t.Macs(n * 3 * kHidden * (in + kHidden));
+      // Input projection, then per step the recurrent GEMM and the gates.
+      t.Op(n * 3 * kHidden + n * 4 * kHidden, 1 + 2 * input.size);
+    }
+  }
+  t.Op(n, 2);                            // decoder input: <eos>, shift, cat
+  t.Linear(kHidden, kHidden, false);     // attention keys W_a s_j
+  t.Macs(2 * len * len * kHidden);       // scores, context
+  t.Op(2 * len * len + n * kHidden, 3);  // scores, softmax, context
+  t.Op(n * 2 * kHidden);                 // cat [c; h]
+  t.Linear(2 * kHidden, kHidden, false);  // attention_combine
+  t.Op(n * kHidden);                     // tanh
+  t.Linear(kHidden, vocab);              // generator
+  ModelCost c = t.Finish();
+  c.train_kernels += kAdamExtraKernels * c.param_tensors;
+  // Greedy decoding: the encoder's kernels once, then per step the
+  // embedding, per layer three (input GEMM, recurrent GEMM, gates), the
+  // attention's six (scores, softmax, context, cat, combine, tanh), the
+  // generator and the argmax, and the logits' cat and the loss at the end.
+  const int encoder_kernels = 1 + kLayers * (1 + 2 * input.size) + 1;
+  c.infer_kernels =
+      encoder_kernels + input.size * (1 + 3 * kLayers + 6 + 2) + 2;
+  // Each step reads the decoder's weights again.
+  decoder_params += kHidden * kHidden * 3 + kHidden * vocab + vocab;
+  c.infer_weight_reads = 1 + (len - 1) * decoder_params / c.params;
+  return c;
+}
+
+// memnet (workloads/models/memnet.h): MemN2N, d = 20, 50 memory slots, 3
+// hops, adjacent tying (4 word and 4 temporal embeddings), position
+// encoding; SGD.
+ModelCost MemNetCost(const ModelInput& input) {
+  constexpr double kEmb = 20, kMemory = 50;
+  constexpr int kHops = 3;
+  const double vocab = input.classes, words = input.size;
+  TokenTally t("memnet", input);
+  t.InputValues((kMemory + 1) * words);
+  t.Params(4 * vocab * kEmb + 4 * kMemory * kEmb, 8);
+  t.Op(2 * (kMemory + 1) * words, 2);  // ids to long, the <pad> mask
+  // The question through A^1 and the story through A^1, C^1..C^3: lookup,
+  // position weights, mask, sum over the words; temporal rows added.
+  t.Op(3 * words * kEmb + kEmb, 4);
+  for (int e = 0; e <= kHops; ++e) {
+    t.Op(3 * kMemory * words * kEmb + kMemory * kEmb, 4);
+    t.Op(2 * kMemory * kEmb, 2);  // temporal lookup, add
+  }
+  for (int hop = 0; hop < kHops; ++hop) {
+    t.Macs(2 * kMemory * kEmb);
+    t.Op(2 * kMemory + 2 * kEmb, 4);  // scores, softmax, weighted sum, add
+  }
+  t.Macs(kEmb * vocab);  // the answer layer, u C^3^T
+  t.Op(vocab);
   return t.Finish();
 }
 

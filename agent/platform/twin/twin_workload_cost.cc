@@ -14,19 +14,28 @@ absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
   // Synthetic data takes the model's own input (as the workload makes it).
   ModelInput input = data.Synthetic() ? model_input : data.input;
   const TextModelLimits* text = FindTextModel(model);
-  if (!data.Synthetic() &&
-      (text != nullptr) != (data.format == DatasetFormat::kText)) {
+  const bool tokens = data.format == DatasetFormat::kText ||
+                      data.format == DatasetFormat::kBabi;
+  if (!data.Synthetic() && (text != nullptr) != tokens) {
     return absl::InvalidArgumentError(absl::StrCat(
         "model ", model, " cannot run on dataset ", dataset, ": ",
         text != nullptr ? "it reads token sequences and the set holds images"
                         : "it reads images and the set holds token ids"));
   }
+  // bAbI sets are memnet's stories and questions; memnet reads nothing else.
+  if (!data.Synthetic() && text != nullptr &&
+      (model == "memnet") != (data.format == DatasetFormat::kBabi)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model ", model, " cannot run on dataset ", dataset, ": ",
+        model == "memnet" ? "it reads bAbI stories and questions"
+                          : "a bAbI set holds memnet's stories and questions"));
+  }
   if (text != nullptr) {
     input.size = override_input.seq_len > 0 ? override_input.seq_len
                                             : text->default_seq_len;
     if (override_input.vocab > 0) input.classes = override_input.vocab;
-    if (!data.Synthetic()) {
-      const int64_t window = input.size + text->extra_sample_tokens;
+    if (data.format == DatasetFormat::kText) {
+      const int64_t window = text->SampleTokens(input.size);
       for (auto [split, tokens] :
            {std::pair{&data.train, data.train_tokens},
             std::pair{&data.infer, data.infer_tokens}}) {

@@ -154,10 +154,11 @@ v1::BuildProvenance TwinRuntime::Provenance(int threads) const {
   info->set_params(static_cast<int64_t>(m.params));
   info->set_forward_macs(static_cast<int64_t>(m.forward_macs));
   if (const TextModelLimits* t = FindTextModel(m.name)) {
-    // Token ids: 1 x 1 x (seq_len + the target token of lstm_lm).
+    // Token ids: 1 x 1 x (seq_len + the target token of lstm_lm; memnet:
+    // 51 sentences of seq_len words).
     info->add_input_shape(1);
     info->add_input_shape(1);
-    info->add_input_shape(m.input.size + t->extra_sample_tokens);
+    info->add_input_shape(t->SampleTokens(m.input.size));
     info->set_seq_len(m.input.size);
     info->set_vocab(m.input.classes);
   } else {

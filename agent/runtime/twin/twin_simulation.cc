@@ -11,7 +11,8 @@ namespace powersweep {
 namespace {
 
 // The sequence models' token fields, as the workload fills them
-// (workloads/runner/step.cc): tokens = samples x seq_len, except in
+// (workloads/runner/step.cc): tokens = samples x seq_len (memnet: x its
+// sentences), except in
 // generation (gpt2_small inference), where tokens = samples x generated
 // tokens, the time to first token is the prompt's share of the compute
 // (prefill MACs over all MACs, a modeled split) and the per-token latency
@@ -22,7 +23,9 @@ void SetTokenFields(const TwinWorkloadShape& shape, double compute_s,
   if (!IsSequenceModel(cost.name)) return;
   const int64_t batch = shape.batch_size;
   if (shape.train || cost.generated_tokens < 1) {
-    r->set_tokens(batch * cost.input.size);
+    // memnet counts every sentence's words (sample_rows of them).
+    const TextModelLimits* t = FindTextModel(cost.name);
+    r->set_tokens(batch * cost.input.size * (t != nullptr ? t->sample_rows : 1));
     return;
   }
   r->set_tokens(batch * cost.generated_tokens);

@@ -110,8 +110,8 @@ TEST_F(SweepSubmitterTest, RejectedSweepStoresNothing) {
   EXPECT_THAT(r.status().message(),
               HasSubstr("models[1]: unknown model 'resnet9' (known: alexnet, "
                         "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, "
-                        "mobilebert, mobilenetv3, resnet18, resnet50, "
-                        "squeezenet1_1, vae, vgg11, vgg19)"));
+                        "memnet, mobilebert, mobilenetv3, resnet18, resnet50, "
+                        "seq2seq, squeezenet1_1, vae, vgg11, vgg19)"));
   EXPECT_THAT(r.status().message(),
               HasSubstr("batch_sizes[1]: must be positive, got 0"));
   EXPECT_EQ(store_.create_sweep_calls(), 0);

@@ -74,12 +74,12 @@ TEST(ValidateSweepTest, UnknownNames) {
       ElementsAre("device_classes[1]: unknown device class 'tx2' "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
-                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
-                  "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
-                  "vgg19)",
+                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, memnet, "
+                  "mobilebert, mobilenetv3, resnet18, resnet50, seq2seq, "
+                  "squeezenet1_1, vae, vgg11, vgg19)",
                   "datasets[0]: unknown dataset 'cifar100' (known: "
-                  "catch-frames, cifar10, fashion-mnist, gld23k, imagenet, "
-                  "mnist, synthetic, wikitext, wordnet)"));
+                  "babi, catch-frames, cifar10, fashion-mnist, gld23k, "
+                  "imagenet, mnist, synthetic, wikitext, wordnet)"));
 }
 
 TEST(ValidateSweepTest, EmptyAxesAndName) {
@@ -96,12 +96,12 @@ TEST(ValidateSweepTest, EmptyAxesAndName) {
                   "device_classes: at least one device class is required "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models: at least one model is required (known: alexnet, "
-                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
-                  "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
-                  "vgg19)",
+                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, memnet, "
+                  "mobilebert, mobilenetv3, resnet18, resnet50, seq2seq, "
+                  "squeezenet1_1, vae, vgg11, vgg19)",
                   "datasets: at least one dataset is required (known: "
-                  "catch-frames, cifar10, fashion-mnist, gld23k, imagenet, "
-                  "mnist, synthetic, wikitext, wordnet)",
+                  "babi, catch-frames, cifar10, fashion-mnist, gld23k, "
+                  "imagenet, mnist, synthetic, wikitext, wordnet)",
                   "batch_sizes: at least one batch size is required",
                   "power_modes: at least one power mode is required ({} "
                   "leaves the device as it is)"));
@@ -363,7 +363,25 @@ TEST(ValidateSweepTest, SequenceLengthAndVocabularyMustFitTheTextModels) {
   images.set_seq_len(35);
   EXPECT_THAT(Problems(images),
               ElementsAre("seq_len: applies to the sequence models (lstm_lm, "
-                          "mobilebert) and the sweep runs none"));
+                          "memnet, mobilebert, seq2seq) and the sweep runs "
+                          "none"));
+  // memnet's seq_len is words per sentence, at most 64; seq2seq's 1024.
+  v1::SweepSpec fathom = GoodSpec();
+  fathom.clear_models();
+  fathom.clear_datasets();
+  fathom.add_workloads("memnet/babi");
+  fathom.add_workloads("seq2seq/wikitext");
+  fathom.set_seq_len(65);
+  EXPECT_THAT(Problems(fathom),
+              ElementsAre("seq_len: 65 does not fit memnet (1 to 64 tokens; "
+                          "0 for its default of 8)"));
+  fathom.set_seq_len(1025);
+  EXPECT_THAT(Problems(fathom),
+              ElementsAre(HasSubstr("seq_len: 1025 does not fit memnet"),
+                          HasSubstr("seq_len: 1025 does not fit seq2seq (1 "
+                                    "to 1024 tokens")));
+  fathom.set_seq_len(64);
+  EXPECT_THAT(Problems(fathom), IsEmpty());
 }
 
 TEST(ValidateSweepTest, IntegerAxes) {
@@ -510,9 +528,9 @@ TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
                   "device_classes[1]: unknown device class 'tx2' (known: "
                   "host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
-                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
-                  "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
-                  "vgg19)",
+                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, memnet, "
+                  "mobilebert, mobilenetv3, resnet18, resnet50, seq2seq, "
+                  "squeezenet1_1, vae, vgg11, vgg19)",
                   "batch_sizes[0]: must be positive, got 0",
                   "loader_workers[0]: must be between 0 and 64, got -1",
                   "power_modes[1].preset: unknown preset 'TURBO' for orin-agx "

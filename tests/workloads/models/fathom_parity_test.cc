@@ -1,4 +1,5 @@
-// vae, dqn and gpt2_small against references built from torch.nn modules
+// vae, dqn, gpt2_small, seq2seq and memnet against references built from
+// torch.nn modules
 // (fathom_reference.py beside this file, run with /usr/bin/python3): the
 // parameter names and shapes (gpt2_small's are HuggingFace
 // GPT2LMHeadModel's), the parameter counts, the forward MACs and the
@@ -81,6 +82,12 @@ TEST_P(FathomParityTest, MatchesItsTorchNnReference) {
   // A short sequence keeps gpt2_small's case quick; the weights are the
   // full model's either way.
   if (GetParam() == "gpt2_small") options.seq_len = 32;
+  // seq2seq at a small vocabulary keeps the case small (the layers are the
+  // full model's); memnet at its defaults.
+  if (GetParam() == "seq2seq") {
+    options.seq_len = 12;
+    options.vocab = 300;
+  }
   WriteCase(GetParam(), options, dir_);
   if (HasFatalFailure()) return;
   const std::string script = std::string(POWERSWEEP_SOURCE_DIR) +
@@ -94,7 +101,7 @@ TEST_P(FathomParityTest, MatchesItsTorchNnReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Models, FathomParityTest,
-    ::testing::Values("dqn", "gpt2_small", "vae"),
+    ::testing::Values("dqn", "gpt2_small", "memnet", "seq2seq", "vae"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       return info.param;
     });

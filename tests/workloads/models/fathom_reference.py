@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Checks vae, dqn and gpt2_small built by powersweep against torch.nn.
+"""Checks vae, dqn, gpt2_small, seq2seq and memnet built by powersweep
+against torch.nn.
 
 Usage: /usr/bin/python3 fathom_reference.py CASE_DIR [CASE_DIR ...]
 
@@ -10,13 +11,17 @@ ExportModuleState writes them), input.npy and output.npy (the eval-mode
 forward pass). The reference networks below are built from torch.nn
 modules after the papers (Fathom's autoenc/variational.py sizes; Mnih et
 al. 2015; GPT-2 small with HuggingFace GPT2LMHeadModel's parameter names
-and layout). For each case this checks:
+and layout; seq2seq and memnet from workloads/bench/fathom_text_models.py,
+which the throughput benchmark trains too). For each case this checks:
   1. the state_dict keys and shapes equal the C++ parameters (gpt2_small:
      the tied lm_head.weight is the same tensor as transformer.wte.weight
      and is not a separate C++ parameter);
   2. the parameter counts are equal;
   3. the forward MACs at batch size 1 are equal (Conv2d, Linear and
-     GPT-2's Conv1D multiply-accumulates, counted with forward hooks);
+     GPT-2's Conv1D multiply-accumulates, counted with forward hooks, plus
+     what the references' forward passes add to EXTRA_MACS: the GRU gates'
+     products from the GRU weights' sizes, attention's and memnet's
+     matrix products from their operands' shapes);
   4. with the C++ weights loaded, the eval-mode output on the same input
      agrees: max |diff| <= 1e-4 x max(|reference output|, 1e-3).
 Exit status: 0 all pass, 1 a check failed, 3 torch cannot be imported,
@@ -34,6 +39,10 @@ try:
 except ImportError as e:
     print(f"cannot import torch/numpy with {sys.executable}: {e}")
     sys.exit(3)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "workloads", "bench"))
+from fathom_text_models import EXTRA_MACS, MemNet, Seq2Seq  # noqa: E402
 
 
 class Vae(nn.Module):
@@ -165,11 +174,16 @@ def reference(meta):
         return Dqn(meta["classes"])
     if name == "gpt2_small":
         return Gpt2LMHead(meta["seq_len"])
+    if name == "seq2seq":
+        return Seq2Seq(meta["classes"], meta["seq_len"])
+    if name == "memnet":
+        return MemNet(meta["classes"], meta["seq_len"])
     raise KeyError(f"no reference for {name}")
 
 
 def count_macs(model, shape):
     total = [0]
+    EXTRA_MACS[0] = 0
 
     def hook(module, inputs, output):
         if isinstance(module, nn.Conv2d):
@@ -188,7 +202,7 @@ def count_macs(model, shape):
         model(torch.zeros(1, *shape))
     for h in handles:
         h.remove()
-    return total[0]
+    return total[0] + EXTRA_MACS[0]
 
 
 def read_case(case_dir):

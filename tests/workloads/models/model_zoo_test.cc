@@ -38,8 +38,9 @@ TEST(ModelZooTest, KnownModelsAreTheStudyModels) {
   EXPECT_EQ(KnownModels(),
             (std::vector<std::string>{
                 "alexnet", "dqn", "gpt2_small", "inception_v3", "lenet5",
-                "lstm_lm", "mobilebert", "mobilenetv3", "resnet18", "resnet50",
-                "squeezenet1_1", "vae", "vgg11", "vgg19"}));
+                "lstm_lm", "memnet", "mobilebert", "mobilenetv3", "resnet18",
+                "resnet50", "seq2seq", "squeezenet1_1", "vae", "vgg11",
+                "vgg19"}));
 }
 
 TEST(ModelZooTest, EachModelBuildsWithItsStudyDefaultsAndGivesLogits) {
@@ -172,9 +173,9 @@ std::string ErrorOf(const std::string& name, ModelOptions options) {
 TEST(ModelZooTest, BadOptionsNameTheOption) {
   EXPECT_EQ(ErrorOf("resnet9", {}),
             "--model: unknown model 'resnet9' (known: alexnet, dqn, "
-            "gpt2_small, inception_v3, lenet5, lstm_lm, mobilebert, "
-            "mobilenetv3, resnet18, resnet50, squeezenet1_1, vae, vgg11, "
-            "vgg19)");
+            "gpt2_small, inception_v3, lenet5, lstm_lm, memnet, mobilebert, "
+            "mobilenetv3, resnet18, resnet50, seq2seq, squeezenet1_1, vae, "
+            "vgg11, vgg19)");
   EXPECT_THAT(ErrorOf("resnet18", {/*num_classes=*/1, 0}),
               StartsWith("--classes: 1 is too few for resnet18"));
   EXPECT_THAT(ErrorOf("lenet5", {/*num_classes=*/-3, 0}),

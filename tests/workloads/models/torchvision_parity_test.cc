@@ -69,8 +69,8 @@ TEST_P(TorchvisionParityTest, MatchesTorchvisionAtTheStudyShape) {
 }
 
 // The torchvision (and LeNet-5) models; fathom_parity_test.cc checks dqn,
-// gpt2_small and vae, text_models_test.cc the text sequence models
-// (lstm_lm, mobilebert), against their torch.nn references.
+// gpt2_small, vae, seq2seq and memnet, text_models_test.cc lstm_lm and
+// mobilebert, against their torch.nn references.
 std::vector<std::string> TorchvisionModels() {
   std::vector<std::string> names;
   for (const std::string& m : KnownModels()) {

@@ -112,7 +112,9 @@ TEST(TwinWorkloadCostTest, PairsAreTheModelsOnTheSetsTheyCanRead) {
       "squeezenet1_1/synthetic", "vgg19/synthetic",
       "dqn/synthetic",         "gpt2_small/synthetic",  "vae/synthetic",
       "lstm_lm/wikitext",      "lstm_lm/wordnet",       "mobilebert/wikitext",
-      "mobilebert/wordnet",    "lstm_lm/synthetic",     "mobilebert/synthetic"};
+      "mobilebert/wordnet",    "lstm_lm/synthetic",     "mobilebert/synthetic",
+      "seq2seq/wikitext",      "seq2seq/wordnet",       "seq2seq/synthetic",
+      "memnet/babi",           "memnet/synthetic"};
   EXPECT_EQ(pairs, expected);
 }
 
@@ -143,6 +145,30 @@ TEST(TwinWorkloadCostTest, TextSetsAreCutIntoTheModelsWindows) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("token ids"), std::string::npos);
   EXPECT_FALSE(TwinWorkloadCostFor("mobilebert", "imagenet").ok());
+  // seq2seq reads windows of seq_len tokens, no overlap.
+  TwinWorkloadCost s2s = *TwinWorkloadCostFor("seq2seq", "wikitext");
+  EXPECT_EQ(s2s.dataset.train.samples, (2088628 - 30) / 30 + 1);
+  EXPECT_EQ(s2s.model.input.size, 30);
+}
+
+TEST(TwinWorkloadCostTest, BabiIsMemnetsQuestions) {
+  // bAbI's 1k shape as gen-dataset --format babi writes it.
+  DatasetCost b = *DatasetCostFor("babi");
+  EXPECT_STREQ(DatasetFormatName(b.format), "babi");
+  EXPECT_TRUE(b.LoadedAtStart());
+  EXPECT_EQ(b.train.samples, 1000);
+  EXPECT_EQ(b.infer.samples, 1000);
+  EXPECT_GT(b.train.storage_bytes, 1000 * 20.0);  // a story line or more
+  TwinWorkloadCost m = *TwinWorkloadCostFor("memnet", "babi");
+  EXPECT_EQ(m.dataset.train.samples, 1000);
+  EXPECT_EQ(m.model.input.size, 8);
+  EXPECT_EQ(m.model.input.classes, 23);
+  // Only memnet reads bAbI, and memnet reads nothing else.
+  absl::StatusOr<TwinWorkloadCost> bad = TwinWorkloadCostFor("lstm_lm", "babi");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("memnet"), std::string::npos);
+  EXPECT_FALSE(TwinWorkloadCostFor("memnet", "wikitext").ok());
+  EXPECT_FALSE(TwinWorkloadCostFor("resnet18", "babi").ok());
 }
 
 TEST(TwinWorkloadCostTest, ErrorsNameTheModelAndTheDataSet) {

@@ -198,6 +198,34 @@ TEST(ModelCostTest, SequenceModelsMatchTheBuiltNetworks) {
   EXPECT_FALSE(ModelCostFor("lstm_lm", {3, 35, 100}).ok());
 }
 
+// seq2seq and memnet against `powersweep-workload describe` at their
+// defaults (seq2seq 30 tokens of a 40,000 vocabulary; memnet 8 words per
+// sentence, a vocabulary of 23), the figures seq2seq_memnet_test checks
+// by hand and fathom_reference.py against torch.nn.
+TEST(ModelCostTest, Seq2SeqAndMemNetMatchTheBuiltNetworks) {
+  ModelCost s = *ModelCostFor("seq2seq");
+  EXPECT_EQ(s.input.size, 30);
+  EXPECT_EQ(s.input.classes, 40000);
+  EXPECT_EQ(s.params, 47303744);
+  EXPECT_EQ(s.forward_macs, 804065280);
+  EXPECT_EQ(s.param_tensors, 22);
+  // Greedy decoding: kernels per generated token, the decoder's weights
+  // read once per step.
+  ModelCost s60 = *ModelCostFor("seq2seq", {1, 60, 40000});
+  EXPECT_GT(s60.infer_kernels - s.infer_kernels, 30 * 10);
+  EXPECT_GT(s.infer_weight_reads, 10);
+  EXPECT_LT(s.infer_weight_reads, 30);
+  ModelCost m = *ModelCostFor("memnet");
+  EXPECT_EQ(m.input.size, 8);
+  EXPECT_EQ(m.params, 4 * 23 * 20 + 4 * 50 * 20);
+  EXPECT_EQ(m.forward_macs, 3 * 2 * 50 * 20 + 20 * 23);
+  EXPECT_EQ(m.param_tensors, 8);
+  EXPECT_EQ(m.input_values, 51 * 8);
+  absl::StatusOr<ModelCost> c = ModelCostFor("memnet", {1, 65, 23});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("1..64"), std::string::npos);
+}
+
 TEST(ModelCostTest, UnknownModelsAndImpossibleInputsAreNamed) {
   absl::StatusOr<ModelCost> c = ModelCostFor("alexnet_v2");
   ASSERT_FALSE(c.ok());

@@ -65,11 +65,13 @@ TEST(TwinAgentTest, RegistersTheClassTablesAndEveryModelAndDataSetItCosts) {
   EXPECT_THAT(caps.models(),
               testing::ElementsAre("alexnet", "conv", "dqn", "gemm",
                                    "gpt2_small", "inception_v3", "lenet5",
-                                   "lstm_lm", "mobilebert", "mobilenetv3",
-                                   "resnet18", "resnet50", "rnn",
-                                   "squeezenet1_1", "vae", "vgg11", "vgg19"));
+                                   "lstm_lm", "memnet", "mobilebert",
+                                   "mobilenetv3", "resnet18", "resnet50",
+                                   "rnn", "seq2seq", "squeezenet1_1", "vae",
+                                   "vgg11", "vgg19"));
   EXPECT_THAT(caps.datasets(),
-              testing::ElementsAre("catch-frames", "cifar10", "fashion-mnist",
+              testing::ElementsAre("babi", "catch-frames", "cifar10",
+                                   "fashion-mnist",
                                    "gld23k", "imagenet", "mnist", "synthetic",
                                    "wikitext", "wordnet"));
   // Simulated runs only: never offers containers.

@@ -71,9 +71,10 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
   ASSERT_TRUE(agent.ok());
   const v1::DeviceCapabilities caps =
       AgentCapabilities(*agent->platform, agent->catalog);
-  ASSERT_EQ(caps.models_size(), 17);  // 14 networks, 3 kernels
-  // The five image sets, catch-frames, the two text sets and synthetic.
-  ASSERT_EQ(caps.datasets_size(), 9);
+  ASSERT_EQ(caps.models_size(), 19);  // 16 networks, 3 kernels
+  // The five image sets, catch-frames, the two text sets, babi and
+  // synthetic.
+  ASSERT_EQ(caps.datasets_size(), 10);
   int runnable = 0;
   for (const std::string& model : caps.models()) {
     EXPECT_EQ(agent->catalog.models.count(model), 1u) << model;
@@ -111,10 +112,10 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
     }
   }
   // lenet5 and vae on 2 grey sets; 6 RGB models on 3 RGB sets; alexnet and
-  // inception_v3 on the 2 image-folder sets; lstm_lm and mobilebert on the
-  // 2 text sets; dqn on catch-frames; all 14 on synthetic (gpt2_small on
-  // nothing else).
-  EXPECT_EQ(runnable, 2 * 2 + 6 * 3 + 2 * 2 + 2 * 2 + 1 + 14);
+  // inception_v3 on the 2 image-folder sets; lstm_lm, mobilebert and
+  // seq2seq on the 2 text sets; dqn on catch-frames; memnet on babi; all 16
+  // on synthetic (gpt2_small on nothing else).
+  EXPECT_EQ(runnable, 2 * 2 + 6 * 3 + 2 * 2 + 3 * 2 + 1 + 1 + 16);
 }
 
 TEST(TwinWorkloadsTest, UnknownModelOrDataSetIsAClearErrorNamingIt) {
@@ -181,7 +182,9 @@ constexpr StudyWorkload kStudies[] = {
     {"lenet5", "mnist", true},        {"mobilenetv3", "gld23k", true},
     {"resnet18", "cifar10", true},    {"vgg11", "cifar10", true},
     {"resnet18", "imagenet", true},   {"resnet50", "imagenet", false},
-    {"mobilenetv3", "gld23k", false}, {"lenet5", "mnist", false}};
+    {"mobilenetv3", "gld23k", false}, {"lenet5", "mnist", false},
+    {"seq2seq", "wikitext", true},    {"seq2seq", "wikitext", false},
+    {"memnet", "babi", true}};
 
 TEST(TwinWorkloadsTest, LargerModelsTakeLongerPerMinibatchThanLeNet5) {
   const PerfModel perf(FindTwinClass("orin-agx"), {});
