@@ -32,31 +32,45 @@ REFERENCE = os.path.join(HERE, "pytorch_reference.py")
 FASHION = "/usr/share/datasets/fashion-mnist"
 
 
+def common_flags(c):
+    """The flags both sides take from configuration c, beyond the
+    model, data, batch, workers, threads and minibatches."""
+    flags = ["--task", c.get("task", "train")]
+    if c.get("size"):
+        flags += ["--input-size", str(c["size"])]
+    if c.get("seq_len"):
+        flags += ["--seq-len", str(c["seq_len"])]
+    if c.get("gen_tokens"):
+        flags += ["--gen-tokens", str(c["gen_tokens"])]
+    return flags
+
+
 def run_powersweep(binary, c):
     cmd = [binary, "run", "--model", c["model"], "--dataset-path", c["data"],
-           "--task", "train", "--batch-size", str(c["batch"]), "--workers",
+           "--batch-size", str(c["batch"]), "--workers",
            str(c["workers"]), "--threads", str(c["threads"]), "--minibatches",
            str(c["minibatches"]), "--seed", "1", "--records-fd", "1"]
-    if c.get("size"):
-        cmd += ["--input-size", str(c["size"])]
-    if c.get("seq_len"):
-        cmd += ["--seq-len", str(c["seq_len"])]
+    cmd += common_flags(c)
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     tokens = 0
-    stall = 0.0
+    stall = ttft = per_token = 0.0
     elapsed = None
     n = 0
     for line in out.splitlines():
         e = json.loads(line)
         if "minibatch" in e:
-            stall += e["minibatch"].get("stall_s", 0.0)
-            tokens += int(e["minibatch"].get("tokens", 0))
+            m = e["minibatch"]
+            stall += m.get("stall_s", 0.0)
+            tokens += int(m.get("tokens", 0))
+            ttft += m.get("ttft_s", 0.0)
+            per_token += m.get("per_token_s", 0.0)
             n += 1
         elif "finished" in e:
             elapsed = e["finished"]["elapsed_s"]
     return {"samples_per_s": n * c["batch"] / elapsed,
             "tokens_per_s": tokens / elapsed,
-            "stall_fraction": stall / elapsed}
+            "stall_fraction": stall / elapsed,
+            "mean_ttft_s": ttft / n, "mean_per_token_s": per_token / n}
 
 
 def run_pytorch(c):
@@ -64,10 +78,7 @@ def run_pytorch(c):
            "--dataset-path", c["data"], "--batch-size", str(c["batch"]),
            "--workers", str(c["workers"]), "--threads", str(c["threads"]),
            "--minibatches", str(c["minibatches"])]
-    if c.get("size"):
-        cmd += ["--input-size", str(c["size"])]
-    if c.get("seq_len"):
-        cmd += ["--seq-len", str(c["seq_len"])]
+    cmd += common_flags(c)
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -85,6 +96,14 @@ def ensure_folder(binary, path, train, classes):
     subprocess.run([binary, "gen-dataset", "--format", "image-folder", "--out",
                     path, "--train-count", str(train), "--test-count", "100",
                     "--classes", str(classes)], check=True)
+
+
+def ensure_frames(binary, path):
+    if os.path.exists(os.path.join(path, ".powersweep-dataset")):
+        return
+    subprocess.run([binary, "gen-dataset", "--format", "frames", "--out",
+                    path, "--train-count", "2000", "--test-count", "500"],
+                   check=True)
 
 
 def main():
@@ -116,6 +135,9 @@ def main():
         ensure_text(a.workload, wikitext,
                     ["--train-count", "2088628", "--test-count", "245569",
                      "--vocab", "33278"])
+    frames = os.path.join(a.data_dir, "bench-frames")
+    if wanted("dqn"):
+        ensure_frames(a.workload, frames)
     mb = 10 if a.quick else 30
     configs = [
         {"model": "lenet5", "data": FASHION, "batch": 64, "workers": 0,
@@ -139,10 +161,35 @@ def main():
         {"model": "mobilebert", "data": wordnet, "name": "wordnet",
          "batch": 4, "workers": 2, "threads": 2, "minibatches": mb,
          "seq_len": 64},
+        # Fathom's autoencoder; 0.47 M MACs a sample, so the loader and the
+        # optimizer weigh as much as the network.
+        {"model": "vae", "data": FASHION, "batch": 64, "workers": 0,
+         "threads": 1, "minibatches": 5 * mb},
+        {"model": "vae", "data": FASHION, "batch": 64, "workers": 0,
+         "threads": 1, "minibatches": 5 * mb, "task": "infer"},
+        # The Nature DQN on the catch game's replay memory (5x84x84 uint8
+        # frames a sample); batch 32 as in the paper.
+        {"model": "dqn", "data": frames, "name": "frames", "batch": 32,
+         "workers": 0, "threads": 2, "minibatches": mb},
+        {"model": "dqn", "data": frames, "name": "frames", "batch": 32,
+         "workers": 2, "threads": 2, "minibatches": mb},
+        {"model": "dqn", "data": frames, "name": "frames", "batch": 32,
+         "workers": 0, "threads": 2, "minibatches": mb, "task": "infer"},
+        # GPT-2 small (124 M parameters) on synthetic token ids: a
+        # CPU-sized sequence (32 tokens) and batch (2); inference generates
+        # 8 tokens per sample with a KV cache.
+        {"model": "gpt2_small", "data": "synthetic", "name": "synthetic",
+         "batch": 2, "workers": 0, "threads": 2,
+         "minibatches": max(2, mb // 10), "seq_len": 32},
+        {"model": "gpt2_small", "data": "synthetic", "name": "synthetic",
+         "batch": 2, "workers": 0, "threads": 2,
+         "minibatches": max(2, mb // 10), "seq_len": 32, "gen_tokens": 8,
+         "task": "infer"},
     ]
-    print("model      data          batch workers threads mbs | powersweep "
-          "samples/s stall | pytorch samples/s stall | ratio | tokens/s "
-          "powersweep pytorch")
+    print("model      task  data          batch workers threads mbs | "
+          "powersweep samples/s stall | pytorch samples/s stall | ratio | "
+          "tokens/s powersweep pytorch | ttft s, per-token s powersweep "
+          "pytorch")
     for c in configs:
         if only and c["model"] not in only:
             continue
@@ -154,19 +201,26 @@ def main():
             pt.append(run_pytorch(c))
         med = lambda rows, k: statistics.median(r[k] for r in rows)
         ps_tput, pt_tput = med(ps, "samples_per_s"), med(pt, "samples_per_s")
-        if "name" in c:
+        if c.get("seq_len"):
             data = "%s@%d" % (c["name"], c["seq_len"])
-            tokens = " | %10.0f %7.0f" % (med(ps, "tokens_per_s"),
+            tokens = " | %10.1f %7.1f" % (med(ps, "tokens_per_s"),
                                           med(pt, "tokens_per_s"))
+        elif "name" in c:
+            data, tokens = c["name"], ""
         else:
             data = ("fashion-mnist" if c["data"] == FASHION
                     else "jpeg-folder@%d" % c["size"])
             tokens = ""
-        print("%-10s %-13s %5d %7d %7d %3d | %10.1f %10.1f%% | %10.1f %6.1f%% "
-              "| %5.2f%s"
-              % (c["model"], data, c["batch"], c["workers"], c["threads"],
-                 c["minibatches"], ps_tput, 100 * med(ps, "stall_fraction"),
-                 pt_tput, 100 * med(pt, "stall_fraction"), ps_tput / pt_tput,
+        if c.get("gen_tokens"):
+            tokens += " | %5.2f %5.3f  %5.2f %5.3f" % (
+                med(ps, "mean_ttft_s"), med(ps, "mean_per_token_s"),
+                med(pt, "mean_ttft_s"), med(pt, "mean_per_token_s"))
+        print("%-10s %-5s %-13s %5d %7d %7d %3d | %10.1f %10.1f%% | %10.1f "
+              "%6.1f%% | %5.2f%s"
+              % (c["model"], c.get("task", "train"), data, c["batch"],
+                 c["workers"], c["threads"], c["minibatches"], ps_tput,
+                 100 * med(ps, "stall_fraction"), pt_tput,
+                 100 * med(pt, "stall_fraction"), ps_tput / pt_tput,
                  tokens))
         sys.stdout.flush()
 
