@@ -1,24 +1,45 @@
 #!/usr/bin/env python3
-"""Benchmark: powersweep-workload's training loop and loader against PyTorch
-with torch.utils.data.DataLoader, same configuration, in one run.
+"""Benchmark: powersweep-workload's training and inference loops and loader
+against PyTorch with torch.utils.data.DataLoader, same configuration, in
+one run.
 
-For each configuration (model, data set, batch size, loader workers,
+For each configuration (model, task, data set, batch size, loader workers,
 threads, minibatches) it runs `powersweep-workload run` and then
 pytorch_reference.py (under /usr/bin/python3), alternating for --rounds
 rounds, and prints both sides' throughput (samples/s over the whole run,
-first minibatch included on both sides; for the sequence models lstm_lm and
-mobilebert also tokens/s = samples/s x seq_len), their ratio (powersweep / PyTorch:
-above 1 means powersweep is faster) and each side's stall fraction (time
-waiting for data / elapsed). Figures are medians over the rounds. This is a
-benchmark, not a test: it asserts nothing.
+first minibatch included on both sides; for the sequence models lstm_lm,
+mobilebert and gpt2_small also tokens/s: samples/s x seq_len in training,
+generated tokens/s in gpt2_small inference), their ratio (powersweep /
+PyTorch: above 1 means powersweep is faster) and each side's stall fraction
+(time waiting for data / elapsed); for gpt2_small inference also each
+side's mean time to first token and per-token latency (powersweep's from
+its records' ttft_s and per_token_s; PyTorch's measured the same way around
+a KV-cache generation loop). Figures are medians over the rounds. This is
+a benchmark, not a test: it asserts nothing.
 
   workloads/bench/bench_vs_pytorch.py --workload build/workloads/powersweep-workload \\
-      [--data-dir var/data] [--rounds 1] [--quick]
+      [--data-dir var/data] [--rounds 1] [--quick] [--minibatches N] \\
+      [--only vae,dqn,gpt2_small]
+
+Rows: lenet5 (Fashion-MNIST) and resnet18 (a JPEG folder at 64x64),
+training with 0 and 2 loader workers; lstm_lm (WikiText-2-shaped tokens,
+BPTT 35) and mobilebert (WordNet glosses, seq_len 64), training with 0 and
+2 workers; vae (Fashion-MNIST, batch 64, 1 thread) training and inference;
+dqn (the catch game's frames, batch 32) training with 0 and 2 workers and
+inference; gpt2_small (`synthetic` token ids, seq_len 32, batch 2; a
+CPU-sized configuration of the 124 M-parameter model) training and
+inference generating 8 tokens per sample. Inference runs `--task infer` on
+both sides: the test split in order, eval mode, no gradients. The PyTorch
+networks, losses and optimizers of vae, dqn and gpt2_small are
+fathom_reference_models.py (parity-tested against the C++ models by
+tests/workloads/models/fathom_reference.py): Adam, RMSprop (eps 1e-5) with
+the DQN's target network refreshed every 100 steps, AdamW.
 
 Generated data sets (gen-dataset) are written under --data-dir when absent:
 an image folder, the WordNet glosses (from Debian's wordnet-base, vocabulary
-capped at 30,522, BERT's size) and a WikiText-2-shaped token set (2,088,628
-training tokens, 33,278-token vocabulary).
+capped at 30,522, BERT's size), a WikiText-2-shaped token set (2,088,628
+training tokens, 33,278-token vocabulary) and a frames set (2,000 training
+and 500 test transitions, 88 MB).
 """
 import argparse
 import json
@@ -43,6 +64,11 @@ def common_flags(c):
     if c.get("gen_tokens"):
         flags += ["--gen-tokens", str(c["gen_tokens"])]
     return flags
+
+
+def figure(v):
+    """A throughput with 3 significant digits or one decimal."""
+    return "%.1f" % v if v >= 100 else "%.3g" % v
 
 
 def run_powersweep(binary, c):
@@ -203,8 +229,8 @@ def main():
         ps_tput, pt_tput = med(ps, "samples_per_s"), med(pt, "samples_per_s")
         if c.get("seq_len"):
             data = "%s@%d" % (c["name"], c["seq_len"])
-            tokens = " | %10.1f %7.1f" % (med(ps, "tokens_per_s"),
-                                          med(pt, "tokens_per_s"))
+            tokens = " | %10s %7s" % (figure(med(ps, "tokens_per_s")),
+                                      figure(med(pt, "tokens_per_s")))
         elif "name" in c:
             data, tokens = c["name"], ""
         else:
@@ -215,11 +241,11 @@ def main():
             tokens += " | %5.2f %5.3f  %5.2f %5.3f" % (
                 med(ps, "mean_ttft_s"), med(ps, "mean_per_token_s"),
                 med(pt, "mean_ttft_s"), med(pt, "mean_per_token_s"))
-        print("%-10s %-5s %-13s %5d %7d %7d %3d | %10.1f %10.1f%% | %10.1f "
+        print("%-10s %-5s %-13s %5d %7d %7d %3d | %10s %10.1f%% | %10s "
               "%6.1f%% | %5.2f%s"
               % (c["model"], c.get("task", "train"), data, c["batch"],
-                 c["workers"], c["threads"], c["minibatches"], ps_tput,
-                 100 * med(ps, "stall_fraction"), pt_tput,
+                 c["workers"], c["threads"], c["minibatches"], figure(ps_tput),
+                 100 * med(ps, "stall_fraction"), figure(pt_tput),
                  100 * med(pt, "stall_fraction"), ps_tput / pt_tput,
                  tokens))
         sys.stdout.flush()
