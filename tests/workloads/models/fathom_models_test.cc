@@ -4,7 +4,6 @@
 // forward pass.
 #include <torch/torch.h>
 
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -253,39 +252,6 @@ TEST(FathomModelsTest, Gpt2InferenceStepReportsTokensAndLatencies) {
   const StepResult train = MakeStep(v1::TASK_TRAIN, model)->Run(mb);
   EXPECT_EQ(train.tokens, 3 * 8);
   EXPECT_FALSE(train.ttft_s.has_value());
-}
-
-// Prints what a gpt2_small minibatch costs here at the defaults (seq_len
-// 128, 16 generated tokens, batch 1): figures for the README, no timing is
-// asserted.
-TEST(FathomModelsTest, Gpt2FiguresAtTheDefaults) {
-  torch::manual_seed(11);
-  std::shared_ptr<Model> model = Build("gpt2_small");
-  auto [input, labels] = model->SyntheticBatch(1);
-  const Minibatch mb{0, 0, 1, input, labels};
-  std::unique_ptr<Step> infer = MakeStep(v1::TASK_INFER, model);
-  for (int i = 0; i < 3; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const StepResult r = infer->Run(mb);
-    const double s = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - t0)
-                         .count();
-    ASSERT_TRUE(r.ttft_s.has_value() && r.per_token_s.has_value());
-    std::cout << "gpt2_small infer batch 1: " << r.tokens << " tokens in "
-              << s << " s, ttft " << *r.ttft_s << " s, per token "
-              << *r.per_token_s << " s\n";
-  }
-  std::unique_ptr<Step> train = MakeStep(v1::TASK_TRAIN, model);
-  for (int i = 0; i < 2; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const StepResult r = train->Run(mb);
-    const double s = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - t0)
-                         .count();
-    std::cout << "gpt2_small train batch 1: " << r.tokens << " tokens in "
-              << s << " s (" << r.tokens / s << " tokens/s), loss " << r.loss
-              << "\n";
-  }
 }
 
 }  // namespace

@@ -8,11 +8,12 @@ Each CASE_DIR is what fathom_parity_test.cc writes: meta.txt ("key value"
 lines: model, channels, height, width, classes, seq_len, params,
 forward_macs), state/ (state.txt and one .npy per tensor, as
 ExportModuleState writes them), input.npy and output.npy (the eval-mode
-forward pass). The reference networks below are built from torch.nn
-modules after the papers (Fathom's autoenc/variational.py sizes; Mnih et
-al. 2015; GPT-2 small with HuggingFace GPT2LMHeadModel's parameter names
-and layout; seq2seq and memnet from workloads/bench/fathom_text_models.py,
-which the throughput benchmark trains too). For each case this checks:
+forward pass). The reference networks (workloads/bench/
+fathom_reference_models.py, also the benchmark's PyTorch side) are built
+from torch.nn modules after the papers (Fathom's autoenc/variational.py
+sizes; Mnih et al. 2015; GPT-2 small with HuggingFace GPT2LMHeadModel's
+parameter names and layout; seq2seq and memnet from
+workloads/bench/fathom_text_models.py). For each case this checks:
   1. the state_dict keys and shapes equal the C++ parameters (gpt2_small:
      the tied lm_head.weight is the same tensor as transformer.wte.weight
      and is not a separate C++ parameter);
@@ -27,7 +28,6 @@ which the throughput benchmark trains too). For each case this checks:
 Exit status: 0 all pass, 1 a check failed, 3 torch cannot be imported,
 2 bad usage or unreadable case.
 """
-import math
 import os
 import sys
 
@@ -35,150 +35,25 @@ try:
     import numpy as np
     import torch
     from torch import nn
-    import torch.nn.functional as F
 except ImportError as e:
     print(f"cannot import torch/numpy with {sys.executable}: {e}")
     sys.exit(3)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "workloads", "bench"))
+from fathom_reference_models import Conv1D, reference as build  # noqa: E402
 from fathom_text_models import EXTRA_MACS, MemNet, Seq2Seq  # noqa: E402
-
-
-class Vae(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.encoder_mean = nn.Linear(784, 200)
-        self.encoder_log_var = nn.Linear(784, 200)
-        self.decoder = nn.Linear(200, 784)
-
-    def forward(self, x):
-        x = torch.flatten(x, 1)
-        self.encoder_log_var(x)
-        return self.decoder(self.encoder_mean(x))
-
-
-class Dqn(nn.Module):
-    def __init__(self, actions):
-        super().__init__()
-        self.conv1 = nn.Conv2d(4, 32, 8, stride=4)
-        self.conv2 = nn.Conv2d(32, 64, 4, stride=2)
-        self.conv3 = nn.Conv2d(64, 64, 3)
-        self.fc1 = nn.Linear(3136, 512)
-        self.fc2 = nn.Linear(512, actions)
-
-    def forward(self, x):
-        x = x[:, :4]
-        x = F.relu(self.conv1(x))
-        x = F.relu(self.conv2(x))
-        x = F.relu(self.conv3(x))
-        x = F.relu(self.fc1(torch.flatten(x, 1)))
-        return self.fc2(x)
-
-
-class Conv1D(nn.Module):
-    """HuggingFace's Conv1D: y = x W + b, W stored (in, out)."""
-
-    def __init__(self, n_in, n_out):
-        super().__init__()
-        self.weight = nn.Parameter(torch.randn(n_in, n_out) * 0.02)
-        self.bias = nn.Parameter(torch.zeros(n_out))
-
-    def forward(self, x):
-        return torch.addmm(self.bias, x.reshape(-1, x.shape[-1]),
-                           self.weight).view(*x.shape[:-1], -1)
-
-
-class Attention(nn.Module):
-    def __init__(self, d, heads):
-        super().__init__()
-        self.heads = heads
-        self.c_attn = Conv1D(d, 3 * d)
-        self.c_proj = Conv1D(d, d)
-
-    def forward(self, x):
-        n, t, d = x.shape
-        q, k, v = self.c_attn(x).split(d, dim=-1)
-        split = lambda y: y.view(n, t, self.heads, d // self.heads) \
-            .transpose(1, 2)
-        q, k, v = split(q), split(k), split(v)
-        scores = q @ k.transpose(-1, -2) / math.sqrt(d // self.heads)
-        mask = torch.ones(t, t, dtype=torch.bool).triu(1)
-        scores = scores.masked_fill(mask, float("-inf"))
-        y = (scores.softmax(-1) @ v).transpose(1, 2).reshape(n, t, d)
-        return self.c_proj(y)
-
-
-class Mlp(nn.Module):
-    def __init__(self, d):
-        super().__init__()
-        self.c_fc = Conv1D(d, 4 * d)
-        self.c_proj = Conv1D(4 * d, d)
-
-    def forward(self, x):
-        return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
-
-
-class Block(nn.Module):
-    def __init__(self, d, heads):
-        super().__init__()
-        self.ln_1 = nn.LayerNorm(d, eps=1e-5)
-        self.attn = Attention(d, heads)
-        self.ln_2 = nn.LayerNorm(d, eps=1e-5)
-        self.mlp = Mlp(d)
-
-    def forward(self, x):
-        x = x + self.attn(self.ln_1(x))
-        return x + self.mlp(self.ln_2(x))
-
-
-class Transformer(nn.Module):
-    def __init__(self, vocab, context, d, layers, heads):
-        super().__init__()
-        self.wte = nn.Embedding(vocab, d)
-        self.wpe = nn.Embedding(context, d)
-        self.h = nn.ModuleList(Block(d, heads) for _ in range(layers))
-        self.ln_f = nn.LayerNorm(d, eps=1e-5)
-
-    def forward(self, tokens):
-        pos = torch.arange(tokens.shape[1])
-        x = self.wte(tokens) + self.wpe(pos)
-        for block in self.h:
-            x = block(x)
-        return self.ln_f(x)
-
-
-class Gpt2LMHead(nn.Module):
-    """GPT-2 small in GPT2LMHeadModel's layout, the head tied to wte."""
-
-    def __init__(self, seq_len):
-        super().__init__()
-        self.seq_len = seq_len
-        self.transformer = Transformer(50257, 1024, 768, 12, 12)
-        self.lm_head = nn.Linear(768, 50257, bias=False)
-        self.lm_head.weight = self.transformer.wte.weight
-
-    def forward(self, x):
-        tokens = x.reshape(x.shape[0], -1).long()[:, :self.seq_len]
-        return self.lm_head(self.transformer(tokens))
 
 
 TIED = {"gpt2_small": {"lm_head.weight": "transformer.wte.weight"}}
 
 
 def reference(meta):
-    name = meta["model"]
-    if name == "vae":
-        return Vae()
-    if name == "dqn":
-        return Dqn(meta["classes"])
-    if name == "gpt2_small":
-        return Gpt2LMHead(meta["seq_len"])
-    if name == "seq2seq":
+    if meta["model"] == "seq2seq":
         return Seq2Seq(meta["classes"], meta["seq_len"])
-    if name == "memnet":
+    if meta["model"] == "memnet":
         return MemNet(meta["classes"], meta["seq_len"])
-    raise KeyError(f"no reference for {name}")
+    return build(meta["model"], meta["classes"], meta["seq_len"])
 
 
 def count_macs(model, shape):
