@@ -6,13 +6,13 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/workloads/test_files.h"
 #include "workloads/data/dataset.h"
 #include "workloads/data/dataset_generator.h"
 #include "workloads/models/model.h"
@@ -24,19 +24,6 @@ namespace powersweep {
 namespace {
 
 using ::testing::HasSubstr;
-
-class TempDirectory {
- public:
-  TempDirectory() {
-    std::string templ = ::testing::TempDir() + "seq2seq_memnet_XXXXXX";
-    if (mkdtemp(templ.data()) != nullptr) path_ = templ;
-  }
-  ~TempDirectory() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 TEST(Seq2SeqMemNetTest, ShapesComeFromSeqLenAndVocab) {
   absl::StatusOr<ResolvedModel> r = ResolveModelOptions("seq2seq", {});
@@ -190,7 +177,7 @@ double Mean(const std::vector<double>& v, size_t from, size_t to) {
 }
 
 TEST(Seq2SeqMemNetTest, Seq2SeqLossFallsOnAWikipediaShapedSet) {
-  TempDirectory dir;
+  testing::TempDir dir;
   GenerateOptions g;
   g.format = "text";
   g.out_dir = dir.path() + "/wiki";
@@ -209,7 +196,7 @@ TEST(Seq2SeqMemNetTest, Seq2SeqLossFallsOnAWikipediaShapedSet) {
 }
 
 TEST(Seq2SeqMemNetTest, MemNetLossFallsOnAGeneratedBabiSet) {
-  TempDirectory dir;
+  testing::TempDir dir;
   GenerateOptions g;
   g.format = "babi";
   g.out_dir = dir.path() + "/babi";
