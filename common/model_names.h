@@ -14,11 +14,12 @@
 namespace powersweep {
 
 // Sorted by name.
-inline constexpr std::array<const char*, 16> kModelNames = {
-    "alexnet",       "dqn",          "gpt2_small", "inception_v3",
-    "lenet5",        "lstm_lm",      "memnet",     "mobilebert",
-    "mobilenetv3",   "resnet18",     "resnet50",   "seq2seq",
-    "squeezenet1_1", "vae",          "vgg11",      "vgg19"};
+inline constexpr std::array<const char*, 18> kModelNames = {
+    "alexnet",       "deepspeech2",  "dqn",          "gpt2_small",
+    "inception_v3",  "lenet5",       "lstm_lm",      "memnet",
+    "mobilebert",    "mobilenetv3",  "resnet18",     "resnet50",
+    "seq2seq",       "seq2seq_lstm", "squeezenet1_1", "vae",
+    "vgg11",         "vgg19"};
 
 // Whether the `name` members of `table` are kModelNames, in order.
 template <typename Row, size_t N>

@@ -10,6 +10,7 @@
 //   memnet      8                64           23              51 x seq_len
 //   mobilebert  128              512          30,522          seq_len
 //   seq2seq     30               1024         40,000          seq_len
+//   seq2seq_lstm  (as seq2seq: the same network with LSTM cells)
 //
 // seq_len: tokens the model reads per sample (lstm_lm: the BPTT length of
 // PyTorch's word_language_model example, default 35; mobilebert: at most its
@@ -61,6 +62,7 @@ inline constexpr TextModelLimits kTextModels[] = {
     {"memnet", 8, 64, 23, 0, 51},
     {"mobilebert", 128, 512, 30522, 0},
     {"seq2seq", 30, 1024, 40000, 0},
+    {"seq2seq_lstm", 30, 1024, 40000, 0},
 };
 
 // The limits of `model`, or nullptr when it is not a sequence model.

@@ -110,6 +110,9 @@ const std::vector<std::string>& RunsHeader() {
                                    "dataset_format",
                                    "storage_device",
                                    "storage_kind",
+                                   "kernel_shape",
+                                   "kernel_flops",
+                                   "kernel_launches",
                                    "applied_mode_json"};
   return *kHeader;
 }
@@ -168,7 +171,7 @@ const std::vector<std::string>& TelemetryHeader() {
 // The result columns of runs.csv (empty without a result).
 void AppendResultCells(const v1::RunResult* r, std::vector<std::string>* row) {
   if (r == nullptr) {
-    row->resize(row->size() + 26);
+    row->resize(row->size() + 29);
     return;
   }
   const v1::BuildProvenance& p = r->provenance();
@@ -203,7 +206,13 @@ void AppendResultCells(const v1::RunResult* r, std::vector<std::string>* row) {
       has_workload ? Int(w.forward_macs()) : "",
       has_workload ? w.dataset_format() : "",
       has_workload ? w.storage().device() : "",
-      has_workload ? w.storage().kind() : ""};
+      has_workload ? w.storage().kind() : "",
+      // Kernel runs only; what csv_export.cc's json_extract finds in the
+      // stored result (JSON omits zero values).
+      w.has_kernel() && !w.kernel().shape().empty() ? w.kernel().shape() : "",
+      w.has_kernel() && w.kernel().flops() != 0 ? Real(w.kernel().flops()) : "",
+      w.has_kernel() && w.kernel().launches() != 0 ? Real(w.kernel().launches())
+                                                   : ""};
   row->insert(row->end(), cells.begin(), cells.end());
 }
 

@@ -26,7 +26,8 @@
 ABSL_FLAG(std::string, model, "lenet5",
           "run, describe: the model (alexnet, dqn, gpt2_small, inception_v3, "
           "lenet5, lstm_lm, memnet, mobilebert, mobilenetv3, resnet18, "
-          "resnet50, seq2seq, squeezenet1_1, vae, vgg11, vgg19); "
+          "resnet50, seq2seq, seq2seq_lstm, squeezenet1_1, vae, vgg11, "
+          "vgg19); "
           "run: or a kernel (gemm, conv, rnn) with --kernel-shape.");
 ABSL_FLAG(int64_t, gen_tokens, 0,
           "run, describe (gpt2_small only): tokens an inference minibatch "
@@ -48,8 +49,9 @@ ABSL_FLAG(std::string, dataset_path, "",
           "labels-idx1}-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist), "
           "CIFAR-10 binary batches (data_batch_1..5.bin, test_batch.bin) or "
           "JPEG image folders (train/<class>/*.jpg, val/<class>/*.jpg) or a "
-          "text set (vocab.txt, train.tokens, test.tokens) or bAbI task "
-          "files (qa<N>_<name>_train.txt, _test.txt). The format is "
+          "text set (vocab.txt, train.tokens, test.tokens), bAbI task "
+          "files (qa<N>_<name>_train.txt, _test.txt) or a speech set "
+          "({train,test}-transcripts.tsv and their WAV files). The format is "
           "detected from the contents. `synthetic` (not a directory; give a "
           "directory of that name as ./synthetic): one minibatch of random "
           "tensors of the model's input shape, made in memory before timing "
@@ -78,15 +80,19 @@ ABSL_FLAG(int64_t, input_size, 0,
           "for inception_v3); "
           "describe: input side (0 = the model's study default).");
 ABSL_FLAG(int64_t, seq_len, 0,
-          "run, describe (lstm_lm, mobilebert, seq2seq, memnet, gpt2_small): "
-          "tokens the model reads per sample (the prompt, in gpt2_small's "
-          "inference; memnet: words per sentence; 0 = the model's default: "
-          "lstm_lm 35, up to 4096; mobilebert 128, up to 512; seq2seq 30, up "
-          "to 1024; memnet 8, up to 64; gpt2_small 128, up to 1023).");
+          "run, describe (lstm_lm, mobilebert, seq2seq, seq2seq_lstm, memnet, "
+          "gpt2_small, deepspeech2): tokens the model reads per sample (the "
+          "prompt, in gpt2_small's inference; memnet: words per sentence; "
+          "deepspeech2: spectrogram frames, 10 ms each, every utterance "
+          "padded to them; 0 = the model's default: lstm_lm 35, up to 4096; "
+          "mobilebert 128, up to 512; seq2seq and seq2seq_lstm 30, up to "
+          "1024; memnet 8, up to 64; gpt2_small 128, up to 1023; deepspeech2 "
+          "256, 32 to 3000).");
 ABSL_FLAG(int64_t, vocab, 0,
-          "run, describe (lstm_lm, mobilebert, seq2seq, memnet): vocabulary "
-          "size (run: 0 = the data set's, else at least that; describe: 0 = "
-          "lstm_lm 33278, mobilebert 30522, seq2seq 40000, memnet 23); "
+          "run, describe (lstm_lm, mobilebert, seq2seq, seq2seq_lstm, "
+          "memnet): vocabulary size (run: 0 = the data set's, else at least "
+          "that; describe: 0 = lstm_lm 33278, mobilebert 30522, seq2seq and "
+          "seq2seq_lstm 40000, memnet 23); "
           "gen-dataset --format text: "
           "the vocabulary (synthetic: 0 = 33278; WordNet: a cap, 0 = every "
           "word).");
@@ -94,7 +100,8 @@ ABSL_FLAG(std::string, from_wordnet, "",
           "gen-dataset --format text: tokenise the glosses of the WordNet "
           "database in this directory (Debian's wordnet-base: "
           "/usr/share/wordnet) instead of writing a synthetic "
-          "Wikipedia-shaped corpus.");
+          "Wikipedia-shaped corpus; --format speech: the words of the "
+          "utterances come from these glosses (\"\" = /usr/share/wordnet).");
 ABSL_FLAG(int64_t, epochs, 0,
           "run: stop after this many epochs (0 = no limit).");
 ABSL_FLAG(int64_t, minibatches, 0,
@@ -114,7 +121,8 @@ ABSL_FLAG(int64_t, classes, 0,
           "gen-dataset: classes of the set (0 = 10).");
 ABSL_FLAG(bool, json, false, "describe: print one JSON object.");
 ABSL_FLAG(std::string, format, "",
-          "gen-dataset: idx, cifar10, image-folder, text, frames or babi.");
+          "gen-dataset: idx, cifar10, image-folder, text, frames, babi or "
+          "speech (espeak-ng utterances: WAV files and transcripts).");
 ABSL_FLAG(std::string, out, "", "gen-dataset: the directory to write.");
 ABSL_FLAG(int64_t, train_count, 1000,
           "gen-dataset: training samples (text: tokens of the synthetic "
@@ -143,8 +151,7 @@ Usage:
       --threads T --records-fd FD
   powersweep-workload describe --model M [--classes N] [--input-size S]
       [--seq-len L] [--vocab V] [--gen-tokens N] [--json]
-  powersweep-workload gen-dataset --format
-      idx|cifar10|image-folder|text|frames|babi
+  powersweep-workload gen-dataset --format idx|cifar10|image-folder|text|frames|babi|speech
       --out DIR [--train-count N] [--test-count N] [--classes K]
       [--image-size S] [--vocab V] [--from-wordnet DIR] [--seed S]
   powersweep-workload idle --duration-s S [--records-fd FD]
@@ -163,12 +170,17 @@ from the data set. Sequence models on text sets: lstm_lm (PyTorch's
 word_language_model, next-token loss, --seq-len 35) and mobilebert
 (MobileBERT with its masked-LM head, --seq-len 128) and seq2seq (GRU
 encoder-decoder with attention, --seq-len 30: the target is the source
-window reversed; inference decodes greedily); the vocabulary comes from the
+window reversed; inference decodes greedily; seq2seq_lstm is the same
+network with LSTM cells); the vocabulary comes from the
 data set's vocab.txt. memnet (end-to-end memory network, 3 hops) on bAbI
 sets: --seq-len is the words per sentence (8), the vocabulary the set's. gpt2_small (GPT-2 small, fixed vocabulary of
 50257; on synthetic data): training reports tokens; inference generates
 --gen-tokens tokens per sample with a KV cache and reports the time to
-first token and the per-token latency.
+first token and the per-token latency. deepspeech2 (Deep Speech 2 scaled
+for edge boards: 2-D convolutions over 80-band log-mel spectrograms,
+bidirectional GRUs, CTC loss over 29 characters) on speech sets or
+synthetic, --seq-len frames (default 256, 2.56 s); inference is the forward
+pass and a greedy CTC decode; its tokens are spectrogram frames.
 
 Kernels (DeepBench-style micro-benchmarks, no data set): gemm, conv and rnn
 with --kernel-shape; each "minibatch" record is one timed iteration after
@@ -199,6 +211,9 @@ tokens (WikiText-2's shape: 2088628 / 245569 tokens, --vocab 33278).
 --format babi writes bAbI task-1 files (qa1_single-supporting-fact_*.txt)
 of --train-count/--test-count questions from a simulated world of people
 moving between rooms ("Where is Mary?" answered by her latest move).
+--format speech speaks --train-count/--test-count utterances of 1-3 WordNet
+words with Debian's espeak-ng (voice, speed and pitch varied) into 16-bit
+WAV files with {train,test}-transcripts.tsv (needs the espeak-ng package).
 
 idle: writes the "started" record, stays idle for --duration-s and writes
 "finished": the idle process of a baseload run in a container.

@@ -413,6 +413,9 @@ v1::RunFinished RunExecutor::BuildResult(Run& run) {
   {
     absl::MutexLock lock(&run.events_mu);
     *r->mutable_provenance() = run.provenance[0];
+    double workload_cpu_s = 0;
+    for (int t = 0; t < tenants; ++t) workload_cpu_s += exits[t].cpu_s;
+    r->set_workload_cpu_s(workload_cpu_s);
     for (int t = 0; t < tenants; ++t) {
       std::string why = exits[t].FailureReason();
       if (why.empty() && !run.got_finished[t]) {

@@ -17,9 +17,11 @@ absl::StatusOr<CompareBy> ParseCompareBy(absl::string_view name) {
   }
   if (lower == "device") return CompareBy::kDevice;
   if (lower == "data" || lower == "dataset") return CompareBy::kData;
+  if (lower == "tenants") return CompareBy::kTenants;
   return absl::InvalidArgumentError(
       absl::StrCat("--by: unknown dimension \"", name,
-                   "\" (supported: runtime, page_cache, device, data)"));
+                   "\" (supported: runtime, page_cache, device, data, "
+                   "tenants)"));
 }
 
 absl::StatusOr<CompareDimension> ParseCompareDimension(
@@ -55,6 +57,8 @@ std::string CompareByName(CompareBy by) {
       return "device";
     case CompareBy::kData:
       return "data";
+    case CompareBy::kTenants:
+      return "tenants";
   }
   return "?";
 }
@@ -69,6 +73,8 @@ std::string BaselineLabel(const CompareDimension& dimension) {
       return dimension.baseline_device;
     case CompareBy::kData:
       return "synthetic";
+    case CompareBy::kTenants:
+      return "1 tenant";
   }
   return "baseline";
 }
@@ -83,6 +89,8 @@ std::string OtherLabel(const CompareDimension& dimension) {
       return dimension.other_device;
     case CompareBy::kData:
       return "real";
+    case CompareBy::kTenants:
+      return "co-located";
   }
   return "other";
 }
@@ -112,6 +120,10 @@ std::optional<Side> SideOf(CompareBy by, const v1::RunSpec& spec) {
       if (spec.workload().task() == v1::TASK_BASELOAD) return std::nullopt;
       return IsSyntheticDataset(spec.workload().dataset()) ? Side::kBaseline
                                                            : Side::kOther;
+    case CompareBy::kTenants:
+      // One run alone (tenants 0 or 1) vs several copies started together.
+      if (spec.workload().task() == v1::TASK_BASELOAD) return std::nullopt;
+      return spec.tenants() > 1 ? Side::kOther : Side::kBaseline;
   }
   return std::nullopt;
 }
@@ -157,6 +169,9 @@ v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
     case CompareBy::kData:
       key.mutable_workload()->clear_dataset();
       break;
+    case CompareBy::kTenants:
+      key.clear_tenants();
+      break;
   }
   return key;
 }
@@ -172,8 +187,21 @@ std::string CellLabel(const v1::RunSpec& key) {
                      " ", TaskText(w.task()),
                      " bs=", w.batch_size(), " workers=", w.loader_workers());
   }
-  return absl::StrCat(workload, " | ", key.device_class(), " | ",
-                      PowerModeText(key.power_mode(), "default mode"));
+  std::string label = absl::StrCat(workload, " | ", key.device_class(), " | ",
+                                   PowerModeText(key.power_mode(), "default mode"));
+  // What the dimension leaves in the key: a runtime other than native (not
+  // with --by runtime) and co-located tenants (not with --by tenants).
+  std::string placement;
+  if (key.runtime() != v1::RUNTIME_UNSPECIFIED &&
+      key.runtime() != v1::RUNTIME_NATIVE) {
+    placement = RuntimeText(key.runtime());
+  }
+  if (key.tenants() > 1) {
+    absl::StrAppend(&placement, placement.empty() ? "" : " ", "x",
+                    key.tenants(), " tenants");
+  }
+  if (!placement.empty()) absl::StrAppend(&label, " | ", placement);
+  return label;
 }
 
 }  // namespace powersweep

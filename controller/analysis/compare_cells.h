@@ -29,7 +29,7 @@ namespace powersweep {
 // `synthetic` data (baseline: random tensors made in memory, no I/O,
 // common/synthetic_dataset.h) vs real data (any other data set of the
 // cell's model), the CLOSER'18 study's comparison.
-enum class CompareBy { kRuntime, kPageCache, kDevice, kData };
+enum class CompareBy { kRuntime, kPageCache, kDevice, kData, kTenants };
 
 // A dimension with what it needs besides: for kDevice the two device ids.
 // Converts from a CompareBy (no devices).
@@ -41,19 +41,20 @@ struct CompareDimension {
 };
 
 // "runtime" -> kRuntime, "page_cache" (or "page-cache") -> kPageCache,
-// "device" -> kDevice, "data" (or "dataset") -> kData; InvalidArgument
-// naming --by otherwise.
+// "device" -> kDevice, "data" (or "dataset") -> kData, "tenants" ->
+// kTenants (one run alone vs co-located copies: RunSpec.tenants > 1, the
+// Appl. Sci. '23 comparison); InvalidArgument naming --by otherwise.
 absl::StatusOr<CompareBy> ParseCompareBy(absl::string_view name);
 // ParseCompareBy, and for "device" exactly two different non-empty device
 // ids in `devices` (baseline first); other dimensions take none.
 // InvalidArgument naming --by or --devices otherwise.
 absl::StatusOr<CompareDimension> ParseCompareDimension(
     absl::string_view by, const std::vector<std::string>& devices);
-// "runtime", "page_cache", "device", "data".
+// "runtime", "page_cache", "device", "data", "tenants".
 std::string CompareByName(CompareBy by);
-// "native", "keep", the baseline device id, "synthetic".
+// "native", "keep", the baseline device id, "synthetic", "1 tenant".
 std::string BaselineLabel(const CompareDimension& dimension);
-// "container", "drop", the other device id, "real".
+// "container", "drop", the other device id, "real", "co-located".
 std::string OtherLabel(const CompareDimension& dimension);
 
 enum class Side { kBaseline, kOther };
@@ -82,7 +83,10 @@ v1::RunSpec InstanceKey(const v1::RunSpec& spec);
 v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec);
 
 // "lenet5/fashion-mnist train bs=32 workers=0 | host | MAXN cores=4"
-// (compared by data, the key has no data set: "lenet5 train ...")
+// (compared by data, the key has no data set: "lenet5 train ..."), then
+// the runtime when the key has one other than native, and co-located
+// tenants ("| container x4 tenants"; compared by runtime the key has no
+// runtime: "| x4 tenants").
 std::string CellLabel(const v1::RunSpec& key);
 
 }  // namespace powersweep

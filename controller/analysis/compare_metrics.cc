@@ -24,8 +24,11 @@ const std::vector<MetricInfo>& AllMetrics() {
           {Metric::kComputeTime, "compute time", "ms"},
           {Metric::kOverheadTime, "overhead time", "ms"},
           {Metric::kThroughput, "throughput", "samples/s"},
+          {Metric::kKernelGflops, "achieved GFLOP/s", "GFLOP/s"},
+          {Metric::kKernelLaunchRate, "launch rate", "launches/s"},
           {Metric::kEnergy, "energy", "J"},
           {Metric::kIncrementalEnergy, "incremental energy", "J"},
+          {Metric::kWorkloadCpuTime, "workload CPU time", "s"},
           {Metric::kMedianCpuUtil, "median CPU util", "%"},
           {Metric::kMedianGpuUtil, "median GPU util", "%"},
           {Metric::kMedianPower, "median power", "W"},
@@ -57,10 +60,16 @@ std::optional<double> MetricValue(const RunMetrics& run, Metric metric) {
       return Scaled(run.mean_overhead_s, 1000);
     case Metric::kThroughput:
       return run.samples_per_s;
+    case Metric::kKernelGflops:
+      return run.kernel_gflop_per_s;
+    case Metric::kKernelLaunchRate:
+      return run.kernel_launches_per_s;
     case Metric::kEnergy:
       return run.energy_j;
     case Metric::kIncrementalEnergy:
       return run.incremental_energy_j;
+    case Metric::kWorkloadCpuTime:
+      return run.workload_cpu_s;
     case Metric::kMedianCpuUtil:
       return Scaled(run.median_cpu_util, 100);
     case Metric::kMedianGpuUtil:

@@ -45,6 +45,10 @@ void FillMinibatchMetrics(const v1::RunSummary& s, RunMetrics* m) {
       s.mean_minibatch_s() - s.mean_stall_s() - s.mean_compute_s();
   m->samples_per_s = s.samples_per_s();
   m->samples = s.samples_per_s() * s.mean_minibatch_s() * s.minibatches();
+  if (s.kernel_gflop_per_s() > 0) m->kernel_gflop_per_s = s.kernel_gflop_per_s();
+  if (s.kernel_launches_per_s() > 0) {
+    m->kernel_launches_per_s = s.kernel_launches_per_s();
+  }
 }
 
 void FillTelemetryMetrics(const std::vector<v1::TelemetrySample>& telemetry,
@@ -154,6 +158,7 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
     if (c.has_start_temp_c()) m.start_temp_c = c.start_temp_c();
     if (c.has_idle_power_mw()) m.idle_power_w = c.idle_power_mw() / 1000;
     m.run_device = c.device();
+    if (result->workload_cpu_s() > 0) m.workload_cpu_s = result->workload_cpu_s();
     m.binary_fingerprint = result->provenance().binary_fingerprint();
     m.framework_fingerprint = result->provenance().framework_fingerprint();
     m.framework = result->provenance().framework();

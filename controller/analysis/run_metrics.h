@@ -5,7 +5,8 @@
 // Per run:
 // - minibatch time and its split: mean e2e, stall, compute and overhead
 //   (= e2e - stall - compute) per minibatch; throughput (samples / s of
-//   e2e time). From SummarizeRun (run_summary.h).
+//   e2e time). From SummarizeRun (run_summary.h). Kernel runs also
+//   achieved GFLOP/s and the launch rate.
 // - energy: total (RunResult.energy_j, else the trapezoid of the samples)
 //   and incremental over the device's baseload (the RunResult fields the
 //   controller stored when the run finished; none when it stored none).
@@ -19,6 +20,8 @@
 //   cumulative counter, last minus first sample (in time order) of the
 //   samples that carry counters; for a gauge (nr_dirty, nr_writeback), the
 //   peak. tenant_* counters only when some sample has them non-zero.
+// - workload CPU time (RunResult.workload_cpu_s: every tenant's process or
+//   container), when the agent reported it.
 // - provenance: binary and framework fingerprints and the framework
 //   version from RunResult.provenance.
 // - conditions (RunResult.conditions, measured by the agent before the
@@ -66,6 +69,13 @@ struct RunMetrics {
   std::optional<double> samples_per_s;
   // Samples processed: samples_per_s x the minibatches' e2e time.
   std::optional<double> samples;
+  // Kernel runs only (RunSummary.kernel_gflop_per_s, kernel_launches_per_s:
+  // the iteration's FLOPs and launches over the mean compute time).
+  std::optional<double> kernel_gflop_per_s;
+  std::optional<double> kernel_launches_per_s;
+  // The workload's CPU time over its tenants (RunResult.workload_cpu_s);
+  // absent when the agent did not report it.
+  std::optional<double> workload_cpu_s;
 
   std::optional<double> energy_j;
   std::optional<double> incremental_energy_j;

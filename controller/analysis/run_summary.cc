@@ -53,6 +53,12 @@ void ApplyResult(const v1::RunResult& result, v1::RunSummary* s) {
   if (result.has_other_cpu_cores()) {
     s->set_other_cpu_cores(result.other_cpu_cores());
   }
+  const v1::BuildProvenance& p = result.provenance();
+  if (p.workload().has_kernel() && s->mean_compute_s() > 0) {
+    const v1::KernelInfo& k = p.workload().kernel();
+    s->set_kernel_gflop_per_s(k.flops() / s->mean_compute_s() / 1e9);
+    s->set_kernel_launches_per_s(k.launches() / s->mean_compute_s());
+  }
 }
 
 void ApplyEnergySpan(const v1::RunResult* result, double power_span_s,

@@ -25,7 +25,10 @@ v1::RunSummary SummarizeRun(const std::vector<v1::MinibatchRecord>& minibatches,
                             const v1::RunResult* result);
 
 // The result's figures over the records' ones: duration, energy and its
-// split (when the agent measured any), the agent's CPU fraction.
+// split (when the agent measured any), the agent's CPU fraction; for a
+// kernel run, achieved GFLOP/s and launches per second from the result's
+// KernelInfo over the records' mean compute time (so call it after the
+// records' aggregates are in `summary`).
 void ApplyResult(const v1::RunResult& result, v1::RunSummary* summary);
 
 // The span energy_j covers and the mean power over it, the one definition

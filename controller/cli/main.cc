@@ -72,7 +72,8 @@ ABSL_FLAG(double, timeout_s, 0,
 ABSL_FLAG(std::string, by, "runtime",
           "compare: the dimension whose two sides are compared (runtime: "
           "native vs container; page_cache: keep vs drop; device: the runs "
-          "of two devices, named by --devices).");
+          "of two devices, named by --devices; data: synthetic vs real data; "
+          "tenants: one tenant vs co-located copies).");
 ABSL_FLAG(std::string, devices, "",
           "compare --by device: the two device ids compared, baseline "
           "first (xavier-0,xavier-3).");

@@ -86,14 +86,16 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
               "batch",
               "workers", "mode", "runtime", "state", "minibatches",
               "ms_per_mb", "stall_pct", "samples_per_s", "tokens_per_s",
-              "ttft_ms", "ms_per_token", "loss_first", "loss_last",
+              "ttft_ms", "ms_per_token", "gflop_s", "launches_per_s",
+              "loss_first", "loss_last",
               "cpu_util_pct", "telemetry", "duration_s", "energy_j",
               "power_w", "incr_energy_j", "baseload_run", "energy_source",
               "other_cpu", "host_busy", "reason"};
   t.numeric = {true,  true,  true,  false, false, false, false, true,
                false, false, false, false, true,  true,  true,  true,
                true,  true,  true,  true,  true,  true,  true,  true,
-               true,  true,  true,  true,  false, true,  false, false};
+               true,  true,  true,  true,  true,  true,  false, true,
+               false, false};
   for (const auto& r : runs) {
     const auto& s = r.spec();
     const auto& m = r.summary();
@@ -125,6 +127,10 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
          m.mean_ttft_s() > 0 ? Fixed(m.mean_ttft_s() * 1e3, 1) : "-",
          m.mean_per_token_s() > 0 ? Fixed(m.mean_per_token_s() * 1e3, 2)
                                   : "-",
+         // Kernel runs only (gemm, conv, rnn); "-" for networks.
+         m.kernel_gflop_per_s() > 0 ? Fixed(m.kernel_gflop_per_s(), 2) : "-",
+         m.kernel_launches_per_s() > 0 ? Fixed(m.kernel_launches_per_s(), 0)
+                                       : "-",
          has && m.has_first_loss() ? Fixed(m.first_loss(), 3) : "-",
          has && m.has_last_loss() ? Fixed(m.last_loss(), 3) : "-",
          m.telemetry_samples() > 0 ? Fixed(100 * m.mean_cpu_util(), 0) : "-",
@@ -154,11 +160,12 @@ Table RunsTable(const std::vector<v1::RunStatus>& runs) {
 Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
   struct Cell {
     int runs = 0, done = 0, failed = 0;
-    Stat ms, stall, tput, cpu, energy, power, incremental;
+    Stat ms, stall, tput, gflops, launches, cpu, energy, power, incremental;
     std::set<std::string> sources;
   };
   std::map<std::vector<std::string>, Cell> cells;
   std::vector<std::vector<std::string>> order;
+  bool any_kernel = false;  // kernel columns only when a kernel run is done
   for (const auto& r : runs) {
     auto key = CellKey(r);
     auto [it, inserted] = cells.try_emplace(key);
@@ -174,6 +181,11 @@ Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
                     ? m.mean_stall_s() / m.mean_minibatch_s()
                     : 0);
     c.tput.Add(m.samples_per_s());
+    if (m.kernel_gflop_per_s() > 0) {
+      c.gflops.Add(m.kernel_gflop_per_s());
+      c.launches.Add(m.kernel_launches_per_s());
+      any_kernel = true;
+    }
     c.cpu.Add(m.mean_cpu_util());
     if (m.energy_j() > 0) {
       c.energy.Add(m.energy_j());
@@ -191,6 +203,12 @@ Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
                true, true, true, true, true, true, true, false};
   t.mean_sd = {false, false, false, false, false, false, false, false, false,
                true, true, true, true, true, true, true, false};
+  if (any_kernel) {
+    // After samples_per_s (index 11): achieved GFLOP/s and launches per s.
+    t.header.insert(t.header.begin() + 12, {"gflop_s", "launches_per_s"});
+    t.numeric.insert(t.numeric.begin() + 12, {true, true});
+    t.mean_sd.insert(t.mean_sd.begin() + 12, {true, true});
+  }
   for (const auto& key : order) {
     const Cell& c = cells[key];
     std::vector<std::string> row = key;
@@ -199,6 +217,10 @@ Table SummaryTable(const std::vector<v1::RunStatus>& runs) {
     row.push_back(c.ms.Show(1e3, 2));
     row.push_back(c.stall.Show(100, 1));
     row.push_back(c.tput.Show(1, 0));
+    if (any_kernel) {
+      row.push_back(c.gflops.Show(1, 2));
+      row.push_back(c.launches.Show(1, 0));
+    }
     row.push_back(c.cpu.Show(100, 0));
     row.push_back(c.energy.Show(1, 1));
     row.push_back(c.power.Show(1, 2));

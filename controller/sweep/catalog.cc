@@ -10,6 +10,7 @@
 #include "common/model_names.h"
 #include "common/power/power_catalog.h"
 #include "common/synthetic_dataset.h"
+#include "common/speech_models.h"
 #include "common/text_models.h"
 
 namespace powersweep {
@@ -65,21 +66,24 @@ WorkloadCatalog WorkloadCatalog::Default() {
   // take CIFAR-10's 32x32 images (workloads/models/catalog.h). The sequence
   // models lstm_lm and mobilebert (common/text_models.h) take token files:
   // the WordNet glosses and the Wikipedia-shaped set gen-dataset writes.
-  // seq2seq too; memnet takes bAbI sets (gen-dataset --format babi) only.
+  // seq2seq and seq2seq_lstm too; memnet takes bAbI sets (gen-dataset --format babi) only.
   // LeNet-5 and the VAE take the grey sets; the DQN the frames of its game
   // (gen-dataset --format frames); gpt2_small (a fixed vocabulary of
-  // 50,257) runs on synthetic only.
+  // 50,257) runs on synthetic only; deepspeech2 (common/speech_models.h)
+  // on the espeak-ng utterances of gen-dataset --format speech.
   const std::vector<std::string> grey = {"fashion-mnist", "mnist"};
   const std::vector<std::string> frames = {"catch-frames"};
   const std::vector<std::string> rgb = {"cifar10", "gld23k", "imagenet"};
   const std::vector<std::string> large_rgb = {"gld23k", "imagenet"};
   const std::vector<std::string> text = {"wikitext", "wordnet"};
   const std::vector<std::string> babi = {"babi"};
+  const std::vector<std::string> speech = {"espeak-words"};
   std::vector<std::string> all = grey;
   all.insert(all.end(), babi.begin(), babi.end());
   all.insert(all.end(), frames.begin(), frames.end());
   all.insert(all.end(), rgb.begin(), rgb.end());
   all.insert(all.end(), text.begin(), text.end());
+  all.insert(all.end(), speech.begin(), speech.end());
   // Every model takes `synthetic` (common/synthetic_dataset.h): random
   // tensors of its own input shape.
   const std::string synthetic(kSyntheticDataset);
@@ -96,6 +100,7 @@ WorkloadCatalog WorkloadCatalog::Default() {
     if (model == "dqn") sets = frames;
     if (model == "memnet") sets = babi;
     if (model == "gpt2_small") sets = {};
+    if (FindSpeechModel(model) != nullptr) sets = speech;
     sets.push_back(synthetic);
     models.push_back(ModelInfo{model, std::move(sets)});
   }

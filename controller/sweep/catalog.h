@@ -69,8 +69,9 @@ class WorkloadCatalog {
   // frames); mobilenetv3, resnet18, resnet50, squeezenet1_1, vgg11 and vgg19
   // on the RGB sets (cifar10, gld23k, imagenet); alexnet and inception_v3,
   // which cannot take 32x32 images, on gld23k and imagenet; lstm_lm,
-  // mobilebert and seq2seq on the text sets (wikitext, wordnet); memnet on
-  // babi (bAbI task 1 as gen-dataset --format babi writes it); every model on
+  // mobilebert, seq2seq and seq2seq_lstm on the text sets (wikitext,
+  // wordnet); memnet on babi (bAbI task 1 as gen-dataset --format babi
+  // writes it); deepspeech2 on espeak-words (gen-dataset --format speech); every model on
   // `synthetic` (random tensors of its input shape made in memory,
   // common/synthetic_dataset.h), gpt2_small on nothing else; the kernels
   // conv, gemm and rnn on shapes.

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/enum_text.h"
+#include "common/speech_models.h"
 #include "common/text_models.h"
 
 namespace powersweep {
@@ -257,10 +258,13 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
                                    task == v1::TASK_INFER);
                     // input_size sizes images; seq_len and vocab only
                     // reach common/text_models.h's models (gpt2_small
-                    // runs at its defaults).
+                    // runs at its defaults), and seq_len deepspeech2 (its
+                    // frames, common/speech_models.h).
                     if (FindTextModel(model) != nullptr) {
                       w->set_seq_len(spec.seq_len());
                       w->set_vocab(spec.vocab());
+                    } else if (FindSpeechModel(model) != nullptr) {
+                      w->set_seq_len(spec.seq_len());  // frames
                     } else if (!IsSequenceModel(model)) {
                       w->set_input_size(spec.input_size());
                     }

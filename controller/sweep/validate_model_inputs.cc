@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/image_models.h"
+#include "common/speech_models.h"
 #include "common/text_models.h"
 #include "controller/sweep/expand.h"
 #include "controller/sweep/validate.h"
@@ -62,27 +63,47 @@ void CheckInputSize(const v1::SweepSpec& spec,
 }
 
 // seq_len and vocab: they must fit every sequence model of the sweep, and
-// there must be one.
+// there must be one. seq_len is also deepspeech2's window of spectrogram
+// frames (common/speech_models.h), checked against its limits.
 void CheckSequenceOptions(const v1::SweepSpec& spec,
                           const std::vector<WorkloadPair>& pairs,
                           Problems* problems) {
   if (spec.seq_len() == 0 && spec.vocab() == 0) return;
   std::vector<const TextModelLimits*> text;
+  std::vector<const SpeechModelLimits*> speech;
   for (const WorkloadPair& pair : pairs) {
     const TextModelLimits* t = FindTextModel(pair.model);
     if (t != nullptr && std::find(text.begin(), text.end(), t) == text.end()) {
       text.push_back(t);
     }
+    const SpeechModelLimits* s = FindSpeechModel(pair.model);
+    if (s != nullptr &&
+        std::find(speech.begin(), speech.end(), s) == speech.end()) {
+      speech.push_back(s);
+    }
   }
   std::vector<std::string> names;
   for (const TextModelLimits& t : kTextModels) names.push_back(t.name);
+  if (spec.seq_len() != 0) {
+    for (const SpeechModelLimits* s : speech) {
+      if (spec.seq_len() < s->min_frames || spec.seq_len() > s->max_frames) {
+        problems->push_back(absl::StrCat(
+            "seq_len: ", spec.seq_len(), " spectrogram frames do not fit ",
+            s->name, " (", s->min_frames, " to ", s->max_frames,
+            " frames of 10 ms; 0 for its default of ", s->default_frames,
+            ")"));
+      }
+    }
+  }
   for (const char* field : {"seq_len", "vocab"}) {
     const int64_t v = field[0] == 's' ? spec.seq_len() : spec.vocab();
     if (v == 0) continue;
+    if (field[0] == 's' && text.empty() && !speech.empty()) continue;
     if (text.empty()) {
       problems->push_back(absl::StrCat(
           field, ": applies to the sequence models (", absl::StrJoin(names, ", "),
-          ") and the sweep runs none"));
+          ")", field[0] == 's' ? " and deepspeech2 (spectrogram frames)" : "",
+          " and the sweep runs none"));
       continue;
     }
     if (field[0] == 'v') {

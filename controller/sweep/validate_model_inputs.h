@@ -7,7 +7,9 @@
 //               take their own size only; AlexNet needs 63 and up;
 //               Inception-v3 299 and up when it trains), and the sweep
 //               runs an image model at all;
-//   seq_len     fits every sequence model of the sweep (lstm_lm, mobilebert);
+//   seq_len     fits every sequence model of the sweep (lstm_lm,
+//               mobilebert, seq2seq, seq2seq_lstm, memnet) and
+//               deepspeech2's window of spectrogram frames;
 //   vocab       is a vocabulary a text set can have.
 //
 // Each appends one line per problem to `problems`. Pure; thread-safe.

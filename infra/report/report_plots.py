@@ -140,8 +140,12 @@ def stacked_bars(rows, title, parts, xlabel, name):
     if len(rows) > len(shown):
         sub += "\n(first %d of %d cells; all in the CSV)" % (len(shown),
                                                              len(rows))
-    fig.suptitle(provenance_title(sub, rows), fontsize=10)
-    legend_below(fig, axes_list, top_in=0)
+    head_text = provenance_title(sub, rows)
+    fig.suptitle(head_text, fontsize=10)
+    # Room for the title's lines above the first panel (tight_layout alone
+    # let a three-line title overlap the first panel's own title).
+    legend_below(fig, axes_list,
+                 top_in=0.1 + 0.17 * (head_text.count("\n") + 1))
     fig.powersweep_extra = lambda: {
         "workloads": [p[0] for p in panels] if split else sorted(groups),
         "bars": sum(len(p[1]) for p in panels)}

@@ -9,7 +9,7 @@ PKGS=(
   libabsl-dev libsqlite3-dev sqlite3 libtorch-dev libgtest-dev libgmock-dev
   libyaml-cpp-dev zlib1g-dev libeigen3-dev dataset-fashion-mnist
   docker.io libturbojpeg0-dev python3-torch python3-torchvision tmux
-  python3-matplotlib chromium wordnet-base
+  python3-matplotlib chromium wordnet-base espeak-ng
 )
 missing=()
 for p in "${PKGS[@]}"; do

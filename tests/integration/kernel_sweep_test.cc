@@ -47,8 +47,9 @@ v1::SweepSpec KernelSweep(const std::string& device_class) {
   return spec;
 }
 
-// Every run done, kIterations records of one sample each, and the kernel's
-// FLOPs / 2 in run_results.model_forward_macs.
+// Every run done, kIterations records of one sample each, the kernel's
+// FLOPs / 2 in run_results.model_forward_macs, and the run summary's
+// achieved GFLOP/s and launch rate.
 void ExpectKernelRunsStored(LocalFleet& fleet, int64_t sweep,
                             size_t expected_runs) {
   auto runs = fleet.ListRuns(sweep);
@@ -73,6 +74,16 @@ void ExpectKernelRunsStored(LocalFleet& fleet, int64_t sweep,
         Query(db, "SELECT result_json FROM run_results" + where);
     ASSERT_EQ(json.size(), 1u);
     EXPECT_NE(json[0][0].find("\"launches\""), std::string::npos) << json[0][0];
+    // What `runs` and `compare` show: achieved GFLOP/s = FLOPs (2 x the
+    // stored MACs) over the mean compute time, and a launch rate.
+    const double macs = QueryNumber(
+        db, "SELECT model_forward_macs FROM run_results" + where);
+    const double mean_compute = QueryNumber(
+        db, "SELECT AVG(compute_s) FROM minibatches" + where);
+    EXPECT_NEAR(run.summary().kernel_gflop_per_s(),
+                2 * macs / mean_compute / 1e9,
+                1e-6 * run.summary().kernel_gflop_per_s());
+    EXPECT_GT(run.summary().kernel_launches_per_s(), 0);
   }
 }
 

@@ -169,6 +169,39 @@ TYPED_TEST(StoreExportTest, RunsTableCarriesTheSpecAndResultColumns) {
   EXPECT_EQ(defaults["energy_provenance"], "unspecified");
   EXPECT_EQ(defaults["model_params"], "");
   EXPECT_EQ(defaults["storage_kind"], "");
+  EXPECT_EQ(defaults["kernel_shape"], "");
+  EXPECT_EQ(defaults["kernel_launches"], "");
+}
+
+// A kernel run's shape, FLOPs and launches per iteration (a network's row
+// leaves them empty, above), the same from either store.
+TYPED_TEST(StoreExportTest, KernelRunShowsItsShapeFlopsAndLaunches) {
+  v1::RunSpec gru;
+  gru.set_device_class("host");
+  gru.mutable_workload()->set_model("rnn");
+  gru.mutable_workload()->set_dataset("gru-h512-b32-t25-fwd");  // the shape
+  gru.mutable_workload()->set_minibatches(10);
+  gru.set_runtime(v1::RUNTIME_NATIVE);
+  const int64_t sweep = this->AddSweep({gru}, "kernel");
+  const int64_t id = this->RunIds(sweep)[0];
+  this->Start(id);
+  v1::RunResult r;
+  r.set_run_id(id);
+  r.set_ok(true);
+  v1::WorkloadInfo* w = r.mutable_provenance()->mutable_workload();
+  w->set_forward_macs(1234567890);
+  v1::KernelInfo* k = w->mutable_kernel();
+  k->set_shape("gru-h512-b32-t25-fwd");
+  k->set_flops(2469135780);
+  k->set_launches(311);
+  ASSERT_TRUE(this->store_->FinishRun(r, kDone, "", this->clock_.Now()).ok());
+  const std::vector<std::string> lines = this->ExportLines(sweep, "runs");
+  ASSERT_EQ(lines.size(), 2u);
+  const CsvRow row(lines[0], lines[1]);
+  EXPECT_EQ(row["kernel_shape"], "gru-h512-b32-t25-fwd");
+  EXPECT_EQ(row["kernel_flops"], "2469135780.0");
+  EXPECT_EQ(row["kernel_launches"], "311.0");
+  EXPECT_EQ(row["model_forward_macs"], "1234567890");
 }
 
 TYPED_TEST(StoreExportTest, BaseloadRunShowsItsTaskAndPower) {

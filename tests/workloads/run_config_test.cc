@@ -30,10 +30,11 @@ TEST(RunConfigTest, UnknownModelNamesFlagAndKnownModels) {
   RunConfig c = Valid();
   c.model = "resnet9";
   EXPECT_EQ(ErrorOf(c),
-            "--model: unknown model 'resnet9' (known: alexnet, dqn, "
-            "gpt2_small, inception_v3, lenet5, lstm_lm, memnet, mobilebert, "
-            "mobilenetv3, resnet18, resnet50, seq2seq, squeezenet1_1, vae, "
-            "vgg11, vgg19; kernels: conv, gemm, rnn)");
+            "--model: unknown model 'resnet9' (known: alexnet, deepspeech2, "
+            "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, memnet, "
+            "mobilebert, mobilenetv3, resnet18, resnet50, seq2seq, "
+            "seq2seq_lstm, squeezenet1_1, vae, vgg11, vgg19; kernels: conv, "
+            "gemm, rnn)");
   c.model = "mobilenet_v3_large";  // torchvision's name is an alias
   EXPECT_TRUE(ValidateRunConfig(c).ok());
 }
@@ -128,6 +129,22 @@ TEST(RunConfigTest, SequenceOptionsFitTheModel) {
   c.vocab = 100;
   EXPECT_EQ(ErrorOf(c),
             "--vocab: kernel gemm takes its shape from --kernel-shape");
+}
+
+// deepspeech2's --seq-len is its window of spectrogram frames.
+TEST(RunConfigTest, SpeechFramesFitDeepSpeech2) {
+  RunConfig c = Valid();
+  c.model = "deepspeech2";
+  c.dataset_path = "synthetic";
+  c.seq_len = 3000;
+  EXPECT_TRUE(ValidateRunConfig(c).ok());
+  c.seq_len = 3001;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--seq-len: must be 0 (deepspeech2's "
+                                    "default of 256 frames) or within "
+                                    "32..3000 spectrogram frames"));
+  c.seq_len = 0;
+  c.vocab = 50;
+  EXPECT_THAT(ErrorOf(c), HasSubstr("--vocab: deepspeech2 takes spectrograms"));
 }
 
 TEST(RunConfigTest, ClosedRecordsDescriptorIsRejected) {

@@ -502,7 +502,7 @@ TEST(WorkloadSuiteTest, TextModelsRunOnTheWordNetGlosses) {
 
 // Fathom's seq2seq and memnet through the binary: gen-dataset writes a
 // Wikipedia-shaped text set and a bAbI set; seq2seq trains on the text set
-// and decodes greedily; memnet trains on the bAbI set; records carry
+// and decodes greedily (and seq2seq_lstm decodes); memnet trains on the bAbI set; records carry
 // tokens; the wrong pairings are refused naming both.
 TEST(WorkloadSuiteTest, Seq2SeqAndMemNetRunOnTheirSets) {
   GeneratedSet text("wiki", {"--format", "text", "--train-count", "5000",
@@ -534,6 +534,18 @@ TEST(WorkloadSuiteTest, Seq2SeqAndMemNetRunOnTheirSets) {
   e = ParseRecords(o.records);
   ASSERT_EQ(e.size(), 4u);
   EXPECT_EQ(e[1].minibatch().tokens(), 4 * 10);  // 10 greedy steps each
+  // seq2seq_lstm, its LSTM-cell variant, decodes the same way.
+  o = RunWorkloadBinary(
+      {"run", "--model", "seq2seq_lstm", "--dataset-path", text.path(),
+       "--task", "infer", "--seq-len", "10", "--batch-size", "4",
+       "--minibatches", "1", "--seed", "1", "--threads", "1",
+       "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e.front().started().workload().model(), "seq2seq_lstm");
+  EXPECT_EQ(e[1].minibatch().tokens(), 4 * 10);
+  EXPECT_NEAR(e[1].minibatch().loss(), std::log(200.0), 0.5);
 
   TempDir dir;
   Outcome g = RunWorkloadBinary({"gen-dataset", "--format", "babi", "--out",
@@ -617,6 +629,82 @@ TEST(WorkloadSuiteTest, ModelsRefuseInputsTheirDownsamplingCannotTake) {
   EXPECT_THAT(alexnet.err, HasSubstr("does not fit model alexnet"));
   EXPECT_THAT(alexnet.err, HasSubstr("--input-size: 32 is too small for "
                                      "alexnet (at least 63"));
+}
+
+// The speech model end to end: gen-dataset speaks utterances with
+// Debian's espeak-ng, the binary trains deepspeech2 on them (WAV read and
+// log-mel computed per sample in the loader), runs its inference (forward +
+// greedy CTC decode) and records spectrogram frames as tokens.
+TEST(WorkloadSuiteTest, DeepSpeech2RunsOnEspeakUtterances) {
+  TempDir dir;
+  const std::string set = dir.File("speech");
+  Outcome g = RunWorkloadBinary({"gen-dataset", "--format", "speech",
+                                 "--train-count", "8", "--test-count", "4",
+                                 "--out", set});
+  ASSERT_EQ(g.exit_code, 0) << g.err << " (install Debian's espeak-ng)";
+  EXPECT_THAT(g.out, HasSubstr("wrote a speech data set"));
+
+  Outcome o = RunWorkloadBinary(
+      {"run", "--model", "deepspeech2", "--dataset-path", set, "--task",
+       "train", "--batch-size", "4", "--workers", "1", "--minibatches", "2",
+       "--seed", "1", "--threads", "2", "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::vector<v1::WorkloadEvent> e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 4u);
+  const v1::WorkloadInfo& w = e.front().started().workload();
+  EXPECT_EQ(w.model(), "deepspeech2");
+  EXPECT_EQ(w.dataset_format(), "speech");
+  EXPECT_THAT(w.input_shape(), ::testing::ElementsAre(1, 257, 80));
+  EXPECT_EQ(w.seq_len(), 256);
+  EXPECT_EQ(w.num_classes(), 29);
+  EXPECT_EQ(w.params(), 4010813);
+  EXPECT_TRUE(w.reads_per_sample());
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(e[i].minibatch().samples(), 4);
+    EXPECT_EQ(e[i].minibatch().tokens(), 4 * 256);
+    EXPECT_GT(e[i].minibatch().loss(), 0);
+  }
+
+  o = RunWorkloadBinary(
+      {"run", "--model", "deepspeech2", "--dataset-path", set, "--task",
+       "infer", "--batch-size", "2", "--seq-len", "300", "--minibatches",
+       "1", "--seed", "1", "--threads", "2", "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_THAT(e.front().started().workload().input_shape(),
+              ::testing::ElementsAre(1, 301, 80));
+  EXPECT_EQ(e[1].minibatch().tokens(), 2 * 300);
+
+  // A window shorter than the utterances is a usage error naming the flag
+  // and the file; another model on the set names both.
+  o = RunWorkloadBinary(
+      {"run", "--model", "deepspeech2", "--dataset-path", set, "--seq-len",
+       "32", "--batch-size", "2", "--minibatches", "1", "--records-fd", "3"});
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_THAT(o.err, HasSubstr("--seq-len"));
+  EXPECT_THAT(o.err, HasSubstr(".wav"));
+  o = RunWorkloadBinary({"run", "--model", "resnet18", "--dataset-path", set,
+                         "--batch-size", "2", "--minibatches", "1",
+                         "--records-fd", "3"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr("does not fit model resnet18"));
+  o = RunWorkloadBinary({"run", "--model", "deepspeech2", "--dataset-path",
+                         kFashionMnist, "--batch-size", "2", "--minibatches",
+                         "1", "--records-fd", "3"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_THAT(o.err, HasSubstr("does not fit model deepspeech2"));
+
+  // synthetic: random spectrograms and transcripts, no I/O.
+  o = RunWorkloadBinary({"run", "--model", "deepspeech2", "--dataset-path",
+                         "synthetic", "--task", "train", "--batch-size", "2",
+                         "--seq-len", "64", "--minibatches", "2", "--seed",
+                         "1", "--threads", "2", "--records-fd", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  e = ParseRecords(o.records);
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e.front().started().workload().dataset_format(), "synthetic");
+  EXPECT_EQ(e[1].minibatch().tokens(), 2 * 64);
 }
 
 }  // namespace

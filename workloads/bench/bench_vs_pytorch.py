@@ -8,9 +8,10 @@ threads, minibatches) it runs `powersweep-workload run` and then
 pytorch_reference.py (under /usr/bin/python3), alternating for --rounds
 rounds, and prints both sides' throughput (samples/s over the whole run,
 first minibatch included on both sides; for the sequence models also
-tokens/s: samples/s x seq_len for lstm_lm, mobilebert, seq2seq and
-gpt2_small in training, samples/s x 51 x seq_len for memnet (the words of
-its memory and question), generated tokens/s in gpt2_small inference),
+tokens/s: samples/s x seq_len for lstm_lm, mobilebert, seq2seq,
+seq2seq_lstm and gpt2_small in training, samples/s x 51 x seq_len for
+memnet (the words of its memory and question), generated tokens/s in gpt2_small inference;
+for deepspeech2 spectrogram frames/s = samples/s x its window of frames),
 their ratio (powersweep / PyTorch: above 1 means powersweep is faster) and
 each side's stall fraction (time waiting for data / elapsed); for
 gpt2_small inference also each side's mean time to first token and
@@ -30,9 +31,9 @@ BPTT 35) and mobilebert (WordNet glosses, seq_len 64), training with 0 and
 dqn (the catch game's frames, batch 32) training with 0 and 2 workers and
 inference; gpt2_small (`synthetic` token ids, seq_len 32, batch 2; a
 CPU-sized configuration of the 124 M-parameter model) training and
-inference generating 8 tokens per sample; seq2seq (WikiText-2-shaped
-windows of 30 tokens, reversed, batch 16) and memnet (bAbI task 1, batch
-32) training. Inference runs `--task infer` on
+inference generating 8 tokens per sample; seq2seq and seq2seq_lstm
+(WikiText-2-shaped windows of 30 tokens, reversed, batch 16) and memnet
+(bAbI task 1, batch 32) training. Inference runs `--task infer` on
 both sides: the test split in order, eval mode, no gradients. The PyTorch
 networks, losses and optimizers of vae, dqn and gpt2_small are
 fathom_reference_models.py (parity-tested against the C++ models by
@@ -43,8 +44,9 @@ Generated data sets (gen-dataset) are written under --data-dir when absent:
 an image folder, the WordNet glosses (from Debian's wordnet-base, vocabulary
 capped at 30,522, BERT's size), a WikiText-2-shaped token set (2,088,628
 training tokens, 33,278-token vocabulary), bAbI task 1 (1,000 training
-questions, gen-dataset --format babi) and a frames set (2,000 training and
-500 test transitions, 88 MB).
+questions, gen-dataset --format babi), a frames set (2,000 training and
+500 test transitions, 88 MB) and a speech set (400 espeak-ng utterances,
+Debian's espeak-ng).
 """
 import argparse
 import json
@@ -121,6 +123,14 @@ def ensure_text(binary, path, extra, fmt="text"):
                    + extra, check=True)
 
 
+def ensure_speech(binary, path, train):
+    if os.path.exists(os.path.join(path, ".powersweep-dataset")):
+        return
+    subprocess.run([binary, "gen-dataset", "--format", "speech", "--out",
+                    path, "--train-count", str(train), "--test-count", "20"],
+                   check=True)
+
+
 def ensure_folder(binary, path, train, classes):
     if os.path.exists(os.path.join(path, ".powersweep-dataset")):
         return
@@ -162,7 +172,7 @@ def main():
                                           "/usr/share/wordnet", "--vocab",
                                           "30522"])
     wikitext = os.path.join(a.data_dir, "bench-wikitext")
-    if wanted("lstm_lm", "seq2seq"):
+    if wanted("lstm_lm", "seq2seq", "seq2seq_lstm"):
         ensure_text(a.workload, wikitext,
                     ["--train-count", "2088628", "--test-count", "245569",
                      "--vocab", "33278"])
@@ -173,6 +183,9 @@ def main():
     frames = os.path.join(a.data_dir, "bench-frames")
     if wanted("dqn"):
         ensure_frames(a.workload, frames)
+    speech = os.path.join(a.data_dir, "bench-speech")
+    if wanted("deepspeech2"):
+        ensure_speech(a.workload, speech, 400)
     mb = 10 if a.quick else 30
     configs = [
         {"model": "lenet5", "data": FASHION, "batch": 64, "workers": 0,
@@ -198,6 +211,9 @@ def main():
          "seq_len": 64},
         # seq2seq: windows of 30 tokens reversed, teacher forcing, Adam.
         {"model": "seq2seq", "data": wikitext, "name": "wikitext",
+         "batch": 16, "workers": 0, "threads": 2, "minibatches": mb,
+         "seq_len": 30},
+        {"model": "seq2seq_lstm", "data": wikitext, "name": "wikitext",
          "batch": 16, "workers": 0, "threads": 2, "minibatches": mb,
          "seq_len": 30},
         # memnet: MemN2N's bAbI batch of 32, sentences of 8 words.
@@ -228,6 +244,14 @@ def main():
          "batch": 2, "workers": 0, "threads": 2,
          "minibatches": max(2, mb // 10), "seq_len": 32, "gen_tokens": 8,
          "task": "infer"},
+        # espeak-ng utterances, 256 frames (2.56 s) of 80 log-mel bands;
+        # tokens/s are spectrogram frames/s.
+        {"model": "deepspeech2", "data": speech, "name": "espeak",
+         "batch": 8, "workers": 0, "threads": 2, "minibatches": mb // 2,
+         "seq_len": 256},
+        {"model": "deepspeech2", "data": speech, "name": "espeak",
+         "batch": 8, "workers": 2, "threads": 2, "minibatches": mb // 2,
+         "seq_len": 256},
     ]
     print("model      task  data          batch workers threads mbs | "
           "powersweep samples/s stall | pytorch samples/s stall | ratio | "

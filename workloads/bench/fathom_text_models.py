@@ -1,6 +1,8 @@
-"""seq2seq and memnet as torch.nn references of powersweep's C++ models
-(workloads/models/seq2seq.h, memnet.h), with the same parameter names:
-  Seq2Seq  GRU encoder-decoder (embedding 256, 2 layers of 512), Luong et
+"""seq2seq, seq2seq_lstm and memnet as torch.nn references of powersweep's
+C++ models (workloads/models/seq2seq.h, memnet.h), with the same parameter
+names:
+  Seq2Seq  GRU (seq2seq) or LSTM (seq2seq_lstm, cell="lstm") encoder-decoder
+           (embedding 256, 2 layers of 512), Luong et
            al. 2015's "general" attention; the target is the source window
            reversed, the decoder starts from <eos> (id 2); forward() is the
            teacher-forced pass, loss() its cross-entropy against the target.
@@ -10,7 +12,7 @@
 Used by tests/workloads/models/fathom_reference.py (parity: names, counts,
 MACs, outputs) and by pytorch_reference.py (the throughput benchmark).
 EXTRA_MACS[0] is added to by the forward passes: the products no nn.Linear
-makes (GRU gates from the GRU weights' sizes, attention's and memnet's
+makes (GRU and LSTM gates from their weights' sizes, attention's and memnet's
 matrix products from their operands' shapes).
 """
 import torch
@@ -19,25 +21,28 @@ from torch import nn
 EXTRA_MACS = [0]  # added to by forward passes (products without a module)
 
 
-def gru_macs(gru, tokens):
-    """Per-token products of every layer's gates: W_ih x and W_hh h."""
-    return tokens * sum(getattr(gru, f"weight_ih_l{i}").numel() +
-                        getattr(gru, f"weight_hh_l{i}").numel()
-                        for i in range(gru.num_layers))
+def rnn_macs(rnn, tokens):
+    """Per-token products of every layer's gates (a GRU's 3, an LSTM's 4):
+    W_ih x and W_hh h."""
+    return tokens * sum(getattr(rnn, f"weight_ih_l{i}").numel() +
+                        getattr(rnn, f"weight_hh_l{i}").numel()
+                        for i in range(rnn.num_layers))
 
 
 class Seq2Seq(nn.Module):
-    """GRU encoder-decoder, Luong "general" attention, teacher forcing:
-    the target is the source window reversed, the decoder starts from
-    <eos> (id 2)."""
+    """GRU (cell="gru") or LSTM (cell="lstm") encoder-decoder, Luong
+    "general" attention, teacher forcing: the target is the source window
+    reversed, the decoder starts from <eos> (id 2) and the encoder's final
+    state (the LSTM's h and c)."""
 
-    def __init__(self, vocab, seq_len):
+    def __init__(self, vocab, seq_len, cell="gru"):
         super().__init__()
+        rnn = {"gru": nn.GRU, "lstm": nn.LSTM}[cell]
         self.seq_len = seq_len
         self.encoder_embedding = nn.Embedding(vocab, 256)
-        self.encoder = nn.GRU(256, 512, 2, batch_first=True)
+        self.encoder = rnn(256, 512, 2, batch_first=True)
         self.decoder_embedding = nn.Embedding(vocab, 256)
-        self.decoder = nn.GRU(256, 512, 2, batch_first=True)
+        self.decoder = rnn(256, 512, 2, batch_first=True)
         self.attention = nn.Linear(512, 512, bias=False)
         self.attention_combine = nn.Linear(1024, 512, bias=False)
         self.generator = nn.Linear(512, vocab)
@@ -53,8 +58,8 @@ class Seq2Seq(nn.Module):
         h, _ = self.decoder(self.decoder_embedding(inputs), state)
         weights = torch.softmax(h @ keys.transpose(1, 2), -1)
         context = weights @ memory
-        EXTRA_MACS[0] += (gru_macs(self.encoder, src.numel()) +
-                          gru_macs(self.decoder, inputs.numel()) +
+        EXTRA_MACS[0] += (rnn_macs(self.encoder, src.numel()) +
+                          rnn_macs(self.decoder, inputs.numel()) +
                           h.numel() * keys.shape[1] +
                           weights.numel() * memory.shape[2])
         return self.generator(torch.tanh(

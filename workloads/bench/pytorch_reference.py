@@ -14,10 +14,13 @@ plain, held in memory as torchvision's MNIST datasets do), a text set
 (vocab.txt and train.tokens, held in memory; samples are the same windows
 of token ids as powersweep's: seq_len (+ 1 for lstm_lm) tokens every
 seq_len) for lstm_lm, mobilebert (text_reference_models.py, trained with
-the same losses) and seq2seq (fathom_text_models.py, Adam as powersweep
-trains it), a bAbI set (qa*_train.txt, parsed as babi_dataset.h says: each
+the same losses) and seq2seq / seq2seq_lstm (fathom_text_models.py, Adam
+as powersweep trains it), a bAbI set (qa*_train.txt, parsed as babi_dataset.h says: each
 question with its story's latest 50 statements, seq_len words each) for
-memnet (fathom_text_models.py, SGD), a frames set (train.frames /
+memnet (fathom_text_models.py, SGD), a speech set (train-transcripts.tsv
+and WAV files, each utterance read and turned into its log-mel sample in
+the DataLoader's workers) for deepspeech2 (speech_reference_models.py, CTC
+loss, Adam lr 5e-4 as powersweep's), a frames set (train.frames /
 test.frames, the DQN's
 replay memory, read into memory; a sample is the record's 5 frames / 255,
 its label the transition code) or `synthetic` (one batch of the model's
@@ -56,6 +59,7 @@ from torchvision import transforms
 
 import fathom_reference_models as fathom
 import fathom_text_models
+import speech_reference_models
 import text_reference_models
 
 FATHOM = ("vae", "dqn", "gpt2_small")
@@ -248,12 +252,17 @@ class BabiTrain(torch.utils.data.Dataset):
 
 
 def dataset(path, size, model="", seq_len=0, train=True):
+    if os.path.exists(os.path.join(path, "train-transcripts.tsv")):
+        if not train:
+            sys.exit(f"{path}: deepspeech2 inference is not done here")
+        return speech_reference_models.SpeechTrain(path, seq_len or 256)
     if model == "memnet":
         if not train:
             sys.exit(f"{path}: memnet inference is not done here")
         return BabiTrain(path, seq_len or 8)
     if os.path.exists(os.path.join(path, "vocab.txt")):
-        seq_len = seq_len or {"lstm_lm": 35, "seq2seq": 30}.get(model, 128)
+        seq_len = seq_len or {"lstm_lm": 35, "seq2seq": 30,
+                              "seq2seq_lstm": 30}.get(model, 128)
         return TextSet(path, seq_len,
                        seq_len + 1 if model == "lstm_lm" else seq_len, train)
     if any(os.path.exists(os.path.join(path, n))
@@ -299,9 +308,10 @@ def main():
     p.add_argument("--minibatches", type=int, required=True)
     p.add_argument("--input-size", type=int, default=224)
     p.add_argument("--seq-len", type=int, default=0,
-                   help="lstm_lm, mobilebert, seq2seq, gpt2_small: tokens "
-                        "per sample (0 = 35, 128, 30, 128); memnet: words per "
-                        "sentence (0 = 8)")
+                   help="lstm_lm, mobilebert, seq2seq(_lstm), gpt2_small: "
+                        "tokens per sample (0 = 35, 128, 30, 128); memnet: words per "
+                        "sentence (0 = 8); deepspeech2: spectrogram frames (0 = "
+                        "256)")
     p.add_argument("--gen-tokens", type=int, default=16,
                    help="gpt2_small inference: tokens generated per sample")
     p.add_argument("--seed", type=int, default=1)
@@ -321,6 +331,8 @@ def main():
         data = dataset(a.dataset_path, a.input_size, a.model, a.seq_len,
                        train)
         tokens = (data.stride if isinstance(data, (TextSet, BabiTrain))
+                  else data.frames
+                  if isinstance(data, speech_reference_models.SpeechTrain)
                   else 0)
         classes = (data.actions if isinstance(data, FramesSet)
                    else len(data.classes) if hasattr(data, "classes")
@@ -345,8 +357,15 @@ def main():
         else:
             step_loss = lambda x, y: fathom.gpt2_loss(model, x)
         opt = fathom.make_optimizer(a.model, model) if train else None
-    elif a.model == "seq2seq":
-        model = fathom_text_models.Seq2Seq(classes, data.stride)
+    elif isinstance(data, speech_reference_models.SpeechTrain):
+        model = speech_reference_models.DeepSpeech2(data.frames)
+        step_loss = lambda x, y: model.ctc(x)
+        # powersweep's optimizer (own_optimizer.h): Adam, lr 5e-4.
+        opt = torch.optim.Adam(model.parameters(), lr=5e-4) if train else None
+    elif a.model in ("seq2seq", "seq2seq_lstm"):
+        model = fathom_text_models.Seq2Seq(
+            classes, data.stride,
+            "lstm" if a.model == "seq2seq_lstm" else "gru")
         step_loss = lambda x, y: fathom_text_models.seq2seq_loss(model, x)
         # powersweep's optimizer (workloads/models/own_optimizer.h): Adam.
         opt = torch.optim.Adam(model.parameters(), lr=1e-3) if train else None

@@ -27,14 +27,14 @@ struct DescribeArgs {
 int RunDescribeCommand(const DescribeArgs& args, std::ostream& out);
 
 struct GenDatasetArgs {
-  std::string format;  // idx, cifar10, image-folder, text, frames
+  std::string format;  // idx, cifar10, image-folder, text, frames, speech
   std::string out_dir;
   int64_t train_count = 0;
   int64_t test_count = 0;
   int classes = 0;
   int64_t image_size = 0;
   uint64_t seed = 1;
-  std::string wordnet_dir;  // text: --from-wordnet
+  std::string wordnet_dir;  // text, speech: --from-wordnet
   int64_t vocab = 0;        // text: --vocab
 };
 

@@ -76,9 +76,13 @@ int RunGenDatasetCommand(const GenDatasetArgs& args, std::ostream& out) {
     return 0;
   }
   // A frames set's labels are transitions of the game's 3 actions.
+  // A speech set's samples are utterances with transcripts.
   const std::string kinds =
-      args.format == "frames" ? std::string("transitions of 3 actions")
-                              : absl::StrFormat("%d classes", args.classes);
+      args.format == "frames"   ? std::string("transitions of 3 actions")
+      : args.format == "speech" ? std::string(
+                                      "29 CTC classes (utterances spoken by "
+                                      "espeak-ng, with transcripts)")
+                                : absl::StrFormat("%d classes", args.classes);
   out << absl::StrFormat(
       "wrote a %s data set to %s: %d train + %d test samples in %s "
       "(%.1f s)\n",

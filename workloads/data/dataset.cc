@@ -11,6 +11,7 @@
 #include "workloads/data/frames_dataset.h"
 #include "workloads/data/idx_dataset.h"
 #include "workloads/data/image_folder_dataset.h"
+#include "workloads/data/speech_dataset.h"
 #include "workloads/data/text_dataset.h"
 
 namespace powersweep {
@@ -28,6 +29,8 @@ absl::StatusOr<std::string> DetectDatasetFormat(const std::string& dir) {
   }
   if (LooksLikeIdxDataset(dir)) return std::string("idx");
   if (!FindCifar10Directory(dir).empty()) return std::string("cifar10");
+  // Before image folders: a speech set keeps its WAVs under train/ too.
+  if (LooksLikeSpeechDataset(dir)) return std::string("speech");
   if (LooksLikeImageFolder(dir)) return std::string("image-folder");
   if (LooksLikeFramesDataset(dir)) return std::string("frames");
   if (LooksLikeTextDataset(dir)) return std::string("text");
@@ -40,8 +43,9 @@ absl::StatusOr<std::string> DetectDatasetFormat(const std::string& dir) {
       "(data_batch_1.bin or test_batch.bin, also under "
       "cifar-10-batches-bin/), an image folder (train/<class>/*.jpg), "
       "frames files (train.frames or test.frames), a text set (vocab.txt "
-      "with train.tokens or test.tokens) and bAbI task files "
-      "(qa<N>_<name>_train.txt or _test.txt)"));
+      "with train.tokens or test.tokens), bAbI task files "
+      "(qa<N>_<name>_train.txt or _test.txt) and a speech set "
+      "(train-transcripts.tsv or test-transcripts.tsv)"));
 }
 
 absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(
@@ -63,6 +67,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(
   if (*format == "frames") return OpenFramesDataset(dir, options);
   if (*format == "text") return OpenTextDataset(dir, options);
   if (*format == "babi") return OpenBabiDataset(dir, options);
+  if (*format == "speech") return OpenSpeechDataset(dir, options);
   return OpenImageFolderDataset(dir, options);
 }
 

@@ -11,6 +11,9 @@
 //                   (text_dataset.h); samples are windows of token ids
 //   "babi"          bAbI task files DIR/qa<N>_<name>_{train,test}.txt
 //                   (babi_dataset.h); a sample is a question and its story
+//   "speech"        WAV files and transcripts: DIR/{train,test}-
+//                   transcripts.tsv (speech_format.h, speech_dataset.h);
+//                   samples are log-mel spectrograms with a transcript row
 //
 // A sample is written by Load as shape().numel() floats in CHW order:
 // decoded, transformed for its split (training augmentation when
@@ -56,7 +59,7 @@ class Dataset {
  public:
   virtual ~Dataset();
 
-  // "idx", "cifar10", "image-folder", "frames", "text" or "babi".
+  // "idx", "cifar10", "image-folder", "frames", "text", "babi" or "speech".
   virtual std::string format() const = 0;
   // The directory the data set was opened from.
   virtual std::string path() const = 0;
@@ -95,7 +98,8 @@ struct DatasetOptions {
   // text: a sample is `sample_tokens` tokens starting every `seq_len`
   // tokens (text_dataset.h); 0 = 35 and seq_len + 1. babi: seq_len words
   // per sentence and sample_tokens = (memory + 1) x seq_len
-  // (babi_dataset.h). Ignored by the image formats.
+  // (babi_dataset.h). speech: seq_len is the window of spectrogram frames
+  // (speech_dataset.h; 0 = 256). Ignored by the image formats.
   int64_t seq_len = 0;
   int64_t sample_tokens = 0;
 };
@@ -103,7 +107,8 @@ struct DatasetOptions {
 // Opens one split of the data set in `dir`, detecting its format from the
 // directory's contents (checked in this order): IDX image files, CIFAR-10
 // batch files (in dir or dir/cifar-10-batches-bin), a train/ folder of
-// class folders, vocab.txt with a .tokens file. kNotFound when dir does not exist or holds none of them
+// class folders, frames files, vocab.txt with a .tokens file, a speech
+// transcript manifest. kNotFound when dir does not exist or holds none of them
 // (the message lists what was looked for); kFailedPrecondition for a
 // generated set whose generation did not finish (dataset_generator.h);
 // otherwise the reader's errors.
@@ -113,7 +118,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(
     const std::string& dir, const DatasetOptions& options);
 
 // The format OpenDataset would use for `dir` ("idx", "cifar10",
-// "image-folder", "text"), or kNotFound as above.
+// "image-folder", "frames", "text", "speech"), or kNotFound as above.
 absl::StatusOr<std::string> DetectDatasetFormat(const std::string& dir);
 
 }  // namespace powersweep

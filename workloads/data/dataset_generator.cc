@@ -27,6 +27,12 @@ std::string MarkerText(const GenerateOptions& o, bool complete) {
       o.format == "text"
           ? absl::StrFormat("vocab: %d\nfrom_wordnet: %s\n", o.vocab,
                             o.wordnet_dir.empty() ? "no" : o.wordnet_dir)
+      : o.format == "speech"
+          ? absl::StrFormat(
+                "from_wordnet: %s\nspeech: espeak-ng, voices en-us en "
+                "en-gb-x-rp en-gb-scotland, variants m1-m4 f1-f4, 150-190 "
+                "words/min, pitch 35-65\n",
+                o.wordnet_dir)
           : "";
   return absl::StrFormat(
       "format: %s\ntrain_count: %d\ntest_count: %d\nclasses: %d\n"
@@ -98,15 +104,18 @@ absl::StatusOr<GenerateOptions> ResolveGenerateOptions(
   const bool frames = o.format == "frames";
   const bool text = o.format == "text";
   const bool babi = o.format == "babi";
-  if (!idx && !cifar && !folder && !frames && !text && !babi) {
+  const bool speech = o.format == "speech";
+  if (!idx && !cifar && !folder && !frames && !text && !babi && !speech) {
     return Invalid("--format", absl::StrCat("'", o.format,
                                             "' is not one of idx, cifar10, "
                                             "image-folder, frames, text, "
-                                            "babi"));
+                                            "babi, speech"));
   }
-  if (!text && (o.vocab != 0 || !o.wordnet_dir.empty())) {
-    return Invalid(o.vocab != 0 ? "--vocab" : "--from-wordnet",
-                   "applies to --format text only");
+  if (!text && o.vocab != 0) {
+    return Invalid("--vocab", "applies to --format text only");
+  }
+  if (!text && !speech && !o.wordnet_dir.empty()) {
+    return Invalid("--from-wordnet", "applies to --format text and speech only");
   }
   if (o.out_dir.empty())
     return Invalid("--out", "an output directory is required");
@@ -122,6 +131,16 @@ absl::StatusOr<GenerateOptions> ResolveGenerateOptions(
     if (o.image_size != 0) {
       return Invalid("--image-size", "a bAbI set has no images");
     }
+    return o;
+  }
+  if (speech) {
+    if (o.image_size != 0) {
+      return Invalid("--image-size", "a speech set has no images");
+    }
+    if (o.threads < 0) {
+      return Invalid("threads", absl::StrFormat("%d is negative", o.threads));
+    }
+    if (o.wordnet_dir.empty()) o.wordnet_dir = kDefaultWordNetDir;
     return o;
   }
   if (text) {
@@ -212,6 +231,8 @@ absl::Status GenerateDataset(const GenerateOptions& options,
     st = WriteTextSet(*o, reporter);
   } else if (o->format == "babi") {
     st = WriteBabiSet(*o, reporter);
+  } else if (o->format == "speech") {
+    st = WriteSpeechSet(*o, reporter);
   } else {
     st = WriteImageFolderSet(*o, reporter);
   }

@@ -39,6 +39,20 @@
 //                 (generated_babi.cc): "Where is Mary?" is answered by
 //                 her latest move. bAbI's 1k shape: --train-count 1000
 //                 --test-count 1000. --classes is not used.
+//   speech        train/NNNNNN.wav, test/NNNNNN.wav and their
+//                 {train,test}-transcripts.tsv (speech_format.h): each
+//                 utterance 1 to 3 words drawn from the glosses of
+//                 --from-wordnet DIR (default /usr/share/wordnet; runs of
+//                 2-10 lower-case letters), spoken by Debian's espeak-ng
+//                 (espeak.h; kFailedPrecondition naming the package when it
+//                 is missing) into 16-bit mono 22,050 Hz WAV with the voice
+//                 (en-us, en, en-gb-x-rp, en-gb-scotland), its variant
+//                 (m1-m4, f1-f4), the speed (150-190 words per minute) and
+//                 the pitch (35-65) drawn per utterance; an utterance that
+//                 does not fit 256 frames (2.56 s, the default window of
+//                 deepspeech2) or CTC's frames for its transcript is drawn
+//                 again with fewer words. --classes and --vocab are not
+//                 used. `threads` espeak-ng processes run at once.
 //
 // Every image is learnable: its class fixes two colours, a stripe angle and
 // a stripe frequency; each image varies them slightly (phase, angle,
@@ -82,7 +96,7 @@ namespace powersweep {
 
 struct GenerateOptions {
   std::string format;  // --format: idx | cifar10 | image-folder | frames |
-                       // text | babi
+                       // text | babi | speech
   std::string out_dir;         // --out
   int64_t train_count = 1000;  // --train-count, >= 1
   int64_t test_count = 200;    // --test-count, >= 1
@@ -98,9 +112,14 @@ struct GenerateOptions {
   // Wikipedia-shaped synthetic corpus) and the vocabulary size (--vocab:
   // synthetic 0 = 33,278, else 8..2^24; WordNet 0 = every word, else a cap
   // of at least 5).
+  // speech: the WordNet directory of the word list ("" = the default
+  // below).
   std::string wordnet_dir;
   int64_t vocab = 0;
 };
+
+// Where Debian's wordnet-base installs the WordNet database.
+inline constexpr char kDefaultWordNetDir[] = "/usr/share/wordnet";
 
 // The name of the file marking a generated set.
 inline constexpr char kGeneratedMarkerName[] = ".powersweep-dataset";

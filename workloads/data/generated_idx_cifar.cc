@@ -158,6 +158,8 @@ std::vector<std::string> GeneratedEntries(const std::string& format) {
     names = {"vocab.txt", "train.tokens", "test.tokens"};
   } else if (format == "babi") {
     names = BabiGeneratedEntries();
+  } else if (format == "speech") {
+    names = {"train", "test", "train-transcripts.tsv", "test-transcripts.tsv"};
   }
   return names;
 }

@@ -60,6 +60,9 @@ absl::Status WriteTextSet(const GenerateOptions& options,
 absl::Status WriteBabiSet(const GenerateOptions& options,
                           ProgressReporter& progress);
 std::vector<std::string> BabiGeneratedEntries();
+// speech (generated_speech.cc): espeak-ng utterances of WordNet words.
+absl::Status WriteSpeechSet(const GenerateOptions& options,
+                            ProgressReporter& progress);
 
 }  // namespace powersweep
 

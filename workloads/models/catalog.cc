@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "common/image_models.h"
 #include "common/model_names.h"
+#include "common/speech_models.h"
 #include "common/text_models.h"
 
 namespace powersweep {
@@ -19,16 +20,19 @@ struct Spec {
 // Sorted by name. The image models' input sizes are in
 // common/image_models.h (shared with the controller and the twin); the
 // sequence models' rows hold no image sizes (tokens = true): lstm_lm,
-// memnet, mobilebert and seq2seq (limits in common/text_models.h,
+// memnet, mobilebert, seq2seq and seq2seq_lstm (limits in common/text_models.h,
 // vocabulary from the data set) and gpt2_small (the limits below, its
-// vocabulary fixed).
+// vocabulary fixed). The speech model's row holds no sizes either
+// (common/speech_models.h).
 constexpr Spec kSpecs[] = {
-    {"alexnet", 1000, false},     {"dqn", 3, false},
+    {"alexnet", 1000, false},     {"deepspeech2", 29, false},
+    {"dqn", 3, false},
     {"gpt2_small", 50257, true},  {"inception_v3", 1000, false},
     {"lenet5", 10, false},        {"lstm_lm", 0, true},
     {"memnet", 0, true},          {"mobilebert", 0, true},
     {"mobilenetv3", 2000, false}, {"resnet18", 10, false},
     {"resnet50", 1000, false},    {"seq2seq", 0, true},
+    {"seq2seq_lstm", 0, true},
     {"squeezenet1_1", 1000, false}, {"vae", 10, false},
     {"vgg11", 10, false},         {"vgg19", 1000, false},
 };
@@ -60,12 +64,16 @@ static_assert(TokenRowsAreTextModels(),
 
 constexpr bool OtherRowsAreImageModels() {
   for (const Spec& s : kSpecs) {
-    if (!s.tokens && FindImageModel(s.name) == nullptr) return false;
+    if (!s.tokens && FindImageModel(s.name) == nullptr &&
+        FindSpeechModel(s.name) == nullptr) {
+      return false;
+    }
   }
   return true;
 }
 static_assert(OtherRowsAreImageModels(),
-              "every model but the sequence models in common/image_models.h");
+              "every model but the sequence and speech models in "
+              "common/image_models.h");
 
 absl::StatusOr<ResolvedModel> ResolveTextModel(const Spec& spec,
                                                const ModelOptions& options) {
@@ -165,6 +173,42 @@ absl::StatusOr<ResolvedModel> ResolveSequenceModel(
   return r;
 }
 
+// deepspeech2: --seq-len is the spectrogram's frames, the mel bands and
+// the alphabet are fixed.
+absl::StatusOr<ResolvedModel> ResolveSpeechModel(const Spec& spec,
+                                                 const ModelOptions& options) {
+  const SpeechModelLimits& s = *FindSpeechModel(spec.name);
+  if (options.input_size != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input-size: ", spec.name, " takes log-mel spectrograms of ",
+        s.mel_bands, " bands, not images; use --seq-len for the frames"));
+  }
+  if (options.vocab != 0 || options.gen_tokens != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        options.vocab != 0 ? "--vocab: " : "--gen-tokens: ", spec.name,
+        " takes spectrograms, not token sequences (its alphabet is fixed at ",
+        s.alphabet, " characters with the CTC blank)"));
+  }
+  if (options.num_classes != 0 && options.num_classes != s.alphabet) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--classes: ", spec.name, "'s alphabet is fixed at ", s.alphabet,
+        " classes (the CTC blank, space, apostrophe, a-z), got ",
+        options.num_classes));
+  }
+  ResolvedModel r;
+  r.name = spec.name;
+  r.num_classes = s.alphabet;
+  r.seq_len = options.seq_len == 0 ? s.default_frames : options.seq_len;
+  if (r.seq_len < s.min_frames || r.seq_len > s.max_frames) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--seq-len: ", options.seq_len, " spectrogram frames do not fit ",
+        spec.name, " (", s.min_frames, " to ", s.max_frames,
+        " frames of 10 ms; 0 means the default of ", s.default_frames, ")"));
+  }
+  r.input_shape = {1, r.seq_len + 1, s.mel_bands};
+  return r;
+}
+
 }  // namespace
 
 absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
@@ -174,6 +218,9 @@ absl::StatusOr<ResolvedModel> ResolveModelOptions(absl::string_view name,
     return absl::InvalidArgumentError(
         absl::StrCat("--model: unknown model '", name, "' (known: ",
                      absl::StrJoin(KnownModels(), ", "), ")"));
+  }
+  if (FindSpeechModel(spec->name) != nullptr) {
+    return ResolveSpeechModel(*spec, options);
   }
   if (spec->tokens) {
     if (FindTextModel(spec->name) == nullptr) {

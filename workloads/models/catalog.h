@@ -4,7 +4,8 @@
 //
 // Names: alexnet, dqn, gpt2_small, inception_v3, lenet5, lstm_lm, memnet,
 // mobilebert, mobilenetv3 (MobileNetV3-large; "mobilenet_v3_large" is an
-// alias), resnet18, resnet50, seq2seq, squeezenet1_1, vae, vgg11, vgg19. Study
+// alias), resnet18, resnet50, seq2seq, seq2seq_lstm, squeezenet1_1, vae,
+// vgg11, vgg19. Study
 // defaults (an option left 0) and smallest inputs:
 //   lenet5         1x28x28,   10 classes (MNIST / Fashion-MNIST); 28 only
 //   resnet18       3x32x32,   10 classes (CIFAR-10); >= 32
@@ -23,6 +24,7 @@
 //   lstm_lm        1x1x36 token ids (seq_len 35 + 1), vocabulary 33,278
 //   mobilebert     1x1x128 token ids (seq_len 128), vocabulary 30,522
 //   seq2seq        1x1x30 token ids (seq_len 30), vocabulary 40,000
+//   seq2seq_lstm   as seq2seq (its LSTM-cell variant)
 //   memnet         1x1x408 token ids (51 sentences of seq_len 8 words: 50
 //                  of memory, the question), vocabulary 23
 //   gpt2_small     1x1x(seq_len + 1) token ids carried as floats,
@@ -31,7 +33,7 @@
 // The sequence models take a sample of token ids carried as floats, shape
 // (1, 1, seq_len + extra); their "classes" are the vocabulary (num_classes
 // == vocab), and they take --seq-len instead of --input-size. lstm_lm and
-// mobilebert, seq2seq and memnet (common/text_models.h) take --vocab (default: the data set's)
+// mobilebert, seq2seq, seq2seq_lstm and memnet (common/text_models.h) take --vocab (default: the data set's)
 // instead of --classes. gpt2_small's vocabulary is fixed; it takes
 // --gen-tokens (tokens an inference minibatch generates after the prompt),
 // with seq_len + gen_tokens <= its context of 1024.

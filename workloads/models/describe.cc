@@ -69,8 +69,16 @@ std::string FormatModelDescription(const ModelDescription& d) {
   const std::string macs_short =
       macs >= 1e9 ? absl::StrFormat("%.2f G", macs / 1e9)
                   : absl::StrFormat("%.2f M", macs / 1e6);
+  const bool speech = d.vocab == 0 && d.seq_len > 0;
   const std::string input =
-      d.vocab > 0
+      speech
+          ? absl::StrCat(d.input_shape[0], "x", d.input_shape[1], "x",
+                         d.input_shape[2], " (", d.seq_len, " frames of ",
+                         d.input_shape[2],
+                         " log-mel bands + the transcript row)\n",
+                         "classes      ", d.num_classes,
+                         " (CTC blank + 28 characters)\n")
+      : d.vocab > 0
           ? absl::StrCat(d.input_shape[2], " token ids (",
                          d.input_shape[2] > d.seq_len + 1
                              ? absl::StrCat(d.input_shape[2] / d.seq_len,
@@ -100,6 +108,7 @@ std::string FormatModelDescription(const ModelDescription& d) {
       "layer (torchvision's \"GFLOPS\" column; FLOPs = 2 x MACs in the "
       "other convention)",
       d.vocab > 0 ? ", plus LSTM/GRU gate and attention matrix products"
+      : speech    ? ", plus GRU gate matrix products"
                   : "",
       "\n");
 }

@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "workloads/models/alexnet.h"
+#include "workloads/models/deepspeech2.h"
 #include "workloads/models/dqn.h"
 #include "workloads/models/gpt2.h"
 #include "workloads/models/inception_v3.h"
@@ -43,6 +44,8 @@ absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
           model = std::make_shared<AlexNet>(r);
         } else if (r.name == "inception_v3") {
           model = std::make_shared<InceptionV3>(r);
+        } else if (r.name == "deepspeech2") {
+          model = std::make_shared<DeepSpeech2>(r);
         } else if (r.name == "dqn") {
           model = std::make_shared<Dqn>(r);
         } else if (r.name == "gpt2_small") {
@@ -62,7 +65,9 @@ absl::StatusOr<std::shared_ptr<Model>> MakeModel(const std::string& name,
         } else if (r.name == "resnet50") {
           model = std::make_shared<ResNet>(r, ResNet::Depth::k50);
         } else if (r.name == "seq2seq") {
-          model = std::make_shared<Seq2Seq>(r);
+          model = std::make_shared<Seq2Seq>(r, Seq2Seq::Cell::kGru);
+        } else if (r.name == "seq2seq_lstm") {
+          model = std::make_shared<Seq2Seq>(r, Seq2Seq::Cell::kLstm);
         } else if (r.name == "vae") {
           model = std::make_shared<Vae>(r);
         } else if (r.name == "vgg11") {

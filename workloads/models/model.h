@@ -4,7 +4,7 @@
 // A Model is a torch::nn::Module mapping a float batch (N, C, H, W) to class
 // logits (N, num_classes). input_shape() tells the runner what (C, H, W) the
 // data must have. The sequence models (lstm_lm, mobilebert, seq2seq,
-// memnet; catalog.h) take token ids carried as floats, (N, 1, 1, tokens per
+// seq2seq_lstm, memnet; catalog.h) take token ids carried as floats, (N, 1, 1, tokens per
 // sample), and return per-token logits (N, seq_len, vocab) (memnet: the
 // answer's logits, (N, vocab)). Like any torch module, one instance must not be used from
 // several threads at once.

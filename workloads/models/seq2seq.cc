@@ -2,25 +2,68 @@
 
 namespace powersweep {
 
-Seq2Seq::Seq2Seq(const ResolvedModel& shape)
-    : Model(shape), seq_len_(shape.seq_len) {
+Seq2Seq::Seq2Seq(const ResolvedModel& shape, Cell cell)
+    : Model(shape), seq_len_(shape.seq_len), cell_(cell) {
   namespace nn = torch::nn;
-  const auto gru = [](int64_t in) {
-    return nn::GRU(
-        nn::GRUOptions(in, kHidden).num_layers(kLayers).batch_first(true));
+  const auto gru = [] {
+    return nn::GRU(nn::GRUOptions(kEmbedding, kHidden)
+                       .num_layers(kLayers)
+                       .batch_first(true));
+  };
+  const auto lstm = [] {
+    return nn::LSTM(nn::LSTMOptions(kEmbedding, kHidden)
+                        .num_layers(kLayers)
+                        .batch_first(true));
   };
   encoder_embedding_ = register_module(
       "encoder_embedding", nn::Embedding(shape.vocab, kEmbedding));
-  encoder_ = register_module("encoder", gru(kEmbedding));
+  if (cell_ == Cell::kGru) {
+    encoder_gru_ = register_module("encoder", gru());
+  } else {
+    encoder_lstm_ = register_module("encoder", lstm());
+  }
   decoder_embedding_ = register_module(
       "decoder_embedding", nn::Embedding(shape.vocab, kEmbedding));
-  decoder_ = register_module("decoder", gru(kEmbedding));
+  if (cell_ == Cell::kGru) {
+    decoder_gru_ = register_module("decoder", gru());
+  } else {
+    decoder_lstm_ = register_module("decoder", lstm());
+  }
   attention_ = register_module(
       "attention", MacLinear(nn::LinearOptions(kHidden, kHidden).bias(false)));
   attention_combine_ = register_module(
       "attention_combine",
       MacLinear(nn::LinearOptions(2 * kHidden, kHidden).bias(false)));
   generator_ = register_module("generator", MacLinear(kHidden, shape.vocab));
+}
+
+int64_t Seq2Seq::RecurrentMacsPerToken() const {
+  const int64_t gates = cell_ == Cell::kGru ? 3 : 4;
+  return gates * kHidden * (kEmbedding + kHidden) +
+         (kLayers - 1) * gates * kHidden * (2 * kHidden);
+}
+
+std::pair<torch::Tensor, Seq2Seq::State> Seq2Seq::Encode(
+    const torch::Tensor& x) {
+  AddMacs(x.size(0) * x.size(1) * RecurrentMacsPerToken());
+  if (cell_ == Cell::kGru) {
+    auto [out, h] = encoder_gru_->forward(x);
+    return {out, State{h, {}}};
+  }
+  auto [out, hc] = encoder_lstm_->forward(x);
+  return {out, State{std::get<0>(hc), std::get<1>(hc)}};
+}
+
+std::pair<torch::Tensor, Seq2Seq::State> Seq2Seq::Decode(
+    const torch::Tensor& x, const State& state) {
+  AddMacs(x.size(0) * x.size(1) * RecurrentMacsPerToken());
+  if (cell_ == Cell::kGru) {
+    auto [out, h] = decoder_gru_->forward(x, state.h);
+    return {out, State{h, {}}};
+  }
+  auto [out, hc] =
+      decoder_lstm_->forward(x, std::make_tuple(state.h, state.c));
+  return {out, State{std::get<0>(hc), std::get<1>(hc)}};
 }
 
 torch::Tensor Seq2Seq::Source(const torch::Tensor& x) const {
@@ -45,7 +88,7 @@ torch::Tensor Seq2Seq::Attend(const torch::Tensor& h,
 torch::Tensor Seq2Seq::forward(torch::Tensor x) {
   const int64_t n = x.size(0);
   const torch::Tensor source = Source(x);
-  auto [memory, state] = encoder_->forward(encoder_embedding_->forward(source));
+  auto [memory, state] = Encode(encoder_embedding_->forward(source));
   const torch::Tensor keys = attention_->forward(memory);
   // Teacher forcing: <eos>, then the target shifted right by one.
   const torch::Tensor target = source.flip({1});
@@ -53,30 +96,22 @@ torch::Tensor Seq2Seq::forward(torch::Tensor x) {
       {torch::full({n, 1}, kStartToken, target.options()),
        target.narrow(1, 0, seq_len_ - 1)},
       1);
-  const torch::Tensor h = std::get<0>(
-      decoder_->forward(decoder_embedding_->forward(inputs), state));
-  AddMacs(2 * n * seq_len_ *
-          (3 * kHidden * (kEmbedding + kHidden) +
-           (kLayers - 1) * 3 * kHidden * (2 * kHidden)));
+  const torch::Tensor h =
+      Decode(decoder_embedding_->forward(inputs), state).first;
   return generator_->forward(Attend(h, memory, keys));
 }
 
 torch::Tensor Seq2Seq::Greedy(const torch::Tensor& x) {
   const int64_t n = x.size(0);
   const torch::Tensor source = Source(x);
-  auto [memory, state] = encoder_->forward(encoder_embedding_->forward(source));
+  auto [memory, state] = Encode(encoder_embedding_->forward(source));
   const torch::Tensor keys = attention_->forward(memory);
-  AddMacs(n * seq_len_ * (3 * kHidden * (kEmbedding + kHidden) +
-                          (kLayers - 1) * 3 * kHidden * (2 * kHidden)));
   torch::Tensor token = torch::full({n, 1}, kStartToken, source.options());
   std::vector<torch::Tensor> steps;
   steps.reserve(seq_len_);
   for (int64_t t = 0; t < seq_len_; ++t) {
-    auto [h, next] =
-        decoder_->forward(decoder_embedding_->forward(token), state);
+    auto [h, next] = Decode(decoder_embedding_->forward(token), state);
     state = next;
-    AddMacs(n * (3 * kHidden * (kEmbedding + kHidden) +
-                 (kLayers - 1) * 3 * kHidden * (2 * kHidden)));
     torch::Tensor logits = generator_->forward(Attend(h, memory, keys));
     token = logits.argmax(-1);
     steps.push_back(logits);

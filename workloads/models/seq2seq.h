@@ -1,12 +1,14 @@
-// seq2seq: Fathom's encoder-decoder with attention over the encoder states
-// (Luong et al. 2015's "general" score), recurrent cells GRU (the cell of
-// TensorFlow's translate example that Fathom's seq2seq builds on; there is
-// no per-model option mechanism in catalog.h, so LSTM is not offered):
+// seq2seq and seq2seq_lstm: Fathom's encoder-decoder with attention over
+// the encoder states (Luong et al. 2015's "general" score). The recurrent
+// cell is a constructor argument: GRU for `seq2seq` (the cell of
+// TensorFlow's translate example that Fathom's seq2seq builds on), LSTM for
+// `seq2seq_lstm` (the example's other cell); everything else is the same:
 //   encoder_embedding    Embedding(vocab, 256)
-//   encoder              GRU(256 -> 512, 2 layers, batch_first)
+//   encoder              GRU or LSTM(256 -> 512, 2 layers, batch_first)
 //   decoder_embedding    Embedding(vocab, 256)
-//   decoder              GRU(256 -> 512, 2 layers, batch_first), its
-//                        initial state the encoder's final state
+//   decoder              GRU or LSTM(256 -> 512, 2 layers, batch_first),
+//                        its initial state the encoder's final state (the
+//                        LSTM's: both h and c)
 //   attention            Linear(512 -> 512, no bias): score(h_t, s_j) =
 //                        h_t . (W_a s_j), softmax over the source positions
 //   attention_combine    Linear(1024 -> 512, no bias): h~_t = tanh(W_c [c_t;
@@ -32,8 +34,9 @@
 //
 // MACs (describe.h): embedding lookups are free; each GRU adds per token
 // and layer 3 x hidden x (input + hidden) (its three gates' two matrix
-// products); attention adds its two batched products, seq_len x seq_len x
-// hidden each (scores and context) per sample; the three Linear layers
+// products), each LSTM 4 x hidden x (input + hidden) (four gates);
+// attention adds its two batched products, seq_len x seq_len x hidden each
+// (scores and context) per sample; the three Linear layers
 // are counted (attention applies to the seq_len encoder states). Greedy
 // decoding does the same work per step as the teacher-forced pass.
 // Not thread-safe (a torch module); see model.h.
@@ -56,7 +59,9 @@ class Seq2Seq : public Model, public OwnOptimizer {
   static constexpr int64_t kLayers = 2;
   static constexpr int64_t kStartToken = 2;  // <eos>
 
-  explicit Seq2Seq(const ResolvedModel& shape);
+  enum class Cell { kGru, kLstm };
+
+  Seq2Seq(const ResolvedModel& shape, Cell cell);
   torch::Tensor forward(torch::Tensor x) override;
   torch::Tensor Loss(const torch::Tensor& input,
                      const torch::Tensor& labels) override;
@@ -71,6 +76,18 @@ class Seq2Seq : public Model, public OwnOptimizer {
   torch::Tensor Target(const torch::Tensor& x) const;
 
  private:
+  // A recurrent state: h (layers, N, H), and c likewise for the LSTM
+  // (undefined for the GRU).
+  struct State {
+    torch::Tensor h, c;
+  };
+  // Runs the encoder (or the decoder from `state`) over embedded `x`
+  // (N, T, E), counting its MACs: the outputs (N, T, H) and the final state.
+  std::pair<torch::Tensor, State> Encode(const torch::Tensor& x);
+  std::pair<torch::Tensor, State> Decode(const torch::Tensor& x,
+                                         const State& state);
+  // MACs per token of one pass of the 2-layer encoder or decoder.
+  int64_t RecurrentMacsPerToken() const;
   // Source ids (N, seq_len) int64 from the float input.
   torch::Tensor Source(const torch::Tensor& x) const;
   // Attention over `memory` (N, L, H) with keys `keys` (= W_a memory) for
@@ -79,10 +96,12 @@ class Seq2Seq : public Model, public OwnOptimizer {
                        const torch::Tensor& keys);
 
   int64_t seq_len_;
+  Cell cell_;
   torch::nn::Embedding encoder_embedding_{nullptr};
-  torch::nn::GRU encoder_{nullptr};
   torch::nn::Embedding decoder_embedding_{nullptr};
-  torch::nn::GRU decoder_{nullptr};
+  // One pair is built (registered as "encoder" / "decoder"), per cell_.
+  torch::nn::GRU encoder_gru_{nullptr}, decoder_gru_{nullptr};
+  torch::nn::LSTM encoder_lstm_{nullptr}, decoder_lstm_{nullptr};
   MacLinear attention_{nullptr};
   MacLinear attention_combine_{nullptr};
   MacLinear generator_{nullptr};

@@ -10,6 +10,7 @@
 #include "common/enum_text.h"
 #include "common/kernel_names.h"
 #include "common/kernel_shape.h"
+#include "common/speech_models.h"
 #include "common/synthetic_dataset.h"
 #include "common/text_models.h"
 #include "workloads/models/catalog.h"
@@ -145,6 +146,22 @@ absl::Status ValidateRunConfig(const RunConfig& c) {
     if (c.gen_tokens != 0) {
       return Bad("gen-tokens", absl::StrCat(c.model, " does not generate "
                                             "tokens (gpt2_small does)"));
+    }
+  } else if (const SpeechModelLimits* s =
+                 FindSpeechModel(CanonicalModelName(c.model))) {
+    if (c.seq_len != 0 &&
+        (c.seq_len < s->min_frames || c.seq_len > s->max_frames)) {
+      return Bad("seq-len",
+                 absl::StrCat("must be 0 (", c.model, "'s default of ",
+                              s->default_frames, " frames) or within ",
+                              s->min_frames, "..", s->max_frames,
+                              " spectrogram frames for ", c.model, ", got ",
+                              c.seq_len));
+    }
+    if (c.vocab != 0 || c.gen_tokens != 0) {
+      return Bad(c.vocab != 0 ? "vocab" : "gen-tokens",
+                 absl::StrCat(c.model, " takes spectrograms, not token "
+                                       "sequences"));
     }
   } else if (CanonicalModelName(c.model) == "gpt2_small") {
     // --seq-len, --gen-tokens and --vocab (fixed): the model's own checks.

@@ -35,7 +35,8 @@ struct RunConfig {
   ::powersweep::v1::PageCache page_cache = ::powersweep::v1::PAGE_CACHE_KEEP;
   bool preload = false;    // infer only: minibatches built before timing
   int64_t input_size = 0;  // image folders: model input side; 0 = default
-  int64_t seq_len = 0;  // sequence models: tokens per sample; 0 = default
+  int64_t seq_len = 0;  // sequence models: tokens per sample (deepspeech2:
+                        // spectrogram frames); 0 = default
   int64_t vocab = 0;    // lstm_lm, mobilebert: vocabulary; 0 = the data set's
   int64_t gen_tokens = 0;  // gpt2_small: tokens generated; 0 = default
   int64_t preload_limit = 0;  // preload at most this many minibatches; 0 =

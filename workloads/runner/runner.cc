@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "common/kernel_names.h"
 #include "common/log.h"
+#include "common/speech_models.h"
 #include "common/synthetic_dataset.h"
 #include "workloads/data/dataset.h"
 #include "workloads/kernels/kernel_runner.h"
@@ -208,19 +209,38 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
                                   : ImageFolderInputSize(config.model);
   }
   // A text set is cut into the windows the sequence model reads; a bAbI
-  // set into memnet's stories and questions.
+  // set into memnet's stories and questions; a speech set is padded to the
+  // speech model's window of frames.
   const bool babi = *format == "babi";
   const bool text = *format == "text" || babi;
+  const bool speech = *format == "speech";
   ModelOptions model_options;
   model_options.train = train;
+  if (speech) {
+    model_options.seq_len = config.seq_len;
+    absl::StatusOr<ResolvedModel> shape =
+        ResolveModelOptions(config.model, model_options);
+    if (!shape.ok() && absl::IsInvalidArgument(shape.status()) &&
+        CanonicalModelName(config.model) == "deepspeech2") {
+      return shape.status();  // --seq-len out of range
+    }
+    if (!shape.ok() || FindSpeechModel(shape->name) == nullptr) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: a speech set (log-mel spectrograms with transcripts) does not "
+          "fit model %s, which does not take spectrograms (deepspeech2 does)",
+          config.dataset_path, config.model));
+    }
+    data_options.seq_len = shape->seq_len;
+  }
   if (text) {
     model_options.seq_len = config.seq_len;
     absl::StatusOr<ResolvedModel> shape =
         ResolveModelOptions(config.model, model_options);
-    if (!shape.ok() || !shape->takes_tokens()) {
+    if (!shape.ok() || !shape->takes_tokens() ||
+        FindSpeechModel(shape->name) != nullptr) {
       return absl::FailedPreconditionError(absl::StrFormat(
-          "%s: a %s set (token ids) does not fit model %s, which takes "
-          "images",
+          "%s: a %s set (token ids) does not fit model %s, which does not "
+          "take token sequences",
           config.dataset_path, *format, config.model));
     }
     if (babi != (shape->name == "memnet")) {
@@ -250,6 +270,9 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
     model_options.vocab =
         config.vocab != 0 ? config.vocab : set.num_classes();
     model_options.gen_tokens = config.gen_tokens;
+  } else if (speech) {
+    // The window and the alphabet are the model's; the set was opened with
+    // that window.
   } else {
     // Image models take their outputs (classes, or dqn's actions) and size
     // from the set.

@@ -13,9 +13,10 @@
 // computation has finished when it returns (on a GPU this read-back
 // synchronizes the device, so the compute time covers the kernels), and
 // for sequence models the tokens it processed: training and lstm_lm /
-// mobilebert / seq2seq (greedy decoding) inference, samples x seq_len
+// mobilebert / seq2seq / seq2seq_lstm (greedy decoding) inference, samples x seq_len
 // (memnet: samples x 51 x seq_len, the memory and question words it
-// reads); generation (gpt2_small
+// reads; deepspeech2: spectrogram frames, samples x the frame window);
+// generation (gpt2_small
 // inference), samples x the tokens generated, with
 // the time to first token (compute start to the first token of every
 // sample on the host) and the mean latency of each following token, read

@@ -23,6 +23,12 @@
 //   from the tokens once the model's seq_len is known (input.size is 0,
 //   input.classes the vocabulary).
 //
+// - speech (WAV files with transcripts, speech_dataset.h): read per sample
+//   like image folders: every epoch the loader reads each utterance's WAV
+//   and computes its log-mel spectrogram (decode_cycles_per_sample); the
+//   model's input is {1, frames, 29} (input.size the default window of 256
+//   frames; a run's seq_len overrides it).
+//
 // Also the tensor a sample gives the model (channels x size x size) and the
 // number of classes, so a model can be costed on the data set
 // (twin_workload_cost.h). docs/twin-model.md gives the source of every
@@ -48,10 +54,12 @@ enum class DatasetFormat {
   kSynthetic,
   kFrames,
   kText,
-  kBabi
+  kBabi,
+  kSpeech
 };
 
-// "idx", "cifar10", "image-folder", "synthetic", "frames", "text", "babi"
+// "idx", "cifar10", "image-folder", "synthetic", "frames", "text", "babi",
+// "speech"
 // (WorkloadInfo.dataset_format).
 const char* DatasetFormatName(DatasetFormat format);
 
@@ -80,7 +88,10 @@ struct DatasetCost {
   int64_t train_tokens = 0;
   int64_t infer_tokens = 0;
 
-  bool LoadedAtStart() const { return format != DatasetFormat::kImageFolder; }
+  bool LoadedAtStart() const {
+    return format != DatasetFormat::kImageFolder &&
+           format != DatasetFormat::kSpeech;
+  }
   bool Synthetic() const { return format == DatasetFormat::kSynthetic; }
   const DatasetSplit& Split(bool train_split) const {
     return train_split ? train : infer;
@@ -91,8 +102,8 @@ struct DatasetCost {
 
 // The data sets the twin can cost, sorted: babi (memnet's bAbI task 1 as
 // gen-dataset --format babi writes it), catch-frames (dqn's replay
-// memory), cifar10, fashion-mnist, gld23k, imagenet, mnist, synthetic,
-// wikitext, wordnet.
+// memory), cifar10, espeak-words (deepspeech2's utterances),
+// fashion-mnist, gld23k, imagenet, mnist, synthetic, wikitext, wordnet.
 std::vector<std::string> TwinDatasetNames();
 
 // NotFound naming `dataset` and the known ones.

@@ -47,8 +47,12 @@ ModelCost Gpt2SmallCost(const ModelInput& input);
 ModelCost LstmLmCost(const ModelInput& input);
 // mobilebert: 24 bottleneck layers with the masked-LM head.
 ModelCost MobileBertCost(const ModelInput& input);
+// deepspeech2 (speech_model_cost.cc); input = {1, frames, 29}.
+ModelCost DeepSpeech2Cost(const ModelInput& input);
 // seq2seq: GRU encoder-decoder with attention, greedy decoding in inference.
 ModelCost Seq2SeqCost(const ModelInput& input);
+// seq2seq_lstm: the same network with LSTM cells.
+ModelCost Seq2SeqLstmCost(const ModelInput& input);
 // memnet: end-to-end memory network; size = words per sentence.
 ModelCost MemNetCost(const ModelInput& input);
 

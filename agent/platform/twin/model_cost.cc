@@ -5,6 +5,7 @@
 #include "agent/platform/twin/model_architectures.h"
 #include "common/image_models.h"
 #include "common/model_names.h"
+#include "common/speech_models.h"
 #include "common/text_models.h"
 
 namespace powersweep {
@@ -22,6 +23,7 @@ struct KnownModel {
 // models check their own token limits (common/text_models.h) instead.
 constexpr KnownModel kModels[] = {
     {"alexnet", {3, 224, 1000}, AlexNetCost},
+    {"deepspeech2", {1, 256, 29}, DeepSpeech2Cost},
     {"dqn", {5, 84, 3}, DqnCost},
     {"gpt2_small", {1, 128, 50257}, Gpt2SmallCost},
     {"inception_v3", {3, 299, 1000}, InceptionV3Cost},
@@ -33,6 +35,7 @@ constexpr KnownModel kModels[] = {
     {"resnet18", {3, 32, 10}, ResNet18Cost},
     {"resnet50", {3, 224, 1000}, ResNet50Cost},
     {"seq2seq", {1, 30, 40000}, Seq2SeqCost},
+    {"seq2seq_lstm", {1, 30, 40000}, Seq2SeqLstmCost},
     {"squeezenet1_1", {3, 224, 1000}, SqueezeNet11Cost},
     {"vae", {1, 28, 10}, VaeCost},
     {"vgg11", {3, 32, 10}, Vgg11Cost},
@@ -61,6 +64,11 @@ std::string ShapeText(const ModelInput& in) {
 
 // The input `model` takes, as text.
 std::string InputText(const std::string& model) {
+  if (const SpeechModelLimits* s = FindSpeechModel(model)) {
+    return absl::StrCat("1 x ", s->min_frames, "..", s->max_frames,
+                        " spectrogram frames of ", s->mel_bands,
+                        " mel bands with ", s->alphabet, " classes");
+  }
   if (model == "gpt2_small") {
     return "1 x seq_len token ids (seq_len 1..1023) with 50257 classes";
   }
@@ -76,6 +84,10 @@ std::string InputText(const std::string& model) {
 
 bool Takes(const std::string& model, const ModelInput& in) {
   if (in.classes < 1) return false;
+  if (const SpeechModelLimits* s = FindSpeechModel(model)) {
+    return in.channels == 1 && in.size >= s->min_frames &&
+           in.size <= s->max_frames && in.classes == s->alphabet;
+  }
   if (model == "gpt2_small") {
     return in.channels == 1 && in.size >= 1 && in.size < 1024 &&
            in.classes == 50257;

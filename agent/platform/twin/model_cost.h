@@ -32,16 +32,21 @@
 //                LSTM 200, decoder 200-vocab
 //   mobilebert   MobileBERT (24 bottleneck layers, hidden 512, bottleneck
 //                128, 4 heads, 4 FFNs) with its masked-LM head
+//   deepspeech2  Deep Speech 2 at edge size: 2 convolutions over 80 log-mel
+//                bands, 3 bidirectional GRU layers of 256, linear 512->29
+//                (speech_model_cost.cc); ModelInput {1, frames, 29}, frames
+//                32..3000 (common/speech_models.h), default 256
 //   seq2seq      GRU encoder-decoder (embedding 256, 2 layers of 512) with
 //                Luong attention; inference decodes greedily, one step per
 //                target token (infer_kernels, infer_weight_reads)
+//   seq2seq_lstm the same with LSTM cells (4 gates to the GRU's 3)
 //   memnet       end-to-end memory network (d 20, 50 memory sentences, 3
 //                hops, adjacent tying); size = words per sentence
-// lstm_lm, mobilebert, seq2seq and memnet take ModelInput {1, seq_len,
-// vocab} as gpt2_small does: size is the tokens read per sample (memnet:
-// per sentence) and classes the vocabulary (text_model_cost.cc); their
-// defaults are common/text_models.h's (35 / 33,278, 128 / 30,522, 30 /
-// 40,000 and 8 / 23).
+// lstm_lm, mobilebert, seq2seq, seq2seq_lstm and memnet take ModelInput
+// {1, seq_len, vocab} as gpt2_small does: size is the tokens read per
+// sample (memnet: per sentence) and classes the vocabulary
+// (text_model_cost.cc); their defaults are common/text_models.h's (35 /
+// 33,278, 128 / 30,522, 30 / 40,000 for both seq2seqs and 8 / 23).
 // Study defaults (ModelCostFor(model)): lenet5 1x28x28/10 classes, resnet18
 // and vgg11 3x32x32/10 (CIFAR-10), mobilenetv3 3x224x224/2000 (GLD23k as
 // gen-dataset generates it), resnet50 3x224x224/1000 (ImageNet), vae

@@ -1,8 +1,9 @@
-// lstm_lm, mobilebert, seq2seq and memnet costed per sample of seq_len
-// tokens, as workloads/models/{lstm_lm,mobilebert,seq2seq,memnet}.h build
-// them. For these models ModelInput is {1, seq_len, vocab}: channels 1,
-// size = tokens read per sample (memnet: words per sentence, of its 50
-// memory sentences and the question), classes = vocabulary. Like every
+// lstm_lm, mobilebert, seq2seq, seq2seq_lstm and memnet costed per sample
+// of seq_len tokens, as workloads/models/{lstm_lm,mobilebert,seq2seq,
+// memnet}.h build them. For these models ModelInput is {1, seq_len,
+// vocab}: channels 1, size = tokens read per sample (memnet: words per
+// sentence, of its 50 memory sentences and the question), classes =
+// vocabulary. Like every
 // twin figure these are simulated: the MACs and parameters follow the
 // networks exactly, the kernel counts are estimates of LibTorch's eager
 // launches (the layer lists below).
@@ -143,30 +144,39 @@ ModelCost MobileBertCost(const ModelInput& input) {
   return t.Finish();
 }
 
-// seq2seq (workloads/models/seq2seq.h): GRU encoder and decoder (2 layers,
-// embedding 256, hidden 512), Luong "general" attention, generator; trained
-// teacher-forced with Adam, inference decodes greedily one token per step.
-ModelCost Seq2SeqCost(const ModelInput& input) {
+namespace {
+
+// seq2seq and seq2seq_lstm (workloads/models/seq2seq.h): GRU (3 gates) or
+// LSTM (4 gates) encoder and decoder (2 layers, embedding 256, hidden 512),
+// Luong "general" attention, generator; trained teacher-forced with Adam,
+// inference decodes greedily one token per step.
+ModelCost EncoderDecoderCost(const ModelInput& input, const char* name,
+                             int gates) {
   constexpr double kEmb = 256, kHidden = 512;
   constexpr int kLayers = 2;
   // Adam's kernels per parameter tensor beyond SGD with momentum's two
   // (as fathom_cost.cc: two moments and a root, 8).
   constexpr int kAdamExtraKernels = 6;
   const double vocab = input.classes, len = input.size;
-  TokenTally t("seq2seq", input);
+  TokenTally t(name, input);
   const double n = t.tokens();
+  // Per token and layer, the gates' elementwise work beyond the input
+  // projection: the GRU's 4 x hidden, the LSTM's 6 x hidden (as lstm_lm).
+  const double gate_ops = gates == 3 ? 4 * kHidden : 6 * kHidden;
   double decoder_params = 0;
   for (int side = 0; side < 2; ++side) {  // encoder, decoder
     t.Params(vocab * kEmb, 1);
     t.Op(n * kEmb);  // embedding lookup
     for (int layer = 0; layer < kLayers; ++layer) {
       const double in = layer == 0 ? kEmb : kHidden;
-      const double p = 3 * kHidden * (in + kHidden) + 6 * kHidden;
+      // Weights and torch's two biases (b_ih, b_hh) per gate.
+      const double p =
+          gates * kHidden * (in + kHidden) + 2 * gates * kHidden;
       t.Params(p, 4);
       if (side == 1) decoder_params += p;
-      t.Macs(n * 3 * kHidden * (in + kHidden));
+      t.Macs(n * gates * kHidden * (in + kHidden));
       // Input projection, then per step the recurrent GEMM and the gates.
-      t.Op(n * 3 * kHidden + n * 4 * kHidden, 1 + 2 * input.size);
+      t.Op(n * gates * kHidden + n * gate_ops, 1 + 2 * input.size);
     }
   }
   t.Op(n, 2);                            // decoder input: <eos>, shift, cat
@@ -190,6 +200,16 @@ ModelCost Seq2SeqCost(const ModelInput& input) {
   decoder_params += kHidden * kHidden * 3 + kHidden * vocab + vocab;
   c.infer_weight_reads = 1 + (len - 1) * decoder_params / c.params;
   return c;
+}
+
+}  // namespace
+
+ModelCost Seq2SeqCost(const ModelInput& input) {
+  return EncoderDecoderCost(input, "seq2seq", 3);
+}
+
+ModelCost Seq2SeqLstmCost(const ModelInput& input) {
+  return EncoderDecoderCost(input, "seq2seq_lstm", 4);
 }
 
 // memnet (workloads/models/memnet.h): MemN2N, d = 20, 50 memory slots, 3

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/speech_models.h"
 #include "common/text_models.h"
 
 namespace powersweep {
@@ -14,13 +15,27 @@ absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
   // Synthetic data takes the model's own input (as the workload makes it).
   ModelInput input = data.Synthetic() ? model_input : data.input;
   const TextModelLimits* text = FindTextModel(model);
+  const SpeechModelLimits* speech = FindSpeechModel(model);
   const bool tokens = data.format == DatasetFormat::kText ||
                       data.format == DatasetFormat::kBabi;
   if (!data.Synthetic() && (text != nullptr) != tokens) {
     return absl::InvalidArgumentError(absl::StrCat(
         "model ", model, " cannot run on dataset ", dataset, ": ",
-        text != nullptr ? "it reads token sequences and the set holds images"
-                        : "it reads images and the set holds token ids"));
+        text != nullptr ? "it reads token sequences and the set does not "
+                          "hold token ids"
+                        : "it does not read token sequences and the set "
+                          "holds token ids"));
+  }
+  if (!data.Synthetic() &&
+      (speech != nullptr) != (data.format == DatasetFormat::kSpeech)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model ", model, " cannot run on dataset ", dataset, ": ",
+        speech != nullptr ? "it reads spectrograms and the set holds none"
+                          : "the set holds speech, which only deepspeech2 "
+                            "reads"));
+  }
+  if (speech != nullptr && override_input.seq_len > 0) {
+    input.size = override_input.seq_len;  // the window of frames
   }
   // bAbI sets are memnet's stories and questions; memnet reads nothing else.
   if (!data.Synthetic() && text != nullptr &&
@@ -46,7 +61,8 @@ absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
     }
   }
   if (override_input.classes > 0) input.classes = override_input.classes;
-  if (!IsSequenceModel(model) && (!data.LoadedAtStart() || data.Synthetic())) {
+  if (!IsSequenceModel(model) && speech == nullptr &&
+      (!data.LoadedAtStart() || data.Synthetic())) {
     // image folders, synthetic
     if (override_input.input_size > 0) {
       input.size = override_input.input_size;

@@ -30,14 +30,16 @@ struct TwinWorkloadCost {
 struct TwinInputOverride {
   int classes = 0;     // 0: the data set's
   int input_size = 0;  // 0: the data set's; only image folders and synthetic
-  int seq_len = 0;     // sequence models: 0 = the model's default
+  int seq_len = 0;     // sequence models (deepspeech2: frames): 0 = default
   int vocab = 0;       // sequence models: 0 = the data set's (or the model's)
 };
 
 // NotFound naming an unknown model or data set (model checked first);
 // InvalidArgument naming both when the model cannot take the data set's
 // samples (lenet5 on an RGB set, an RGB model on 28x28 grey images, an
-// image model on a text set or a sequence model on images). On a text set
+// image model on a text set or a sequence model on images, deepspeech2 on
+// anything but a speech set or synthetic, another model on a speech set).
+// deepspeech2 takes seq_len as its window of frames. On a text set
 // the model reads seq_len tokens (the override or the model's default,
 // common/text_models.h) and the split's samples are its windows.
 absl::StatusOr<TwinWorkloadCost> TwinWorkloadCostFor(
@@ -51,7 +53,8 @@ struct TwinWorkloadPair {
 
 // Every (model, data set) pair TwinWorkloadCostFor accepts without
 // overrides, by model then data set: lenet5 and vae on fashion-mnist and
-// mnist; dqn on catch-frames; the RGB models on gld23k and imagenet, and on
+// mnist; dqn on catch-frames; deepspeech2 on espeak-words; the RGB models on
+// gld23k and imagenet, and on
 // cifar10 those that take 32x32 (not alexnet nor inception_v3); every model
 // on synthetic (gpt2_small on nothing else).
 std::vector<TwinWorkloadPair> TwinWorkloadPairs();

@@ -10,6 +10,7 @@
 #include "agent/runtime/twin/twin_workload.h"
 #include "agent/util/seconds_to_nanos.h"
 #include "common/status_macros.h"
+#include "common/speech_models.h"
 #include "common/text_models.h"
 
 namespace powersweep {
@@ -161,6 +162,12 @@ v1::BuildProvenance TwinRuntime::Provenance(int threads) const {
     info->add_input_shape(t->SampleTokens(m.input.size));
     info->set_seq_len(m.input.size);
     info->set_vocab(m.input.classes);
+  } else if (const SpeechModelLimits* s = FindSpeechModel(m.name)) {
+    // Spectrogram frames of mel bands and the transcript row.
+    info->add_input_shape(1);
+    info->add_input_shape(m.input.size + 1);
+    info->add_input_shape(s->mel_bands);
+    info->set_seq_len(m.input.size);
   } else {
     info->add_input_shape(m.input.channels);
     info->add_input_shape(m.input.size);

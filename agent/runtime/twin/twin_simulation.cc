@@ -5,6 +5,7 @@
 #include <string>
 
 #include "agent/platform/twin/twin_mode.h"
+#include "common/speech_models.h"
 #include "common/text_models.h"
 
 namespace powersweep {
@@ -20,8 +21,12 @@ namespace {
 void SetTokenFields(const TwinWorkloadShape& shape, double compute_s,
                     v1::MinibatchRecord* r) {
   const ModelCost& cost = shape.cost;
-  if (!IsSequenceModel(cost.name)) return;
   const int64_t batch = shape.batch_size;
+  if (FindSpeechModel(cost.name) != nullptr) {
+    r->set_tokens(batch * cost.input.size);  // deepspeech2's frames
+    return;
+  }
+  if (!IsSequenceModel(cost.name)) return;
   if (shape.train || cost.generated_tokens < 1) {
     // memnet counts every sentence's words (sample_rows of them).
     const TextModelLimits* t = FindTextModel(cost.name);

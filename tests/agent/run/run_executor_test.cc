@@ -227,6 +227,9 @@ TEST_F(RunExecutorTest, ANativeRunRecordsTheCpuOtherProcessesUsed) {
   ASSERT_TRUE(f.result().ok()) << f.result().reason();
   ASSERT_TRUE(f.result().has_other_cpu_cores());
   EXPECT_GT(f.result().other_cpu_cores(), 0.5);
+  // The workload's own CPU time: the sleeping fake's, not the spinner's.
+  EXPECT_GT(f.result().workload_cpu_s(), 0);
+  EXPECT_LT(f.result().workload_cpu_s(), 0.5);
 }
 
 TEST_F(RunExecutorTest, UnknownModelFailsBeforeStartingAnything) {
@@ -311,11 +314,16 @@ TEST_F(RunExecutorTest, CoLocatedTenantsEachSendTheirOwnRecords) {
   v1::RunFinished f = ex.Execute(spec, &sink_);
   ASSERT_TRUE(f.result().ok()) << f.result().reason();
   ASSERT_EQ(f.result().tenants_size(), 3);
+  double cpu_s = 0;
   for (int t = 0; t < 3; ++t) {
     EXPECT_EQ(f.result().tenants(t).tenant(), t);
     EXPECT_EQ(f.result().tenants(t).minibatches(), 5);
     EXPECT_EQ(f.result().tenants(t).exit_code(), 0);
+    EXPECT_GT(f.result().tenants(t).cpu_s(), 0);
+    cpu_s += f.result().tenants(t).cpu_s();
   }
+  // The run's workload CPU time is every tenant's (`compare` compares it).
+  EXPECT_DOUBLE_EQ(f.result().workload_cpu_s(), cpu_s);
   std::map<int, int> per_tenant;
   for (const auto& m : sink_.Records()) ++per_tenant[m.tenant()];
   EXPECT_EQ(per_tenant, (std::map<int, int>{{0, 5}, {1, 5}, {2, 5}}));

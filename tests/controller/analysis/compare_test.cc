@@ -194,6 +194,43 @@ TEST(CompareByTest, SyntheticDataIsTheBaselineAndRealDataTheOtherSide) {
   EXPECT_EQ(OtherLabel(CompareBy::kData), "real");
 }
 
+// The Appl. Sci. '23 comparison: a run alone vs four copies started
+// together, per runtime; the label says which runtime.
+TEST(CompareByTest, OneTenantIsTheBaselineAndCoLocatedTenantsTheOtherSide) {
+  EXPECT_EQ(ParseCompareBy("tenants").value(), CompareBy::kTenants);
+  EXPECT_THAT(ParseCompareBy("tenant").status().message(),
+              HasSubstr("tenants"));
+  std::vector<RunMetrics> runs;
+  int64_t id = 0;
+  for (v1::Runtime runtime : {v1::RUNTIME_NATIVE, v1::RUNTIME_CONTAINER}) {
+    for (int rep = 0; rep < 2; ++rep) {
+      runs.push_back(Done(++id, "MAXN", runtime, rep, 10.0 + rep, 100));
+      RunMetrics four = Done(++id, "MAXN", runtime, rep, 30.0 + rep, 300);
+      four.spec.set_tenants(4);
+      runs.push_back(four);
+    }
+  }
+  const Comparison c = CompareRuns(runs, CompareBy::kTenants);
+  ASSERT_EQ(c.cells.size(), 2u);
+  EXPECT_EQ(c.cells[0].label,
+            "lenet5/fashion-mnist train bs=32 workers=0 | host | MAXN");
+  EXPECT_EQ(c.cells[1].label,
+            "lenet5/fashion-mnist train bs=32 workers=0 | host | MAXN | "
+            "container");
+  EXPECT_THAT(c.cells[0].baseline_run_ids, ElementsAre(1, 3));
+  EXPECT_THAT(c.cells[0].other_run_ids, ElementsAre(2, 4));
+  const MetricComparison* mb = Find(c.cells[1], Metric::kMinibatchTime);
+  ASSERT_NE(mb, nullptr);
+  // 10 and 11 ms alone, 30 and 31 ms with four tenants: +190.5%.
+  EXPECT_NEAR(mb->difference_percent, 100 * (30.5 - 10.5) / 10.5, 1e-9);
+  EXPECT_EQ(BaselineLabel(CompareBy::kTenants), "1 tenant");
+  EXPECT_EQ(OtherLabel(CompareBy::kTenants), "co-located");
+  // Compared by runtime, the four-tenant cells say so.
+  const Comparison r = CompareRuns(runs, CompareBy::kRuntime);
+  ASSERT_EQ(r.cells.size(), 2u);
+  EXPECT_THAT(r.cells[1].label, ::testing::EndsWith("| MAXN | x4 tenants"));
+}
+
 TEST(CompareRunsTest, OneCellPerPowerModeWithItsRuns) {
   Comparison c = CompareRuns(Sweep(), CompareBy::kRuntime);
   ASSERT_EQ(c.cells.size(), 2u);
@@ -329,6 +366,61 @@ TEST(CompareRunsTest, MetricsNoRunHasAreLeftOut) {
   EXPECT_EQ(Find(c.cells[0], Metric::kMedianGpuUtil), nullptr);
   EXPECT_EQ(Find(c.cells[0], Metric::kPageFaults), nullptr);
   EXPECT_NE(Find(c.cells[0], Metric::kOverheadTime), nullptr);
+}
+
+// The DeepBench/Fathom comparison: a GRU kernel's launch rate native vs
+// in a container (the paper's finding: lower in the container). Networks
+// have neither kernel metric.
+TEST(CompareRunsTest, KernelRunsCompareGflopsAndLaunchRate) {
+  std::vector<RunMetrics> runs;
+  const double native_rate[] = {3000, 3010, 2990};
+  const double container_rate[] = {2500, 2520, 2480};
+  for (int rep = 0; rep < 3; ++rep) {
+    RunMetrics n = Done(1 + rep, "MAXN", v1::RUNTIME_NATIVE, rep, 10, 1);
+    n.spec.mutable_workload()->set_model("rnn");
+    n.kernel_launches_per_s = native_rate[rep];
+    n.kernel_gflop_per_s = 20;
+    RunMetrics c = Done(4 + rep, "MAXN", v1::RUNTIME_CONTAINER, rep, 12, 1);
+    c.spec.mutable_workload()->set_model("rnn");
+    c.kernel_launches_per_s = container_rate[rep];
+    c.kernel_gflop_per_s = 16;
+    runs.push_back(n);
+    runs.push_back(c);
+  }
+  const Comparison c = CompareRuns(runs, CompareBy::kRuntime);
+  ASSERT_EQ(c.cells.size(), 1u);
+  const MetricComparison* rate = Find(c.cells[0], Metric::kKernelLaunchRate);
+  ASSERT_NE(rate, nullptr);
+  EXPECT_EQ(rate->info.unit, "launches/s");
+  EXPECT_NEAR(rate->baseline.mean, 3000, 1e-9);
+  EXPECT_NEAR(rate->other.mean, 2500, 1e-9);
+  EXPECT_NEAR(rate->difference_percent, -100.0 / 6, 1e-9);
+  EXPECT_TRUE(rate->significant);
+  const MetricComparison* gflops = Find(c.cells[0], Metric::kKernelGflops);
+  ASSERT_NE(gflops, nullptr);
+  EXPECT_NEAR(gflops->difference_percent, -20, 1e-9);
+
+  const Comparison networks = CompareRuns(Sweep(), CompareBy::kRuntime);
+  EXPECT_EQ(Find(networks.cells[0], Metric::kKernelLaunchRate), nullptr);
+  EXPECT_EQ(Find(networks.cells[0], Metric::kKernelGflops), nullptr);
+}
+
+// The Appl. Sci. '23 figure: the workload's CPU time per side, when the
+// agent reported it.
+TEST(CompareRunsTest, WorkloadCpuTimeIsComparedWhenReported) {
+  std::vector<RunMetrics> runs = Sweep();
+  for (RunMetrics& r : runs) {
+    r.workload_cpu_s = r.spec.runtime() == v1::RUNTIME_CONTAINER
+                           ? 15.0 + 0.1 * r.spec.repetition()
+                           : 10.0 + 0.1 * r.spec.repetition();
+  }
+  const Comparison c = CompareRuns(runs, CompareBy::kRuntime);
+  const MetricComparison* cpu = Find(c.cells[0], Metric::kWorkloadCpuTime);
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->info.unit, "s");
+  EXPECT_NEAR(cpu->difference_percent, 100 * 5.0 / 10.1, 1e-9);
+  const Comparison none = CompareRuns(Sweep(), CompareBy::kRuntime);
+  EXPECT_EQ(Find(none.cells[0], Metric::kWorkloadCpuTime), nullptr);
 }
 
 TEST(CompareRunsTest, WarnsWhenProvenanceDiffers) {

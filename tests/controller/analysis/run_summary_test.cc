@@ -45,6 +45,28 @@ std::vector<v1::TelemetrySample> FourSamples() {
           Tel(2.0, 0.9, 250, 2000), Tel(2.25, 0.3, 200, 6000)};
 }
 
+// A kernel run: each record one timed iteration; the result's KernelInfo
+// gives FLOPs and launches per iteration, so GFLOP/s and the launch rate
+// are those over the mean compute time (here 0.25 s).
+TEST(SummarizeRunTest, KernelRunsGetGflopsAndLaunchRate) {
+  const std::vector<v1::MinibatchRecord> iterations = {
+      Mb(0.21, 0, 0.2, 1, 0), Mb(0.31, 0, 0.3, 1, 0)};
+  v1::RunResult result;
+  v1::KernelInfo* k =
+      result.mutable_provenance()->mutable_workload()->mutable_kernel();
+  k->set_flops(5e9);
+  k->set_launches(400);
+  const v1::RunSummary s = SummarizeRun(iterations, {}, &result);
+  EXPECT_NEAR(s.kernel_gflop_per_s(), 5.0 / 0.25, 1e-9);
+  EXPECT_NEAR(s.kernel_launches_per_s(), 400 / 0.25, 1e-9);
+  // A network's result has no KernelInfo: no kernel figures.
+  v1::RunResult network;
+  network.mutable_provenance()->mutable_workload()->set_params(1000);
+  const v1::RunSummary n = SummarizeRun(iterations, {}, &network);
+  EXPECT_EQ(n.kernel_gflop_per_s(), 0);
+  EXPECT_EQ(n.kernel_launches_per_s(), 0);
+}
+
 TEST(SummarizeRunTest, MinibatchAggregates) {
   v1::RunSummary s = SummarizeRun(SevenMinibatches(), {}, nullptr);
   EXPECT_EQ(s.minibatches(), 7);

@@ -104,6 +104,39 @@ TEST(RunTablesTest, RunsTableShowsTokenRatesAndLatenciesOfSequenceModels) {
   EXPECT_EQ(Cell(t, 1, "ms_per_token"), "-");
 }
 
+// Kernel runs show achieved GFLOP/s and launches per second; networks a
+// dash. The summary gets those columns only when a kernel run is done.
+TEST(RunTablesTest, KernelRunsShowGflopsAndLaunchRate) {
+  v1::RunStatus gru = DoneRun(1, 0.1, 10, 50);
+  gru.mutable_spec()->mutable_workload()->set_model("rnn");
+  gru.mutable_summary()->set_kernel_gflop_per_s(12.345);
+  gru.mutable_summary()->set_kernel_launches_per_s(3456.7);
+  v1::RunStatus gru2 = gru;
+  gru2.mutable_spec()->set_run_id(2);
+  gru2.mutable_summary()->set_kernel_gflop_per_s(14.345);
+  gru2.mutable_summary()->set_kernel_launches_per_s(3856.7);
+  const v1::RunStatus image = DoneRun(3, 0.1, 10, 50);
+  const Table runs = RunsTable({gru, image});
+  EXPECT_EQ(runs.header.size(), runs.numeric.size());
+  EXPECT_EQ(Cell(runs, 0, "gflop_s"), "12.35");
+  EXPECT_EQ(Cell(runs, 0, "launches_per_s"), "3457");
+  EXPECT_EQ(Cell(runs, 1, "gflop_s"), "-");
+  EXPECT_EQ(Cell(runs, 1, "launches_per_s"), "-");
+
+  const Table summary = SummaryTable({gru, gru2, image});
+  ASSERT_EQ(summary.rows.size(), 2u);
+  EXPECT_EQ(summary.header.size(), summary.numeric.size());
+  EXPECT_EQ(summary.header.size(), summary.mean_sd.size());
+  EXPECT_EQ(summary.header.size(), summary.rows[0].size());
+  EXPECT_EQ(Cell(summary, 0, "gflop_s"), "13.35 ± 1.41");
+  EXPECT_EQ(Cell(summary, 0, "launches_per_s"), "3657 ± 283");
+  EXPECT_EQ(Cell(summary, 1, "gflop_s"), "-");
+  const Table networks = SummaryTable({image});
+  EXPECT_EQ(std::find(networks.header.begin(), networks.header.end(),
+                      "gflop_s"),
+            networks.header.end());
+}
+
 TEST(RunTablesTest, SummaryTableAveragesEnergyOverTheCell) {
   const Table t =
       SummaryTable({BaseloadRun(1, 40, 10, 7, 10),

@@ -100,14 +100,15 @@ TEST(DeviceClassCatalogTest, CustomClassTablesAreSorted) {
 TEST(WorkloadCatalogTest, Lenet5TakesGreySetsAndTheOthersRgbSets) {
   const WorkloadCatalog w = WorkloadCatalog::Default();
   EXPECT_THAT(w.ModelNames(),
-              ElementsAre("alexnet", "dqn", "gpt2_small", "inception_v3",
-                          "lenet5", "lstm_lm", "memnet", "mobilebert",
-                          "mobilenetv3", "resnet18", "resnet50", "seq2seq",
-                          "squeezenet1_1", "vae", "vgg11", "vgg19"));
+              ElementsAre("alexnet", "deepspeech2", "dqn", "gpt2_small",
+                          "inception_v3", "lenet5", "lstm_lm", "memnet",
+                          "mobilebert", "mobilenetv3", "resnet18", "resnet50",
+                          "seq2seq", "seq2seq_lstm", "squeezenet1_1", "vae",
+                          "vgg11", "vgg19"));
   EXPECT_THAT(w.DatasetNames(),
-              ElementsAre("babi", "catch-frames", "cifar10", "fashion-mnist",
-                          "gld23k", "imagenet", "mnist", "synthetic",
-                          "wikitext", "wordnet"));
+              ElementsAre("babi", "catch-frames", "cifar10", "espeak-words",
+                          "fashion-mnist", "gld23k", "imagenet", "mnist",
+                          "synthetic", "wikitext", "wordnet"));
   EXPECT_TRUE(w.Accepts("lenet5", "fashion-mnist"));
   // Every model takes synthetic data (random tensors of its own shape).
   EXPECT_TRUE(w.Accepts("lenet5", "synthetic"));
@@ -153,16 +154,32 @@ TEST(WorkloadCatalogTest, FathomModelsTakeTheirOwnSets) {
   }
   // A set an agent advertises is accepted; the workload checks its shape.
   EXPECT_TRUE(w.WithDatasets({"my-tokens"}).Accepts("gpt2_small", "my-tokens"));
-  // seq2seq reads the text sets as lstm_lm does; memnet bAbI only, and
+  // seq2seq and seq2seq_lstm read the text sets as lstm_lm does; memnet
+  // bAbI only, and
   // bAbI is memnet's alone.
   for (const std::string& set : w.DatasetNames()) {
     const bool text = set == "wikitext" || set == "wordnet";
     EXPECT_EQ(w.Accepts("seq2seq", set), text || set == "synthetic") << set;
+    EXPECT_EQ(w.Accepts("seq2seq_lstm", set), text || set == "synthetic")
+        << set;
     EXPECT_EQ(w.Accepts("memnet", set), set == "babi" || set == "synthetic")
         << set;
   }
   for (const std::string& model : w.ModelNames()) {
     EXPECT_EQ(w.Accepts(model, "babi"), model == "memnet") << model;
+  }
+}
+
+TEST(WorkloadCatalogTest, DeepSpeech2TakesSpeechAndSyntheticOnly) {
+  const WorkloadCatalog w = WorkloadCatalog::Default();
+  for (const std::string& set : w.DatasetNames()) {
+    EXPECT_EQ(w.Accepts("deepspeech2", set),
+              set == "espeak-words" || set == "synthetic")
+        << set;
+    if (set != "espeak-words") continue;
+    for (const std::string& model : w.ModelNames()) {
+      EXPECT_EQ(w.Accepts(model, set), model == "deepspeech2") << model;
+    }
   }
 }
 

@@ -281,6 +281,28 @@ TEST(ExpandSweepTest, SeqLenAndVocabReachOnlyTheSequenceModelsRuns) {
   EXPECT_GT(gpt2, 0);
 }
 
+// deepspeech2's seq_len is its window of spectrogram frames; input_size
+// (an image side) never reaches it, nor vocab.
+TEST(ExpandSweepTest, SeqLenIsDeepSpeech2sFrames) {
+  v1::SweepSpec s = TwoOfEach();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("deepspeech2/espeak-words");
+  s.add_workloads("resnet18/cifar10");
+  s.set_seq_len(400);
+  s.set_input_size(160);
+  const std::vector<v1::RunSpec> runs = ExpandSweep(s);
+  int speech = 0;
+  for (const v1::RunSpec& r : runs) {
+    const bool ds2 = r.workload().model() == "deepspeech2";
+    speech += ds2;
+    EXPECT_EQ(r.workload().seq_len(), ds2 ? 400 : 0);
+    EXPECT_EQ(r.workload().vocab(), 0);
+    EXPECT_EQ(r.workload().input_size(), ds2 ? 0 : 160);
+  }
+  EXPECT_GT(speech, 0);
+}
+
 TEST(ExpandSweepTest, PipelineAxesMultiplyAndPreloadIsForInferOnly) {
   v1::SweepSpec s = TwoOfEach();
   s.clear_prefetch_depths();

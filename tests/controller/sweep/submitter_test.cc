@@ -109,9 +109,10 @@ TEST_F(SweepSubmitterTest, RejectedSweepStoresNothing) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(),
               HasSubstr("models[1]: unknown model 'resnet9' (known: alexnet, "
-                        "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, "
-                        "memnet, mobilebert, mobilenetv3, resnet18, resnet50, "
-                        "seq2seq, squeezenet1_1, vae, vgg11, vgg19)"));
+                        "deepspeech2, dqn, gpt2_small, inception_v3, lenet5, "
+                        "lstm_lm, memnet, mobilebert, mobilenetv3, resnet18, "
+                        "resnet50, seq2seq, seq2seq_lstm, squeezenet1_1, vae, "
+                        "vgg11, vgg19)"));
   EXPECT_THAT(r.status().message(),
               HasSubstr("batch_sizes[1]: must be positive, got 0"));
   EXPECT_EQ(store_.create_sweep_calls(), 0);

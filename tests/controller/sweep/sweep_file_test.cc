@@ -319,6 +319,9 @@ TEST(ExampleSweepFilesTest, EveryExampleLoadsAndValidates) {
   demo_host.mutable_capabilities()->add_runtimes(v1::RUNTIME_CONTAINER);
   demo_host.mutable_capabilities()->add_datasets("cifar10-mini");
   demo_host.mutable_capabilities()->add_datasets("gld-mini");
+  // The data sets the applsci23 quickstart names (its header).
+  demo_host.mutable_capabilities()->add_datasets("imagenet-mini");
+  demo_host.mutable_capabilities()->add_datasets("wikitext-mini");
   ctx.known_devices.push_back(demo_host);
   // And its connected twins: the four xavier-agx of the variability
   // examples (placement every_device needs connected devices).

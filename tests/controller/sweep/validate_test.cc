@@ -74,11 +74,13 @@ TEST(ValidateSweepTest, UnknownNames) {
       ElementsAre("device_classes[1]: unknown device class 'tx2' "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
-                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, memnet, "
-                  "mobilebert, mobilenetv3, resnet18, resnet50, seq2seq, "
-                  "squeezenet1_1, vae, vgg11, vgg19)",
+                  "deepspeech2, dqn, gpt2_small, inception_v3, lenet5, "
+                  "lstm_lm, memnet, mobilebert, mobilenetv3, resnet18, "
+                  "resnet50, seq2seq, seq2seq_lstm, squeezenet1_1, vae, "
+                  "vgg11, vgg19)",
                   "datasets[0]: unknown dataset 'cifar100' (known: "
-                  "babi, catch-frames, cifar10, fashion-mnist, gld23k, "
+                  "babi, catch-frames, cifar10, espeak-words, "
+                  "fashion-mnist, gld23k, "
                   "imagenet, mnist, synthetic, wikitext, wordnet)"));
 }
 
@@ -96,11 +98,13 @@ TEST(ValidateSweepTest, EmptyAxesAndName) {
                   "device_classes: at least one device class is required "
                   "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models: at least one model is required (known: alexnet, "
-                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, memnet, "
-                  "mobilebert, mobilenetv3, resnet18, resnet50, seq2seq, "
-                  "squeezenet1_1, vae, vgg11, vgg19)",
+                  "deepspeech2, dqn, gpt2_small, inception_v3, lenet5, "
+                  "lstm_lm, memnet, mobilebert, mobilenetv3, resnet18, "
+                  "resnet50, seq2seq, seq2seq_lstm, squeezenet1_1, vae, "
+                  "vgg11, vgg19)",
                   "datasets: at least one dataset is required (known: "
-                  "babi, catch-frames, cifar10, fashion-mnist, gld23k, "
+                  "babi, catch-frames, cifar10, espeak-words, "
+                  "fashion-mnist, gld23k, "
                   "imagenet, mnist, synthetic, wikitext, wordnet)",
                   "batch_sizes: at least one batch size is required",
                   "power_modes: at least one power mode is required ({} "
@@ -363,14 +367,17 @@ TEST(ValidateSweepTest, SequenceLengthAndVocabularyMustFitTheTextModels) {
   images.set_seq_len(35);
   EXPECT_THAT(Problems(images),
               ElementsAre("seq_len: applies to the sequence models (lstm_lm, "
-                          "memnet, mobilebert, seq2seq) and the sweep runs "
-                          "none"));
-  // memnet's seq_len is words per sentence, at most 64; seq2seq's 1024.
+                          "memnet, mobilebert, seq2seq, seq2seq_lstm) and "
+                          "deepspeech2 "
+                          "(spectrogram frames) and the sweep runs none"));
+  // memnet's seq_len is words per sentence, at most 64; seq2seq's and
+  // seq2seq_lstm's 1024.
   v1::SweepSpec fathom = GoodSpec();
   fathom.clear_models();
   fathom.clear_datasets();
   fathom.add_workloads("memnet/babi");
   fathom.add_workloads("seq2seq/wikitext");
+  fathom.add_workloads("seq2seq_lstm/wikitext");
   fathom.set_seq_len(65);
   EXPECT_THAT(Problems(fathom),
               ElementsAre("seq_len: 65 does not fit memnet (1 to 64 tokens; "
@@ -379,7 +386,9 @@ TEST(ValidateSweepTest, SequenceLengthAndVocabularyMustFitTheTextModels) {
   EXPECT_THAT(Problems(fathom),
               ElementsAre(HasSubstr("seq_len: 1025 does not fit memnet"),
                           HasSubstr("seq_len: 1025 does not fit seq2seq (1 "
-                                    "to 1024 tokens")));
+                                    "to 1024 tokens"),
+                          HasSubstr("seq_len: 1025 does not fit seq2seq_lstm "
+                                    "(1 to 1024 tokens")));
   fathom.set_seq_len(64);
   EXPECT_THAT(Problems(fathom), IsEmpty());
 }
@@ -528,9 +537,10 @@ TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
                   "device_classes[1]: unknown device class 'tx2' (known: "
                   "host, nano, orin-agx, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
-                  "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, memnet, "
-                  "mobilebert, mobilenetv3, resnet18, resnet50, seq2seq, "
-                  "squeezenet1_1, vae, vgg11, vgg19)",
+                  "deepspeech2, dqn, gpt2_small, inception_v3, lenet5, "
+                  "lstm_lm, memnet, mobilebert, mobilenetv3, resnet18, "
+                  "resnet50, seq2seq, seq2seq_lstm, squeezenet1_1, vae, "
+                  "vgg11, vgg19)",
                   "batch_sizes[0]: must be positive, got 0",
                   "loader_workers[0]: must be between 0 and 64, got -1",
                   "power_modes[1].preset: unknown preset 'TURBO' for orin-agx "
@@ -573,6 +583,38 @@ TEST(ValidateSweepTest, MixedSweepStillNeedsTheWorkloadAxes) {
   EXPECT_THAT(Problems(s),
               ElementsAre(HasSubstr("models: at least one model is required"),
                           "batch_sizes: at least one batch size is required"));
+}
+
+TEST(ValidateSweepTest, SpectrogramFramesMustFitDeepSpeech2) {
+  v1::SweepSpec s = GoodSpec();
+  s.clear_models();
+  s.clear_datasets();
+  s.add_workloads("deepspeech2/espeak-words");
+  s.set_seq_len(20);
+  EXPECT_THAT(Problems(s),
+              ElementsAre("seq_len: 20 spectrogram frames do not fit "
+                          "deepspeech2 (32 to 3000 frames of 10 ms; 0 for its "
+                          "default of 256)"));
+  s.set_seq_len(3001);
+  EXPECT_THAT(Problems(s), ElementsAre(HasSubstr("seq_len: 3001 spectrogram "
+                                                 "frames do not fit")));
+  s.set_seq_len(400);
+  EXPECT_THAT(Problems(s), IsEmpty());
+  // With a text model in the same sweep, seq_len must fit both.
+  s.add_workloads("mobilebert/wikitext");
+  s.set_seq_len(600);
+  EXPECT_THAT(Problems(s),
+              ElementsAre(HasSubstr("seq_len: 600 does not fit mobilebert")));
+  s.set_seq_len(20);
+  EXPECT_THAT(Problems(s),
+              ElementsAre(HasSubstr("do not fit deepspeech2")));
+  // deepspeech2 takes speech sets and synthetic only.
+  v1::SweepSpec images = GoodSpec();
+  images.clear_models();
+  images.clear_datasets();
+  images.add_workloads("deepspeech2/mnist");
+  EXPECT_THAT(Problems(images),
+              ElementsAre(HasSubstr("deepspeech2 cannot use dataset mnist")));
 }
 
 }  // namespace

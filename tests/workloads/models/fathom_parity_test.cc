@@ -1,5 +1,5 @@
-// vae, dqn, gpt2_small, seq2seq and memnet against references built from
-// torch.nn modules
+// vae, dqn, gpt2_small, seq2seq, seq2seq_lstm and memnet against references
+// built from torch.nn modules
 // (fathom_reference.py beside this file, run with /usr/bin/python3): the
 // parameter names and shapes (gpt2_small's are HuggingFace
 // GPT2LMHeadModel's), the parameter counts, the forward MACs and the
@@ -82,9 +82,9 @@ TEST_P(FathomParityTest, MatchesItsTorchNnReference) {
   // A short sequence keeps gpt2_small's case quick; the weights are the
   // full model's either way.
   if (GetParam() == "gpt2_small") options.seq_len = 32;
-  // seq2seq at a small vocabulary keeps the case small (the layers are the
-  // full model's); memnet at its defaults.
-  if (GetParam() == "seq2seq") {
+  // seq2seq (GRU and LSTM) at a small vocabulary keeps the case small (the
+  // layers are the full model's); memnet at its defaults.
+  if (GetParam() == "seq2seq" || GetParam() == "seq2seq_lstm") {
     options.seq_len = 12;
     options.vocab = 300;
   }
@@ -101,7 +101,8 @@ TEST_P(FathomParityTest, MatchesItsTorchNnReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Models, FathomParityTest,
-    ::testing::Values("dqn", "gpt2_small", "memnet", "seq2seq", "vae"),
+    ::testing::Values("dqn", "gpt2_small", "memnet", "seq2seq", "seq2seq_lstm",
+                      "vae"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       return info.param;
     });

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Checks vae, dqn, gpt2_small, seq2seq and memnet built by powersweep
-against torch.nn.
+"""Checks vae, dqn, gpt2_small, seq2seq, seq2seq_lstm and memnet built by
+powersweep against torch.nn.
 
 Usage: /usr/bin/python3 fathom_reference.py CASE_DIR [CASE_DIR ...]
 
@@ -12,7 +12,7 @@ forward pass). The reference networks (workloads/bench/
 fathom_reference_models.py, also the benchmark's PyTorch side) are built
 from torch.nn modules after the papers (Fathom's autoenc/variational.py
 sizes; Mnih et al. 2015; GPT-2 small with HuggingFace GPT2LMHeadModel's
-parameter names and layout; seq2seq and memnet from
+parameter names and layout; seq2seq (GRU), seq2seq_lstm and memnet from
 workloads/bench/fathom_text_models.py). For each case this checks:
   1. the state_dict keys and shapes equal the C++ parameters (gpt2_small:
      the tied lm_head.weight is the same tensor as transformer.wte.weight
@@ -20,8 +20,8 @@ workloads/bench/fathom_text_models.py). For each case this checks:
   2. the parameter counts are equal;
   3. the forward MACs at batch size 1 are equal (Conv2d, Linear and
      GPT-2's Conv1D multiply-accumulates, counted with forward hooks, plus
-     what the references' forward passes add to EXTRA_MACS: the GRU gates'
-     products from the GRU weights' sizes, attention's and memnet's
+     what the references' forward passes add to EXTRA_MACS: the GRU and
+     LSTM gates' products from their weights' sizes, attention's and memnet's
      matrix products from their operands' shapes);
   4. with the C++ weights loaded, the eval-mode output on the same input
      agrees: max |diff| <= 1e-4 x max(|reference output|, 1e-3).
@@ -49,8 +49,9 @@ TIED = {"gpt2_small": {"lm_head.weight": "transformer.wte.weight"}}
 
 
 def reference(meta):
-    if meta["model"] == "seq2seq":
-        return Seq2Seq(meta["classes"], meta["seq_len"])
+    if meta["model"] in ("seq2seq", "seq2seq_lstm"):
+        cell = "lstm" if meta["model"] == "seq2seq_lstm" else "gru"
+        return Seq2Seq(meta["classes"], meta["seq_len"], cell)
     if meta["model"] == "memnet":
         return MemNet(meta["classes"], meta["seq_len"])
     return build(meta["model"], meta["classes"], meta["seq_len"])

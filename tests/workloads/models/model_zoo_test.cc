@@ -37,10 +37,10 @@ const StudyShape kStudyShapes[] = {
 TEST(ModelZooTest, KnownModelsAreTheStudyModels) {
   EXPECT_EQ(KnownModels(),
             (std::vector<std::string>{
-                "alexnet", "dqn", "gpt2_small", "inception_v3", "lenet5",
-                "lstm_lm", "memnet", "mobilebert", "mobilenetv3", "resnet18",
-                "resnet50", "seq2seq", "squeezenet1_1", "vae", "vgg11",
-                "vgg19"}));
+                "alexnet", "deepspeech2", "dqn", "gpt2_small", "inception_v3",
+                "lenet5", "lstm_lm", "memnet", "mobilebert", "mobilenetv3",
+                "resnet18", "resnet50", "seq2seq", "seq2seq_lstm",
+                "squeezenet1_1", "vae", "vgg11", "vgg19"}));
 }
 
 TEST(ModelZooTest, EachModelBuildsWithItsStudyDefaultsAndGivesLogits) {
@@ -172,10 +172,10 @@ std::string ErrorOf(const std::string& name, ModelOptions options) {
 
 TEST(ModelZooTest, BadOptionsNameTheOption) {
   EXPECT_EQ(ErrorOf("resnet9", {}),
-            "--model: unknown model 'resnet9' (known: alexnet, dqn, "
-            "gpt2_small, inception_v3, lenet5, lstm_lm, memnet, mobilebert, "
-            "mobilenetv3, resnet18, resnet50, seq2seq, squeezenet1_1, vae, "
-            "vgg11, vgg19)");
+            "--model: unknown model 'resnet9' (known: alexnet, deepspeech2, "
+            "dqn, gpt2_small, inception_v3, lenet5, lstm_lm, memnet, "
+            "mobilebert, mobilenetv3, resnet18, resnet50, seq2seq, "
+            "seq2seq_lstm, squeezenet1_1, vae, vgg11, vgg19)");
   EXPECT_THAT(ErrorOf("resnet18", {/*num_classes=*/1, 0}),
               StartsWith("--classes: 1 is too few for resnet18"));
   EXPECT_THAT(ErrorOf("lenet5", {/*num_classes=*/-3, 0}),

@@ -1,5 +1,6 @@
-// seq2seq and memnet (Fathom's encoder-decoder with attention and its
-// end-to-end memory network): their shapes and option checks, the describe
+// seq2seq, seq2seq_lstm and memnet (Fathom's encoder-decoder with
+// attention, with GRU or LSTM cells, and its end-to-end memory network):
+// their shapes and option checks, the describe
 // figures by hand from the layers, greedy decoding against the
 // teacher-forced pass, and that training lowers their loss on generated
 // data through the real loader and training step.
@@ -26,11 +27,14 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(Seq2SeqMemNetTest, ShapesComeFromSeqLenAndVocab) {
-  absl::StatusOr<ResolvedModel> r = ResolveModelOptions("seq2seq", {});
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->seq_len, 30);
-  EXPECT_EQ(r->vocab, 40000);
-  EXPECT_EQ(r->input_shape, (std::array<int64_t, 3>{1, 1, 30}));
+  absl::StatusOr<ResolvedModel> r;
+  for (const char* model : {"seq2seq", "seq2seq_lstm"}) {
+    r = ResolveModelOptions(model, {});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->seq_len, 30) << model;
+    EXPECT_EQ(r->vocab, 40000) << model;
+    EXPECT_EQ(r->input_shape, (std::array<int64_t, 3>{1, 1, 30})) << model;
+  }
   r = ResolveModelOptions("memnet", {});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->seq_len, 8);
@@ -51,7 +55,7 @@ TEST(Seq2SeqMemNetTest, BadOptionsNameTheFlag) {
     ModelOptions options;
     std::string flag;
   };
-  std::vector<Case> cases(5);
+  std::vector<Case> cases(6);
   cases[0] = {"memnet", {}, "--seq-len"};
   cases[0].options.seq_len = 65;
   cases[1] = {"seq2seq", {}, "--seq-len"};
@@ -62,6 +66,8 @@ TEST(Seq2SeqMemNetTest, BadOptionsNameTheFlag) {
   cases[3].options.input_size = 28;
   cases[4] = {"seq2seq", {}, "--gen-tokens"};
   cases[4].options.gen_tokens = 4;
+  cases[5] = {"seq2seq_lstm", {}, "--seq-len"};
+  cases[5].options.seq_len = 1025;
   for (const Case& c : cases) {
     absl::StatusOr<ResolvedModel> r = ResolveModelOptions(c.model, c.options);
     ASSERT_FALSE(r.ok()) << c.model << " " << c.flag;
@@ -84,6 +90,14 @@ TEST(Seq2SeqMemNetTest, DescribeGivesTheLayerCountedFigures) {
                                  l * h * h + 2 * l * l * h + l * 2 * h * h +
                                  l * h * v);
   EXPECT_THAT(FormatModelDescription(*d), HasSubstr("sequence length 20"));
+  // LSTM cells: four gates to the GRU's three, each with torch's two biases.
+  d = DescribeModel("seq2seq_lstm", o);
+  ASSERT_TRUE(d.ok()) << d.status();
+  const int64_t lstm = 4 * h * (e + h) + 4 * h * (2 * h) + 4 * 4 * h;
+  EXPECT_EQ(d->params, 2 * v * e + 2 * lstm + h * h + 2 * h * h + h * v + v);
+  EXPECT_EQ(d->forward_macs, 2 * l * (4 * h * (e + h) + 4 * h * 2 * h) +
+                                 l * h * h + 2 * l * l * h + l * 2 * h * h +
+                                 l * h * v);
   o.seq_len = 8;
   o.vocab = 0;
   d = DescribeModel("memnet", o);
@@ -94,12 +108,14 @@ TEST(Seq2SeqMemNetTest, DescribeGivesTheLayerCountedFigures) {
               HasSubstr("408 token ids (51 sentences of 8 words"));
 }
 
-TEST(Seq2SeqMemNetTest, GreedyDecodingStartsAsTheTeacherForcedPass) {
+class Seq2SeqCellTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Seq2SeqCellTest, GreedyDecodingStartsAsTheTeacherForcedPass) {
   ModelOptions o;
   o.vocab = 50;
   o.seq_len = 6;
   torch::manual_seed(4);
-  absl::StatusOr<std::shared_ptr<Model>> m = MakeModel("seq2seq", o);
+  absl::StatusOr<std::shared_ptr<Model>> m = MakeModel(GetParam(), o);
   ASSERT_TRUE(m.ok()) << m.status();
   auto& model = dynamic_cast<Seq2Seq&>(**m);
   model.eval();
@@ -176,7 +192,7 @@ double Mean(const std::vector<double>& v, size_t from, size_t to) {
   return s / (to - from);
 }
 
-TEST(Seq2SeqMemNetTest, Seq2SeqLossFallsOnAWikipediaShapedSet) {
+TEST_P(Seq2SeqCellTest, LossFallsOnAWikipediaShapedSet) {
   testing::TempDir dir;
   GenerateOptions g;
   g.format = "text";
@@ -189,11 +205,14 @@ TEST(Seq2SeqMemNetTest, Seq2SeqLossFallsOnAWikipediaShapedSet) {
   // the loss from about ln(64) = 4.2 (uniform guesses) down, first
   // towards the corpus's Zipf unigram entropy (the torch.nn reference at
   // windows of 8 and batches of 16: 4.16 -> 2.8 in 40 steps).
-  const std::vector<double> losses = Train(g.out_dir, "seq2seq", 6, 8, 30);
+  const std::vector<double> losses = Train(g.out_dir, GetParam(), 6, 8, 30);
   ASSERT_EQ(losses.size(), 30u);
   EXPECT_NEAR(losses.front(), std::log(64.0), 0.3);
   EXPECT_LT(Mean(losses, 25, 30), losses.front() - 0.5);
 }
+
+INSTANTIATE_TEST_SUITE_P(Cells, Seq2SeqCellTest,
+                         ::testing::Values("seq2seq", "seq2seq_lstm"));
 
 TEST(Seq2SeqMemNetTest, MemNetLossFallsOnAGeneratedBabiSet) {
   testing::TempDir dir;

@@ -114,7 +114,10 @@ TEST(TwinWorkloadCostTest, PairsAreTheModelsOnTheSetsTheyCanRead) {
       "lstm_lm/wikitext",      "lstm_lm/wordnet",       "mobilebert/wikitext",
       "mobilebert/wordnet",    "lstm_lm/synthetic",     "mobilebert/synthetic",
       "seq2seq/wikitext",      "seq2seq/wordnet",       "seq2seq/synthetic",
-      "memnet/babi",           "memnet/synthetic"};
+      "seq2seq_lstm/wikitext", "seq2seq_lstm/wordnet",
+      "seq2seq_lstm/synthetic",
+      "memnet/babi",           "memnet/synthetic",
+      "deepspeech2/espeak-words", "deepspeech2/synthetic"};
   EXPECT_EQ(pairs, expected);
 }
 
@@ -149,6 +152,9 @@ TEST(TwinWorkloadCostTest, TextSetsAreCutIntoTheModelsWindows) {
   TwinWorkloadCost s2s = *TwinWorkloadCostFor("seq2seq", "wikitext");
   EXPECT_EQ(s2s.dataset.train.samples, (2088628 - 30) / 30 + 1);
   EXPECT_EQ(s2s.model.input.size, 30);
+  TwinWorkloadCost lstm = *TwinWorkloadCostFor("seq2seq_lstm", "wikitext");
+  EXPECT_EQ(lstm.dataset.train.samples, s2s.dataset.train.samples);
+  EXPECT_GT(lstm.model.forward_macs, s2s.model.forward_macs);
 }
 
 TEST(TwinWorkloadCostTest, BabiIsMemnetsQuestions) {

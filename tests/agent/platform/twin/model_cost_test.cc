@@ -198,8 +198,8 @@ TEST(ModelCostTest, SequenceModelsMatchTheBuiltNetworks) {
   EXPECT_FALSE(ModelCostFor("lstm_lm", {3, 35, 100}).ok());
 }
 
-// seq2seq and memnet against `powersweep-workload describe` at their
-// defaults (seq2seq 30 tokens of a 40,000 vocabulary; memnet 8 words per
+// seq2seq, seq2seq_lstm and memnet against `powersweep-workload describe`
+// at their defaults (30 tokens of a 40,000 vocabulary; memnet 8 words per
 // sentence, a vocabulary of 23), the figures seq2seq_memnet_test checks
 // by hand and fathom_reference.py against torch.nn.
 TEST(ModelCostTest, Seq2SeqAndMemNetMatchTheBuiltNetworks) {
@@ -215,6 +215,15 @@ TEST(ModelCostTest, Seq2SeqAndMemNetMatchTheBuiltNetworks) {
   EXPECT_GT(s60.infer_kernels - s.infer_kernels, 30 * 10);
   EXPECT_GT(s.infer_weight_reads, 10);
   EXPECT_LT(s.infer_weight_reads, 30);
+  // LSTM cells: a fourth gate's weights and biases and its products.
+  ModelCost lstm = *ModelCostFor("seq2seq_lstm");
+  EXPECT_EQ(lstm.input.size, 30);
+  EXPECT_EQ(lstm.input.classes, 40000);
+  EXPECT_EQ(lstm.params, 49142848);
+  EXPECT_EQ(lstm.forward_macs, 859115520);
+  EXPECT_EQ(lstm.param_tensors, 22);
+  EXPECT_EQ(lstm.infer_kernels, s.infer_kernels);
+  EXPECT_GT(lstm.activations, s.activations);
   ModelCost m = *ModelCostFor("memnet");
   EXPECT_EQ(m.input.size, 8);
   EXPECT_EQ(m.params, 4 * 23 * 20 + 4 * 50 * 20);

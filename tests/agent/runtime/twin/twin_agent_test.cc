@@ -63,16 +63,17 @@ TEST(TwinAgentTest, RegistersTheClassTablesAndEveryModelAndDataSetItCosts) {
   EXPECT_EQ(caps.mem_freqs_hz_size(), 9);
   // The networks and the kernels (any shape: twin_kernel_test.cc).
   EXPECT_THAT(caps.models(),
-              testing::ElementsAre("alexnet", "conv", "dqn", "gemm",
+              testing::ElementsAre("alexnet", "conv", "deepspeech2", "dqn",
+                                   "gemm",
                                    "gpt2_small", "inception_v3", "lenet5",
                                    "lstm_lm", "memnet", "mobilebert",
                                    "mobilenetv3", "resnet18", "resnet50",
-                                   "rnn", "seq2seq", "squeezenet1_1", "vae",
-                                   "vgg11", "vgg19"));
+                                   "rnn", "seq2seq", "seq2seq_lstm",
+                                   "squeezenet1_1", "vae", "vgg11", "vgg19"));
   EXPECT_THAT(caps.datasets(),
               testing::ElementsAre("babi", "catch-frames", "cifar10",
-                                   "fashion-mnist",
-                                   "gld23k", "imagenet", "mnist", "synthetic",
+                                   "espeak-words", "fashion-mnist", "gld23k",
+                                   "imagenet", "mnist", "synthetic",
                                    "wikitext", "wordnet"));
   // Simulated runs only: never offers containers.
   EXPECT_THAT(caps.runtimes(), testing::ElementsAre(v1::RUNTIME_NATIVE));

@@ -71,10 +71,10 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
   ASSERT_TRUE(agent.ok());
   const v1::DeviceCapabilities caps =
       AgentCapabilities(*agent->platform, agent->catalog);
-  ASSERT_EQ(caps.models_size(), 19);  // 16 networks, 3 kernels
-  // The five image sets, catch-frames, the two text sets, babi and
-  // synthetic.
-  ASSERT_EQ(caps.datasets_size(), 10);
+  ASSERT_EQ(caps.models_size(), 21);  // 18 networks, 3 kernels
+  // The five image sets, catch-frames, the two text sets, babi,
+  // espeak-words and synthetic.
+  ASSERT_EQ(caps.datasets_size(), 11);
   int runnable = 0;
   for (const std::string& model : caps.models()) {
     EXPECT_EQ(agent->catalog.models.count(model), 1u) << model;
@@ -112,10 +112,11 @@ TEST(TwinWorkloadsTest, EveryAdvertisedPairRunsOnATwinAndYieldsRecords) {
     }
   }
   // lenet5 and vae on 2 grey sets; 6 RGB models on 3 RGB sets; alexnet and
-  // inception_v3 on the 2 image-folder sets; lstm_lm, mobilebert and
-  // seq2seq on the 2 text sets; dqn on catch-frames; memnet on babi; all 16
-  // on synthetic (gpt2_small on nothing else).
-  EXPECT_EQ(runnable, 2 * 2 + 6 * 3 + 2 * 2 + 3 * 2 + 1 + 1 + 16);
+  // inception_v3 on the 2 image-folder sets; lstm_lm, mobilebert, seq2seq
+  // and seq2seq_lstm on the 2 text sets; dqn on catch-frames; memnet on
+  // babi; deepspeech2 on espeak-words; all 18 on synthetic (gpt2_small on
+  // nothing else).
+  EXPECT_EQ(runnable, 2 * 2 + 6 * 3 + 2 * 2 + 4 * 2 + 1 + 1 + 1 + 18);
 }
 
 TEST(TwinWorkloadsTest, UnknownModelOrDataSetIsAClearErrorNamingIt) {
@@ -184,6 +185,7 @@ constexpr StudyWorkload kStudies[] = {
     {"resnet18", "imagenet", true},   {"resnet50", "imagenet", false},
     {"mobilenetv3", "gld23k", false}, {"lenet5", "mnist", false},
     {"seq2seq", "wikitext", true},    {"seq2seq", "wikitext", false},
+    {"seq2seq_lstm", "wikitext", true}, {"seq2seq_lstm", "wikitext", false},
     {"memnet", "babi", true}};
 
 TEST(TwinWorkloadsTest, LargerModelsTakeLongerPerMinibatchThanLeNet5) {
