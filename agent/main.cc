@@ -26,6 +26,7 @@
 #include "agent/run/health_check.h"
 #include "agent/run/run_executor.h"
 #include "agent/session/session.h"
+#include "agent/trace/kernel_tracer.h"
 #include "common/clock.h"
 #include "common/http/http_server.h"
 #include "common/log.h"
@@ -199,6 +200,9 @@ int Main(bool probe) {
   if (ecfg.batch_interval_s <= 0) {
     return Fail("--batch_interval_s: must be > 0");
   }
+  // Runs that ask for kernel event traces get them through perf_event_open
+  // (twins' runs report them missing).
+  ecfg.tracer = std::make_shared<KernelTracer>();
 
   // Signals are taken by a dedicated thread; block them everywhere else
   // before any thread starts (the runtime unblocks them in the workload).

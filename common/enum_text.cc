@@ -53,6 +53,23 @@ std::string RuntimeText(v1::Runtime runtime) {
   }
 }
 
+std::string TraceText(v1::Trace trace) {
+  switch (trace) {
+    case v1::TRACE_SYSCALLS:
+      return "syscalls";
+    case v1::TRACE_BLOCK:
+      return "block";
+    case v1::TRACE_WRITEBACK:
+      return "writeback";
+    case v1::TRACE_PAGE_FAULTS:
+      return "page_faults";
+    case v1::TRACE_SCHED:
+      return "sched";
+    default:
+      return "unspecified";
+  }
+}
+
 std::string ProvenanceText(v1::Provenance p) {
   switch (p) {
     case v1::PROVENANCE_MEASURED: return "measured";

@@ -11,6 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "powersweep/v1/device.pb.h"
 #include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/traces.pb.h"
 #include "powersweep/v1/workload.pb.h"
 
 namespace powersweep {
@@ -29,6 +30,9 @@ std::string TaskText(v1::Task task);            // "train", "infer"
 // (baseload runs are the controller's own); nullopt for any other text.
 std::optional<v1::Task> ParseWorkloadTask(absl::string_view text);
 std::string RuntimeText(v1::Runtime runtime);   // "native", "container"
+// "syscalls", "block", "writeback", "page_faults", "sched" (the sweep
+// file's spelling); "unspecified" for anything else.
+std::string TraceText(v1::Trace trace);
 std::string ProvenanceText(v1::Provenance p);   // "measured", "modeled", ...
 // Unknown text maps to PROVENANCE_UNSPECIFIED.
 v1::Provenance ParseProvenance(absl::string_view text);

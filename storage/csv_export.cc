@@ -5,6 +5,8 @@
 // result); minibatches.csv and telemetry.csv hold every attempt's rows with
 // an `attempt` column. Cells go through AppendCsvCell (common/csv_cell.h):
 // text that a spreadsheet would run as a formula is neutralized.
+// traces.csv has every attempt's run_traces rows (storage/
+// run_trace_rows.h).
 // telemetry.csv's rails_json column shows the JSON of the sample's extras
 // however they are stored (telemetry_extras.h).
 #include <map>
@@ -95,6 +97,17 @@ const std::map<std::string, std::string>& ExportQueries() {
        " t.tenant_pgmajfault AS tenant_pgmajfault"
        " FROM runs r JOIN telemetry t ON t.run_id = r.run_id"
        " WHERE r.sweep_id = ?1 ORDER BY t.run_id, t.attempt, t.t_s, t.rowid"},
+      {"traces",
+       "SELECT k.run_id AS run_id, k.attempt AS attempt, k.kind AS kind,"
+       " k.name AS name, k.scope AS scope, k.count AS count,"
+       " k.bytes AS bytes, k.interval_count AS interval_count,"
+       " k.interval_mean_s AS interval_mean_s,"
+       " k.interval_sd_s AS interval_sd_s,"
+       " k.interval_p50_s AS interval_p50_s,"
+       " k.interval_max_s AS interval_max_s,"
+       " k.missing_reason AS missing_reason"
+       " FROM runs r JOIN run_traces k ON k.run_id = r.run_id"
+       " WHERE r.sweep_id = ?1 ORDER BY k.run_id, k.attempt, k.rowid"},
   };
   return *kQueries;
 }
@@ -107,7 +120,7 @@ absl::Status SqliteStore::ExportCsv(
   auto query = ExportQueries().find(table);
   if (query == ExportQueries().end()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "unknown export table '", table, "' (expected runs, minibatches or telemetry)"));
+        "unknown export table '", table, "' (expected runs, minibatches, telemetry or traces)"));
   }
   PS_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db,
                       SqliteDb::Open(path_, /*read_only=*/true));

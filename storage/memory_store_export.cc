@@ -14,6 +14,7 @@
 #include "common/proto_json.h"
 #include "common/status_macros.h"
 #include "common/csv_cell.h"
+#include "storage/run_trace_rows.h"
 #include "storage/schema_text.h"
 #include "storage/telemetry_extras.h"
 
@@ -271,6 +272,23 @@ std::vector<std::string> MemoryStore::CsvChunks(const Sweep& sweep,
       row.push_back(run.applied_mode ? ToJsonLine(*run.applied_mode) : "");
       add(row);
     }
+  } else if (table == "traces") {
+    AppendRow(RunTraceColumns(), &chunk);
+    for (int64_t id : sweep.run_ids) {
+      for (const auto& [attempt, a] : runs_.at(id).attempts) {
+        if (!a.result || !a.result->has_traces()) continue;
+        for (const RunTraceRow& t : RunTraceRows(a.result->traces())) {
+          auto real = [](const std::optional<double>& v) {
+            return v ? Real(*v) : std::string();
+          };
+          add({Int(id), Int(attempt), t.kind, t.name, t.scope,
+               OptInt(t.count), OptInt(t.bytes), OptInt(t.interval_count),
+               real(t.interval_mean_s), real(t.interval_sd_s),
+               real(t.interval_p50_s), real(t.interval_max_s),
+               t.missing_reason.value_or("")});
+        }
+      }
+    }
   } else if (table == "minibatches") {
     AppendRow(MinibatchesHeader(), &chunk);
     for (int64_t id : sweep.run_ids) {
@@ -356,10 +374,11 @@ std::vector<std::string> MemoryStore::CsvChunks(const Sweep& sweep,
 absl::Status MemoryStore::ExportCsv(
     int64_t sweep_id, const std::string& table,
     const std::function<void(const std::string&)>& sink) {
-  if (table != "runs" && table != "minibatches" && table != "telemetry") {
+  if (table != "runs" && table != "minibatches" && table != "telemetry" &&
+      table != "traces") {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown export table '", table,
-                     "' (expected runs, minibatches or telemetry)"));
+                     "' (expected runs, minibatches, telemetry or traces)"));
   }
   std::vector<std::string> chunks;
   {

@@ -408,6 +408,30 @@ ALTER TABLE run_aggregates ADD COLUMN mean_ttft_s REAL;
 ALTER TABLE run_aggregates ADD COLUMN mean_per_token_s REAL;
 )sql";
 
+// Version 17: kernel event traces (RunResult.traces; storage/
+// run_trace_rows.h has the columns): one row per aggregated figure of a
+// run attempt, and one per trace that was asked for and not collected
+// (count NULL, missing_reason set). The whole RunTraces (with the tracer's
+// cost and the write-back settings) stays in result_json.
+constexpr char kSchemaV17[] = R"sql(
+CREATE TABLE run_traces (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  attempt INTEGER NOT NULL CHECK (attempt >= 1),
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  scope TEXT NOT NULL CHECK (scope IN ('workload', 'system')),
+  count INTEGER,
+  bytes INTEGER,
+  interval_count INTEGER,
+  interval_mean_s REAL,
+  interval_sd_s REAL,
+  interval_p50_s REAL,
+  interval_max_s REAL,
+  missing_reason TEXT
+);
+CREATE INDEX run_traces_by_run ON run_traces(run_id, attempt);
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -429,7 +453,7 @@ const std::vector<std::string>& Migrations() {
                                      kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10,
                                      kSchemaV11, kSchemaV12, kSchemaV13,
                                      kSchemaV14, kSchemaV15,
-                                     kSchemaV16};
+                                     kSchemaV16, kSchemaV17};
   return *kMigrations;
 }
 

@@ -172,6 +172,9 @@ class SqliteStore : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status InsertResult(const v1::RunResult& result, int32_t attempt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The result's traces as rows of run_traces (run_trace_rows.h).
+  absl::Status InsertTraces(const v1::RunResult& result, int32_t attempt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Record aggregates of one attempt from its stored records.
   absl::StatusOr<RecordAggregates> ComputeAggregates(int64_t run_id,
                                                      int32_t attempt)

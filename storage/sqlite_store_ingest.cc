@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/proto_json.h"
 #include "common/status_macros.h"
+#include "storage/run_trace_rows.h"
 #include "storage/schema_text.h"
 #include "storage/sqlite_store.h"
 #include "storage/telemetry_extras.h"
@@ -302,6 +303,55 @@ absl::StatusOr<std::vector<int64_t>> SqliteStore::ListBatchSeqs(int64_t run_id) 
   return seqs;
 }
 
+absl::Status SqliteStore::InsertTraces(const v1::RunResult& result,
+                                       int32_t attempt) {
+  if (!result.has_traces()) return absl::OkStatus();
+  PS_ASSIGN_OR_RETURN(
+      Stmt stmt,
+      db_->Prepare("INSERT INTO run_traces(run_id, attempt, kind, name, scope,"
+                   " count, bytes, interval_count, interval_mean_s,"
+                   " interval_sd_s, interval_p50_s, interval_max_s,"
+                   " missing_reason)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                   " ?12, ?13)"));
+  for (const RunTraceRow& row : RunTraceRows(result.traces())) {
+    stmt.Reset();
+    stmt.Bind(1, result.run_id())
+        .Bind(2, attempt)
+        .Bind(3, row.kind)
+        .Bind(4, row.name)
+        .Bind(5, row.scope);
+    auto int_or_null = [&](int i, const std::optional<int64_t>& v) {
+      if (v) {
+        stmt.Bind(i, *v);
+      } else {
+        stmt.BindNull(i);
+      }
+    };
+    auto real_or_null = [&](int i, const std::optional<double>& v) {
+      if (v) {
+        stmt.Bind(i, *v);
+      } else {
+        stmt.BindNull(i);
+      }
+    };
+    int_or_null(6, row.count);
+    int_or_null(7, row.bytes);
+    int_or_null(8, row.interval_count);
+    real_or_null(9, row.interval_mean_s);
+    real_or_null(10, row.interval_sd_s);
+    real_or_null(11, row.interval_p50_s);
+    real_or_null(12, row.interval_max_s);
+    if (row.missing_reason) {
+      stmt.Bind(13, *row.missing_reason);
+    } else {
+      stmt.BindNull(13);
+    }
+    PS_RETURN_IF_ERROR(stmt.Run());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status SqliteStore::InsertResult(const v1::RunResult& result, int32_t attempt) {
   PS_ASSIGN_OR_RETURN(
       Stmt stmt,
@@ -400,6 +450,7 @@ absl::Status SqliteStore::FinishRun(const v1::RunResult& result,
     // Validate the transition before writing anything.
     PS_RETURN_IF_ERROR(ApplyTransition(run, final_state, std::string(), reason, now));
     PS_RETURN_IF_ERROR(InsertResult(result, attempt));
+    PS_RETURN_IF_ERROR(InsertTraces(result, attempt));
     if (result.has_applied_mode()) {
       PS_ASSIGN_OR_RETURN(
           Stmt stmt,

@@ -136,7 +136,10 @@ struct RunExecutor::Run {
   int64_t end_ns = 0;
   double sampler_cpu_s = 0;
   double agent_cpu_s = 0;
-
+  // Kernel event traces (spec.traces): started after the runtimes,
+  // stopped once every tenant has been reaped.
+  std::unique_ptr<TraceSession> trace;
+  v1::RunTraces traces;
 };
 
 void RunExecutor::Run::OnEvent(int tenant, const v1::WorkloadEvent& e) {
@@ -352,12 +355,34 @@ absl::Status RunExecutor::StartTenants(Run* run) {
       run->counted.push_back(c);
     }
   }
+  if (spec.traces_size() > 0) StartTraces(run);
   v1::RunStarted rs;
   rs.set_run_id(spec.run_id());
   *rs.mutable_applied_mode() = run->applied;
   rs.set_started_unix_ms(absl::ToUnixMillis(clock_->Now()));
   run->sink->OnRunStarted(rs);
   return absl::OkStatus();
+}
+
+void RunExecutor::StartTraces(Run* run) {
+  std::vector<v1::Trace> kinds;
+  for (int k : run->spec.traces()) kinds.push_back(static_cast<v1::Trace>(k));
+  std::vector<int> pids;
+  for (auto& r : run->runtimes) {
+    if (r->Pid() > 0) pids.push_back(r->Pid());
+  }
+  std::unique_ptr<Tracer> stand_in;
+  Tracer* tracer = config_.tracer.get();
+  if (run->simulated != nullptr) {
+    stand_in = std::make_unique<UnsupportedTracer>(
+        "a twin simulates no kernel: traces are measured on hosts and boards");
+    tracer = stand_in.get();
+  } else if (tracer == nullptr) {
+    stand_in =
+        std::make_unique<UnsupportedTracer>("this agent has no kernel tracer");
+    tracer = stand_in.get();
+  }
+  run->trace = tracer->Start(kinds, pids);
 }
 
 void RunExecutor::Supervise(Run* run) {
@@ -388,6 +413,10 @@ void RunExecutor::Supervise(Run* run) {
   for (auto& r : run->runtimes) run->exits.push_back(r->Wait());
   // The run ends when its last tenant is reaped, not after the clean-up.
   run->end_ns = clock_->MonotonicNanos();
+  if (run->trace != nullptr) {
+    run->traces = run->trace->Stop();
+    run->trace.reset();
+  }
   run->sampler_cpu_s = sampler.Stop();
   run->agent_cpu_s = ProcessCpuSeconds() - run->agent_cpu_start_s;
   if (run->busy_start_s.has_value()) {
@@ -465,6 +494,7 @@ v1::RunFinished RunExecutor::BuildResult(Run& run) {
     r->clear_workload_offset_s();
   }
   r->set_sampler_cpu_s(run.sampler_cpu_s);
+  if (run.spec.traces_size() > 0) *r->mutable_traces() = run.traces;
   if (run.busy_start_s.has_value() && run.busy_end_s.has_value()) {
     double workload_cpu_s = 0;
     for (const ExitStatus& e : exits) workload_cpu_s += e.cpu_s;

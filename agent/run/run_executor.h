@@ -22,6 +22,8 @@
 // A knob that reads back different from what was requested, without a
 // note of the platform explaining it, fails the run (the platform is
 // restored) with the knob and both values (agent/run/mode_readback.h).
+// A run with RunSpec.traces gets its kernel event traces in
+// RunResult.traces (config.tracer; agent/trace/tracer.h).
 // Right after the mode is applied the board is read (and, with a settle
 // block, waited on until it has cooled; agent/run/settle.h): the result's
 // RunConditions.
@@ -49,6 +51,7 @@
 #include "agent/runtime/run_sink.h"
 #include "agent/runtime/runtime.h"
 #include "agent/runtime/simulated_run.h"
+#include "agent/trace/tracer.h"
 #include "common/clock.h"
 #include "powersweep/v1/agent_gateway.pb.h"
 #include "powersweep/v1/run.pb.h"
@@ -73,6 +76,12 @@ struct RunExecutorConfig {
   // sampler's or the simulated run's thread), e.g. to keep the latest for
   // the agent's /metrics page. Must be cheap and not block. May be empty.
   std::function<void(const v1::TelemetrySample&)> on_sample;
+  // Collects the kernel event traces a run asks for (RunSpec.traces;
+  // agent/trace/tracer.h): started once the workload's processes run,
+  // stopped when they have ended, its RunTraces in the result. Null: every
+  // requested trace is missing ("this agent has no kernel tracer"). Twins'
+  // runs get every trace as missing whatever this is.
+  std::shared_ptr<Tracer> tracer;
 };
 
 // The workload command line for `spec` (see docs/ARCHITECTURE.md), or
@@ -107,9 +116,11 @@ class RunExecutor {
   // an error after Apply, restored). StartTenants: the runtimes, started
   // and attached, and RunStarted (on an error the caller restores).
   // Supervise: telemetry until every tenant is reaped; restores. BuildResult:
-  // the RunFinished.
+  // the RunFinished. StartTraces: the run's kernel trace session, once its
+  // processes run (StartTenants).
   absl::Status Prepare(Run* run);
   absl::Status StartTenants(Run* run);
+  void StartTraces(Run* run);
   void Supervise(Run* run);
   v1::RunFinished BuildResult(Run& run);
 

@@ -44,6 +44,16 @@ const std::vector<MetricInfo>& AllMetrics() {
           {Metric::kPagedOut, "paged out", "KiB"},
           {Metric::kPeakDirtyPages, "peak dirty", "pages"},
           {Metric::kPeakWritebackPages, "peak write-back", "pages"},
+          {Metric::kTraceSyscalls, "system calls (traced)", "count"},
+          {Metric::kTraceContextSwitches, "context switches (traced)",
+           "count"},
+          {Metric::kTraceMinorFaults, "minor faults (traced)", "count"},
+          {Metric::kTraceMajorFaults, "major faults (traced)", "count"},
+          {Metric::kTraceBlockWrites, "block writes issued (traced)", "MiB"},
+          {Metric::kTraceWritebacks, "write-backs (traced)", "count"},
+          {Metric::kTraceWritebackInterval, "write-back interval (traced)",
+           "s"},
+          {Metric::kTracerCpu, "tracer CPU time", "s"},
       };
   return *kMetrics;
 }
@@ -100,6 +110,22 @@ std::optional<double> MetricValue(const RunMetrics& run, Metric metric) {
       return run.peak_dirty_pages;
     case Metric::kPeakWritebackPages:
       return run.peak_writeback_pages;
+    case Metric::kTraceSyscalls:
+      return run.trace_syscalls;
+    case Metric::kTraceContextSwitches:
+      return run.trace_context_switches;
+    case Metric::kTraceMinorFaults:
+      return run.trace_minor_faults;
+    case Metric::kTraceMajorFaults:
+      return run.trace_major_faults;
+    case Metric::kTraceBlockWrites:
+      return run.trace_block_write_mib;
+    case Metric::kTraceWritebacks:
+      return run.trace_writebacks;
+    case Metric::kTraceWritebackInterval:
+      return run.trace_writeback_interval_s;
+    case Metric::kTracerCpu:
+      return run.tracer_cpu_s;
   }
   return std::nullopt;
 }

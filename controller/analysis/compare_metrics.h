@@ -38,6 +38,14 @@ enum class Metric {
   kPagedOut,
   kPeakDirtyPages,
   kPeakWritebackPages,
+  kTraceSyscalls,
+  kTraceContextSwitches,
+  kTraceMinorFaults,
+  kTraceMajorFaults,
+  kTraceBlockWrites,
+  kTraceWritebacks,
+  kTraceWritebackInterval,
+  kTracerCpu,
 };
 
 struct MetricInfo {

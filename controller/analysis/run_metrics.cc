@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "absl/status/status.h"
 #include "common/status_macros.h"
@@ -159,12 +160,62 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
     if (c.has_idle_power_mw()) m.idle_power_w = c.idle_power_mw() / 1000;
     m.run_device = c.device();
     if (result->workload_cpu_s() > 0) m.workload_cpu_s = result->workload_cpu_s();
+    if (result->has_traces()) FillTraceMetrics(result->traces(), &m);
     m.binary_fingerprint = result->provenance().binary_fingerprint();
     m.framework_fingerprint = result->provenance().framework_fingerprint();
     m.framework = result->provenance().framework();
     m.framework_version = result->provenance().framework_version();
   }
   return m;
+}
+
+void FillTraceMetrics(const v1::RunTraces& traces, RunMetrics* m) {
+  std::set<int> collected(traces.requested().begin(), traces.requested().end());
+  for (const v1::TraceMissing& missing : traces.missing()) {
+    collected.erase(missing.kind());
+  }
+  auto has = [&](v1::Trace kind) { return collected.count(kind) > 0; };
+  if (has(v1::TRACE_SYSCALLS)) m->trace_syscalls = 0;
+  if (has(v1::TRACE_SCHED)) m->trace_context_switches = 0;
+  if (has(v1::TRACE_PAGE_FAULTS)) {
+    m->trace_minor_faults = 0;
+    m->trace_major_faults = 0;
+  }
+  if (has(v1::TRACE_BLOCK)) m->trace_block_write_mib = 0;
+  if (has(v1::TRACE_WRITEBACK)) m->trace_writebacks = 0;
+  for (const v1::TraceCount& c : traces.counts()) {
+    if (!has(c.kind())) continue;
+    switch (c.kind()) {
+      case v1::TRACE_SYSCALLS:
+        *m->trace_syscalls += c.count();
+        break;
+      case v1::TRACE_SCHED:
+        if (c.name() == "context_switches") {
+          *m->trace_context_switches += c.count();
+        }
+        break;
+      case v1::TRACE_PAGE_FAULTS:
+        if (c.name() == "minor") *m->trace_minor_faults += c.count();
+        if (c.name() == "major") *m->trace_major_faults += c.count();
+        break;
+      case v1::TRACE_BLOCK:
+        if (c.name() == "issue W") {
+          *m->trace_block_write_mib += c.bytes() / (1024.0 * 1024.0);
+        }
+        break;
+      case v1::TRACE_WRITEBACK:
+        if (c.name() == "all") {
+          *m->trace_writebacks = c.count();
+          if (c.interval_count() > 0) {
+            m->trace_writeback_interval_s = c.interval_mean_s();
+          }
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  if (!collected.empty()) m->tracer_cpu_s = traces.tracer_cpu_s();
 }
 
 bool IsTwinRun(const RunMetrics& run) { return run.framework == "twin-model"; }

@@ -76,6 +76,19 @@ struct RunMetrics {
   // The workload's CPU time over its tenants (RunResult.workload_cpu_s);
   // absent when the agent did not report it.
   std::optional<double> workload_cpu_s;
+  // Kernel event traces (RunResult.traces), each set only when its trace
+  // was collected: system calls of the workload, its context switches,
+  // minor and major faults; bytes written to block devices (requests
+  // issued, system-wide, MiB); write-backs started (every reason, the
+  // "all" row) and the mean interval between them; the tracer's CPU time.
+  std::optional<double> trace_syscalls;
+  std::optional<double> trace_context_switches;
+  std::optional<double> trace_minor_faults;
+  std::optional<double> trace_major_faults;
+  std::optional<double> trace_block_write_mib;
+  std::optional<double> trace_writebacks;
+  std::optional<double> trace_writeback_interval_s;
+  std::optional<double> tracer_cpu_s;
 
   std::optional<double> energy_j;
   std::optional<double> incremental_energy_j;
@@ -121,6 +134,10 @@ struct RunMetrics {
 // simulated instance ("twin:CLASS:seed=S:instance=I"), not a build, so it
 // differs between twins of one build.
 bool IsTwinRun(const RunMetrics& run);
+
+// The trace fields of `m` from a run's RunTraces (left unset for kinds
+// that were not asked for or are missing).
+void FillTraceMetrics(const v1::RunTraces& traces, RunMetrics* m);
 
 // `result` may be null (a run without a result: energy from the samples,
 // no fingerprints). Records need not be sorted.

@@ -118,7 +118,7 @@ grpc::Status ControlService::Export(grpc::ServerContext* context,
   if (grpc::Status st = Authorize(context); !st.ok()) return st;
   auto spec = store_->GetSweepSpec(request->sweep_id());
   if (!spec.ok()) return ToGrpcStatus(spec.status());
-  for (const char* table : {"runs", "minibatches", "telemetry"}) {
+  for (const char* table : {"runs", "minibatches", "telemetry", "traces"}) {
     bool write_ok = true;
     absl::Status st = store_->ExportCsv(
         request->sweep_id(), table, [&](const std::string& csv) {

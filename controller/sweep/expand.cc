@@ -226,6 +226,7 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
             run.set_telemetry_hz(spec.telemetry_hz());
             run.set_timeout_s(spec.timeout_s());
             run.set_attempt(1);
+            *run.mutable_traces() = spec.traces();
           }
         }
       }
@@ -278,6 +279,7 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
                     run.set_telemetry_hz(spec.telemetry_hz());
                     run.set_timeout_s(spec.timeout_s());
                     run.set_attempt(1);
+                    *run.mutable_traces() = spec.traces();
                   }
                 }
                }

@@ -317,6 +317,17 @@ void CheckIntAxes(const v1::SweepSpec& spec, Problems* problems) {
     }
   }
   CheckDuplicates("page_cache", ToVector(spec.page_cache()), kSelf, problems);
+  for (int i = 0; i < spec.traces_size(); ++i) {
+    int t = spec.traces(i);
+    if (t == v1::TRACE_UNSPECIFIED || !v1::Trace_IsValid(t)) {
+      problems->push_back(absl::StrCat(
+          "traces[", i, "]: use syscalls, block, writeback, page_faults or "
+          "sched, got ", t));
+    }
+  }
+  CheckDuplicates("traces", ToVector(spec.traces()),
+                  [](int t) { return TraceText(static_cast<v1::Trace>(t)); },
+                  problems);
   if (spec.preload() && !HasInfer(spec)) {
     problems->push_back(
         "preload: applies to infer runs only, and tasks has no infer");

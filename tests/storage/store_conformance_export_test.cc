@@ -382,6 +382,59 @@ TYPED_TEST(StoreExportTest,
   EXPECT_EQ(row["reason"], "");
 }
 
+TYPED_TEST(StoreExportTest, TracesTableHasAFigurePerRowAndTheMissingOnes) {
+  const int64_t id = this->run_ids_[0];
+  this->Start(id);
+  v1::RunResult r = MakeResult(id, 10);
+  v1::RunTraces* t = r.mutable_traces();
+  t->add_requested(v1::TRACE_SYSCALLS);
+  t->add_requested(v1::TRACE_BLOCK);
+  t->add_requested(v1::TRACE_WRITEBACK);
+  t->add_requested(v1::TRACE_SCHED);
+  v1::TraceCount* c = t->add_counts();
+  c->set_kind(v1::TRACE_SYSCALLS);
+  c->set_name("futex");
+  c->set_count(1234);
+  c = t->add_counts();
+  c->set_kind(v1::TRACE_BLOCK);
+  c->set_name("issue W");
+  c->set_system_wide(true);
+  c->set_count(3);
+  c->set_bytes(12288);
+  c = t->add_counts();
+  c->set_kind(v1::TRACE_WRITEBACK);
+  c->set_name("periodic");
+  c->set_system_wide(true);
+  c->set_count(4);
+  c->set_interval_count(3);
+  c->set_interval_mean_s(5.0);
+  c->set_interval_sd_s(0.25);
+  c->set_interval_p50_s(5.0);
+  c->set_interval_max_s(5.5);
+  v1::TraceMissing* m = t->add_missing();
+  m->set_kind(v1::TRACE_SCHED);
+  m->set_reason("perf_event_open: Permission denied, \"paranoid\"");
+  ASSERT_TRUE(this->store_->FinishRun(r, kDone, "", this->clock_.Now()).ok());
+  const std::vector<std::string> lines =
+      this->ExportLines(this->sweep_id_, "traces");
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0],
+            "run_id,attempt,kind,name,scope,count,bytes,interval_count,"
+            "interval_mean_s,interval_sd_s,interval_p50_s,interval_max_s,"
+            "missing_reason");
+  EXPECT_EQ(lines[1], absl::StrCat(id, ",1,syscalls,futex,workload,1234,,,,,,,"));
+  EXPECT_EQ(lines[2], absl::StrCat(id, ",1,block,issue W,system,3,12288,,,,,,"));
+  EXPECT_EQ(lines[3], absl::StrCat(id, ",1,writeback,periodic,system,4,,3,"
+                                       "5.0,0.25,5.0,5.5,"));
+  EXPECT_EQ(lines[4],
+            absl::StrCat(id, ",1,sched,,workload,,,,,,,,\"perf_event_open: "
+                             "Permission denied, \"\"paranoid\"\"\""));
+  // A run that asked for no traces has no rows.
+  EXPECT_EQ(this->ExportLines(this->AddSweep(MakeRuns(1), "none"), "traces")
+                .size(),
+            1u);
+}
+
 TYPED_TEST(StoreExportTest, UnknownTableIsInvalidArgumentNamingIt) {
   std::vector<std::string> chunks;
   absl::Status st =
@@ -395,7 +448,7 @@ TYPED_TEST(StoreExportTest, UnknownTableIsInvalidArgumentNamingIt) {
 }
 
 TYPED_TEST(StoreExportTest, UnknownSweepIsNotFound) {
-  for (const char* table : {"runs", "minibatches", "telemetry"}) {
+  for (const char* table : {"runs", "minibatches", "telemetry", "traces"}) {
     std::vector<std::string> chunks;
     absl::Status st = this->Export(this->sweep_id_ + 10, table, &chunks);
     EXPECT_EQ(st.code(), absl::StatusCode::kNotFound) << table;

@@ -17,6 +17,7 @@
 #include "agent/platform/fake_platform.h"
 #include "agent/runtime/native/native_runtime.h"
 #include "agent/runtime/recording_sink.h"
+#include "agent/trace/kernel_tracer.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_dir.h"
@@ -331,6 +332,49 @@ TEST_F(RunExecutorTest, CoLocatedTenantsEachSendTheirOwnRecords) {
     EXPECT_TRUE(std::filesystem::exists(absl::StrCat(
         config_.work_dir, "/run-11-attempt-1-tenant-", t, ".log")));
   }
+}
+
+// A run that asks for kernel traces gets them in its result, counted over
+// every tenant's process (the kernel tracer needs root, as CI runs).
+TEST_F(RunExecutorTest, TracesOfEveryTenantAreInTheResult) {
+  ASSERT_EQ(geteuid(), 0) << "kernel tracing needs root (CI runs as root)";
+  config_.tracer = std::make_shared<KernelTracer>();
+  RunExecutor ex = Make();
+  v1::RunSpec spec = Spec(5);
+  spec.set_tenants(2);
+  spec.add_traces(v1::TRACE_SYSCALLS);
+  spec.add_traces(v1::TRACE_SCHED);
+  v1::RunFinished f = ex.Execute(spec, &sink_);
+  ASSERT_TRUE(f.result().ok()) << f.result().reason();
+  const v1::RunTraces& t = f.result().traces();
+  EXPECT_EQ(t.requested_size(), 2);
+  EXPECT_EQ(t.missing_size(), 0) << t.DebugString();
+  int64_t writes = 0;
+  int64_t switches = -1;
+  for (const v1::TraceCount& c : t.counts()) {
+    if (c.kind() == v1::TRACE_SYSCALLS && c.name() == "write") {
+      writes = c.count();
+    }
+    if (c.name() == "context_switches") switches = c.count();
+  }
+  // At least a record line each: started, 5 minibatches, finished, per
+  // tenant.
+  EXPECT_GE(writes, 2 * 7);
+  EXPECT_GE(switches, 1);
+}
+
+TEST_F(RunExecutorTest, WithoutATracerRequestedTracesAreMissingNotFatal) {
+  RunExecutor ex = Make();  // config_.tracer unset
+  v1::RunSpec spec = Spec(3);
+  spec.add_traces(v1::TRACE_WRITEBACK);
+  v1::RunFinished f = ex.Execute(spec, &sink_);
+  ASSERT_TRUE(f.result().ok()) << f.result().reason();
+  ASSERT_EQ(f.result().traces().missing_size(), 1);
+  EXPECT_EQ(f.result().traces().missing(0).reason(),
+            "this agent has no kernel tracer");
+  // Off unless asked for.
+  v1::RunFinished plain = ex.Execute(Spec(3), &sink_);
+  EXPECT_FALSE(plain.result().has_traces());
 }
 
 // A platform whose applied mode leaves the run no CPU: the workload command

@@ -89,6 +89,26 @@ TEST(ExpandSweepTest, EveryRunCarriesTheSweepWideFields) {
   }
 }
 
+TEST(ExpandSweepTest, TracesReachEveryRunBaseloadsToo) {
+  v1::SweepSpec s = TwoOfEach();
+  s.add_tasks(v1::TASK_BASELOAD);
+  s.add_traces(v1::TRACE_WRITEBACK);
+  s.add_traces(v1::TRACE_SYSCALLS);
+  const std::vector<v1::RunSpec> runs = ExpandSweep(s);
+  ASSERT_FALSE(runs.empty());
+  bool baseload = false;
+  for (const v1::RunSpec& r : runs) {
+    baseload |= r.workload().task() == v1::TASK_BASELOAD;
+    EXPECT_THAT(r.traces(), ::testing::ElementsAre(v1::TRACE_WRITEBACK,
+                                                   v1::TRACE_SYSCALLS));
+  }
+  EXPECT_TRUE(baseload);
+  // Off unless asked for.
+  for (const v1::RunSpec& r : ExpandSweep(TwoOfEach())) {
+    EXPECT_EQ(r.traces_size(), 0);
+  }
+}
+
 TEST(ExpandSweepTest, PowerModeKnobsAreCopiedWhole) {
   v1::SweepSpec s = TwoOfEach();
   s.clear_power_modes();

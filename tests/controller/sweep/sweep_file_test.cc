@@ -85,6 +85,27 @@ max_retries: 2
   EXPECT_EQ(spec->max_retries(), 2);
 }
 
+TEST(ParseSweepYamlTest, TracesAreNamedAndUnknownOnesListTheChoices) {
+  absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(
+      "name: t\ntraces: [syscalls, block, writeback, page_faults, sched]\n");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_THAT(spec->traces(),
+              ::testing::ElementsAre(v1::TRACE_SYSCALLS, v1::TRACE_BLOCK,
+                                     v1::TRACE_WRITEBACK,
+                                     v1::TRACE_PAGE_FAULTS, v1::TRACE_SCHED));
+  EXPECT_NE(SweepYaml(*spec).find(
+                "traces: [syscalls, block, writeback, page_faults, sched]"),
+            std::string::npos)
+      << SweepYaml(*spec);
+  absl::StatusOr<v1::SweepSpec> bad =
+      ParseSweepYaml("name: t\ntraces: [syscalls, ftrace]\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("traces[1]"), std::string::npos)
+      << bad.status();
+  EXPECT_NE(bad.status().message().find("page_faults"), std::string::npos)
+      << bad.status();
+}
+
 TEST(ParseSweepYamlTest, ListAxesAcceptASingleValue) {
   absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(R"(name: one
 device_classes: host

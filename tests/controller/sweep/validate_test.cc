@@ -84,6 +84,19 @@ TEST(ValidateSweepTest, UnknownNames) {
                   "imagenet, mnist, synthetic, wikitext, wordnet)"));
 }
 
+TEST(ValidateSweepTest, TracesMustBeKnownAndListedOnce) {
+  v1::SweepSpec s = GoodSpec();
+  s.add_traces(v1::TRACE_SYSCALLS);
+  s.add_traces(v1::TRACE_WRITEBACK);
+  EXPECT_THAT(Problems(s), IsEmpty());
+  s.add_traces(v1::TRACE_SYSCALLS);
+  s.add_traces(static_cast<v1::Trace>(42));
+  EXPECT_THAT(Problems(s),
+              ElementsAre("traces[3]: use syscalls, block, writeback, "
+                          "page_faults or sched, got 42",
+                          "traces[2]: duplicate of traces[0] (syscalls)"));
+}
+
 TEST(ValidateSweepTest, EmptyAxesAndName) {
   v1::SweepSpec s = GoodSpec();
   s.clear_name();
