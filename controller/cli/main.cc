@@ -24,6 +24,7 @@
 #include "controller/cli/model_commands.h"
 #include "controller/cli/report_command.h"
 #include "controller/cli/top_command.h"
+#include "controller/cli/trace_tables.h"
 #include "controller/cli/usage.h"
 #include "grpcpp/grpcpp.h"
 
@@ -139,6 +140,8 @@ ABSL_FLAG(int64_t, minibatches, 0,
           "plan-profiling: minibatches per run (default 200).");
 ABSL_FLAG(int32_t, repetitions, 0,
           "plan-profiling: repetitions per mode (default 1).");
+ABSL_FLAG(int32_t, top, 10,
+          "traces: the most frequent system calls shown per cell (0 = all).");
 
 namespace {
 
@@ -413,7 +416,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "watch" || cmd == "runs" || cmd == "summary" ||
       cmd == "export" || cmd == "compare" || cmd == "cancel" ||
-      cmd == "variability") {
+      cmd == "variability" || cmd == "traces") {
     if (opt.sweep_id <= 0) {
       return Usage(cmd + ": --sweep: a positive sweep id is required");
     }
@@ -438,6 +441,11 @@ int main(int argc, char** argv) {
     }
     if (cmd == "variability") {
       return powersweep::CmdVariability(stub.get(), opt, out, err);
+    }
+    if (cmd == "traces") {
+      const int32_t top = absl::GetFlag(FLAGS_top);
+      if (top < 0) return Usage("traces: --top: must be 0 (all) or more");
+      return powersweep::CmdTraces(stub.get(), opt, top, out, err);
     }
     if (opt.out_dir.empty()) return Usage("export: --out DIR is required");
     mkdir(opt.out_dir.c_str(), 0755);
