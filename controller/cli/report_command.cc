@@ -99,18 +99,21 @@ int GatherModels(v1::Control::StubInterface* stub, const CliOptions& opt,
   return kExitOk;
 }
 
-// The sweep's telemetry through Control.Export (the other tables it
-// streams are skipped).
+// The sweep's telemetry and traces through Control.Export (the other
+// tables it streams are skipped).
 int GatherTelemetry(v1::Control::StubInterface* stub, const CliOptions& opt,
-                    std::ostream& err, std::vector<TelemetryRow>* out) {
+                    std::ostream& err, std::vector<TelemetryRow>* out,
+                    std::vector<TraceCsvRow>* traces_out) {
   v1::ExportRequest req;
   req.set_sweep_id(opt.sweep_id);
   auto ctx = RpcContext(600);
   auto reader = stub->Export(ctx.get(), req);
   TelemetryCsvReader telemetry;
+  TraceCsvReader traces;
   v1::ExportChunk chunk;
   while (reader->Read(&chunk)) {
     if (chunk.table() == "telemetry") telemetry.Feed(chunk.csv());
+    if (chunk.table() == "traces") traces.Feed(chunk.csv());
   }
   grpc::Status st = reader->Finish();
   if (!st.ok()) return ReportRpcError(st, opt, err);
@@ -118,7 +121,12 @@ int GatherTelemetry(v1::Control::StubInterface* stub, const CliOptions& opt,
     err << "error: " << s.message() << "\n";
     return kExitFailed;
   }
+  if (absl::Status s = traces.Finish(); !s.ok()) {
+    err << "error: " << s.message() << "\n";
+    return kExitFailed;
+  }
   *out = std::move(telemetry.rows());
+  *traces_out = std::move(traces.rows());
   return kExitOk;
 }
 
@@ -248,7 +256,8 @@ int CmdReport(v1::Control::StubInterface* stub, const CliOptions& opt,
       }
     }
   }
-  if (int rc = GatherTelemetry(stub, opt, err, &in.telemetry); rc != kExitOk) {
+  if (int rc = GatherTelemetry(stub, opt, err, &in.telemetry, &in.traces);
+      rc != kExitOk) {
     return rc;
   }
   const std::vector<FigureTable> figures = AllFigures(in);

@@ -419,7 +419,8 @@ std::vector<FigureTable> AllFigures(const ReportInputs& in) {
   return {ParetoFigure(in),     MinibatchTimeFigure(in),
           EnergySplitFigure(in), DistributionsFigure(in),
           TimelineFigure(in),    HeldOutFigure(in),
-          VariabilityFigure(in), SyntheticVsRealFigure(in)};
+          VariabilityFigure(in), SyntheticVsRealFigure(in),
+          TraceSyscallsFigure(in), TraceWritebackFigure(in)};
 }
 
 }  // namespace powersweep

@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "controller/cli/format.h"
+#include "controller/cli/trace_csv.h"
 #include "powersweep/v1/control.pb.h"
 #include "powersweep/v1/modeling.pb.h"
 #include "powersweep/v1/run.pb.h"
@@ -72,6 +73,9 @@ struct ReportInputs {
   // `powersweep variability` prints it) calls an outlier in their cell, by
   // metric name ("minibatch_time", "energy") -> run ids.
   std::map<std::string, std::set<int64_t>> outlier_runs;
+  // traces.csv of the sweep (every attempt; the figures keep each run's
+  // current one).
+  std::vector<TraceCsvRow> traces;
 };
 
 // The stock nvpmodel default (PM_CONFIG DEFAULT) of a class as the platform
@@ -121,6 +125,9 @@ FigureTable TimelineFigure(const ReportInputs& in);
 // time, stall and elapsed time, and real data's throughput against
 // synthetic's in % (report_data_figure.cc).
 FigureTable SyntheticVsRealFigure(const ReportInputs& in);
+// Kernel event traces (report_trace_figures.cc; docs/traces.md).
+FigureTable TraceSyscallsFigure(const ReportInputs& in);
+FigureTable TraceWritebackFigure(const ReportInputs& in);
 
 // Every figure, in the order the report shows them.
 std::vector<FigureTable> AllFigures(const ReportInputs& in);

@@ -5,11 +5,9 @@
 #include <set>
 #include <tuple>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "controller/analysis/compare_cells.h"
-#include "controller/cli/report_csv.h"
 
 namespace powersweep {
 namespace {
@@ -142,68 +140,6 @@ Table TracesTable(const std::vector<v1::RunStatus>& runs,
   }
   return table;
 }
-
-namespace {
-
-// traces.csv of the Export stream into rows.
-class TraceCsvReader {
- public:
-  TraceCsvReader()
-      : splitter_([this](const std::vector<std::string>& f) { OnRecord(f); }) {}
-  void Feed(absl::string_view text) { splitter_.Feed(text); }
-  absl::Status Finish() {
-    splitter_.Finish();
-    return status_;
-  }
-  std::vector<TraceCsvRow>& rows() { return rows_; }
-
- private:
-  void OnRecord(const std::vector<std::string>& f) {
-    if (!status_.ok()) return;
-    if (columns_.empty()) {
-      for (size_t i = 0; i < f.size(); ++i) columns_[f[i]] = i;
-      for (const char* need : {"run_id", "attempt", "kind", "name", "scope",
-                               "count", "bytes", "interval_mean_s",
-                               "interval_sd_s", "missing_reason"}) {
-        if (!columns_.count(need)) {
-          status_ = absl::InvalidArgumentError(
-              absl::StrCat("traces.csv has no column '", need, "'"));
-        }
-      }
-      return;
-    }
-    auto cell = [&](const char* name) -> std::string {
-      const size_t i = columns_[name];
-      return i < f.size() ? f[i] : std::string();
-    };
-    auto number = [&](const char* name) -> std::optional<double> {
-      double v = 0;
-      if (absl::SimpleAtod(cell(name), &v)) return v;
-      return std::nullopt;
-    };
-    TraceCsvRow row;
-    if (!absl::SimpleAtoi(cell("run_id"), &row.run_id) ||
-        !absl::SimpleAtoi(cell("attempt"), &row.attempt)) {
-      return;
-    }
-    row.kind = cell("kind");
-    row.name = cell("name");
-    row.scope = cell("scope");
-    row.count = number("count");
-    row.bytes = number("bytes");
-    row.interval_mean_s = number("interval_mean_s");
-    row.interval_sd_s = number("interval_sd_s");
-    row.missing_reason = cell("missing_reason");
-    rows_.push_back(std::move(row));
-  }
-
-  CsvRecordSplitter splitter_;
-  std::map<std::string, size_t> columns_;
-  absl::Status status_;
-  std::vector<TraceCsvRow> rows_;
-};
-
-}  // namespace
 
 int CmdTraces(v1::Control::StubInterface* stub, const CliOptions& opt, int top,
               std::ostream& out, std::ostream& err) {

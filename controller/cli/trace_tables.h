@@ -17,31 +17,17 @@
 #define POWERSWEEP_CONTROLLER_CLI_TRACE_TABLES_H_
 
 #include <cstdint>
-#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "controller/cli/commands.h"
 #include "controller/cli/format.h"
+#include "controller/cli/trace_csv.h"
 #include "powersweep/v1/control.grpc.pb.h"
 #include "powersweep/v1/run.pb.h"
 
 namespace powersweep {
-
-// One row of traces.csv.
-struct TraceCsvRow {
-  int64_t run_id = 0;
-  int32_t attempt = 0;
-  std::string kind;
-  std::string name;
-  std::string scope;
-  std::optional<double> count;
-  std::optional<double> bytes;
-  std::optional<double> interval_mean_s;
-  std::optional<double> interval_sd_s;
-  std::string missing_reason;
-};
 
 Table TracesTable(const std::vector<v1::RunStatus>& runs,
                   const std::vector<TraceCsvRow>& traces, int top);

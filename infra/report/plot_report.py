@@ -49,6 +49,8 @@ TITLES = {
     "heldout": "Predicted vs measured on held-out modes",
     "variability": "Per-instance variability",
     "synthetic_vs_real": "Synthetic vs real data: training throughput",
+    "trace_syscalls": "Most frequent system calls (kernel traces)",
+    "trace_writeback": "Write-backs: intervals and reasons (kernel traces)",
 }
 
 

@@ -36,9 +36,16 @@ def plain_number(value, _pos=None):
 
 
 def plain_ticks(ax):
-    """Plain tick labels on both axes of `ax`, whatever their scale."""
+    """Plain tick labels on both axes of `ax`, whatever their scale. An
+    axis whose ticks the plot labelled itself (set_yticklabels: cell
+    names) keeps its labels."""
     for axis, scale in ((ax.xaxis, ax.get_xscale()),
                         (ax.yaxis, ax.get_yscale())):
+        fmt = axis.get_major_formatter()
+        if isinstance(fmt, ticker.FixedFormatter) or (
+                isinstance(fmt, ticker.FuncFormatter) and
+                fmt.func is not plain_number):
+            continue
         if scale == "log":
             axis.set_major_locator(ticker.LogLocator(subs=(1, 2, 5)))
             axis.set_major_formatter(ticker.FuncFormatter(plain_number))

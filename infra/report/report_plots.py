@@ -547,3 +547,8 @@ PLOTTERS = {
     "variability": variability,
     "synthetic_vs_real": synthetic_vs_real,
 }
+
+# The kernel-trace figures live in their own module.
+import report_trace_plots  # noqa: E402  (it imports helpers from here)
+
+PLOTTERS.update(report_trace_plots.PLOTTERS)

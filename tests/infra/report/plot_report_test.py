@@ -72,11 +72,27 @@ def fixture(folder):
           [[PANEL, 1, t, u, m, 2, 10 + i, 10.5 + i, 5, "simulated"]
            for t, u in (("time", "s per epoch"), ("energy", "J per epoch"))
            for i, m in enumerate(MODES)])
+    # Kernel traces: host vs one and four containers (Appl. Sci. '23).
+    cells = ["host squeezenet1_1 train | native",
+             "host squeezenet1_1 train | container",
+             "host squeezenet1_1 train | container x4 tenants"]
+    write(folder, "trace_syscalls",
+          ["cell", "syscall", "calls_per_run", "share_percent", "runs"],
+          [[c, s, n * (1 + i), 10, 2] for i, c in enumerate(cells)
+           for s, n in (("futex", 900), ("read", 300), ("write", 40))])
+    write(folder, "trace_writeback",
+          ["cell", "reason", "writebacks_per_run", "share_percent",
+           "interval_mean_s", "interval_sd_s", "runs"],
+          [row for i, c in enumerate(cells) for row in (
+              [c, "all", 6 + i, "", 5.0 - i, 0.3 * (1 + i), 2],
+              [c, "periodic", 5, 100 * 5 / (6 + i), "", "", 2],
+              [c, "background", 1 + i, 100 * (1 + i) / (6 + i), "", "", 2])])
     figures = [["pareto", 1, 10, "a caption"], ["minibatch_time", 1, 3, ""],
                ["energy_split", 1, 3, ""], ["distributions", 1, 100, ""],
                ["timeline", 1, 40, "Run 4 on host-0"], ["heldout", 1, 6, ""],
                ["variability", 0, 0,
-                "Every cell of the sweep ran on a single device."]]
+                "Every cell of the sweep ran on a single device."],
+               ["trace_syscalls", 1, 9, ""], ["trace_writeback", 1, 9, ""]]
     write(folder, "figures", ["figure", "drawn", "rows", "note"], figures)
     write(folder, "meta", ["key", "value"],
           [["sweep_id", 7], ["sweep_name", "fixture <&>"]])
@@ -194,6 +210,14 @@ class PlotReportTest(unittest.TestCase):
             problems, checked = figure_checks.check(folder)
             self.assertEqual(problems, [])
             self.assertEqual(checked, drawn)
+            # The trace figures name what they compare on their axes (an
+            # axis the plot labelled keeps its labels).
+            calls = sidecar(folder, "trace_syscalls")
+            self.assertEqual(calls["axes"][0]["y"]["tick_labels"],
+                             ["futex", "read", "write"])
+            wb = sidecar(folder, "trace_writeback")
+            self.assertEqual(wb["axes"][0]["y"]["tick_labels"],
+                             ["native", "container", "container x4 tenants"])
 
     def test_figures_a_paper_can_print(self):
         with tempfile.TemporaryDirectory() as folder:
