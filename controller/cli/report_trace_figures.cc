@@ -3,7 +3,8 @@
 // and write-backs per cell (its Fig. 3: the intervals between them; Tables
 // 9 and 10: their reasons). A cell is FigureCellLabel of the runs that
 // differ only in repetition; only done workload runs' current attempts
-// count, and a run without a row for a figure counts as 0 of it.
+// count, and a traced run without a row for a figure counts as 0 of it
+// (runs for which the trace is missing do not count).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -39,7 +40,19 @@ std::vector<std::pair<std::string, TraceCell>> CellsOf(const ReportInputs& in,
       order.push_back(label);
     }
   }
+  // A run counts in a cell when it has trace rows (its sweep asked for
+  // traces) and `kind` is not missing for it: a run with no row of the
+  // kind had none of it (0).
+  std::map<int64_t, bool> traced;  // run -> kind missing
+  for (const TraceCsvRow& t : in.traces) {
+    auto it = current.find(t.run_id);
+    if (it == current.end() || it->second.first != t.attempt) continue;
+    traced[t.run_id] |= t.kind == kind && !t.missing_reason.empty();
+  }
   std::map<std::string, TraceCell> cells;
+  for (const auto& [run, missing] : traced) {
+    if (!missing) cells[current[run].second].runs.insert(run);
+  }
   for (const TraceCsvRow& t : in.traces) {
     auto it = current.find(t.run_id);
     if (it == current.end() || it->second.first != t.attempt ||
@@ -47,7 +60,6 @@ std::vector<std::pair<std::string, TraceCell>> CellsOf(const ReportInputs& in,
       continue;
     }
     TraceCell& cell = cells[it->second.second];
-    cell.runs.insert(t.run_id);
     cell.count[t.name] += t.count.value_or(0);
     if (t.interval_mean_s) {
       cell.interval_mean[t.name].push_back(*t.interval_mean_s);
@@ -57,7 +69,7 @@ std::vector<std::pair<std::string, TraceCell>> CellsOf(const ReportInputs& in,
   std::vector<std::pair<std::string, TraceCell>> out;
   for (const std::string& label : order) {
     auto it = cells.find(label);
-    if (it != cells.end()) out.push_back(*it);
+    if (it != cells.end() && !it->second.count.empty()) out.push_back(*it);
   }
   return out;
 }

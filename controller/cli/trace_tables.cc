@@ -31,6 +31,7 @@ struct Figure {
 struct Cell {
   std::string label;
   std::set<int64_t> runs;  // runs with traces in their current attempt
+  std::map<std::string, std::set<int64_t>> missing_runs;  // kind -> runs
   // (kind, name, scope) -> figure
   std::map<std::tuple<std::string, std::string, std::string>, Figure> figures;
   // (kind, reason) -> runs
@@ -63,6 +64,7 @@ Table TracesTable(const std::vector<v1::RunStatus>& runs,
     cell.runs.insert(t.run_id);
     if (!t.missing_reason.empty()) {
       cell.missing[{t.kind, t.missing_reason}].insert(t.run_id);
+      cell.missing_runs[t.kind].insert(t.run_id);
       continue;
     }
     Figure& f = cell.figures[{t.kind, t.name, t.scope}];
@@ -86,7 +88,14 @@ Table TracesTable(const std::vector<v1::RunStatus>& runs,
     auto c = cells.find(label);
     if (c == cells.end()) continue;
     const Cell& cell = c->second;
-    const double n = static_cast<double>(cell.runs.size());
+    // Per kind, the runs it was collected for: a run without a row of the
+    // kind had none of it (0), a run for which it is missing does not
+    // count.
+    auto runs_of = [&](const std::string& kind) {
+      auto m = cell.missing_runs.find(kind);
+      return cell.runs.size() -
+             (m == cell.missing_runs.end() ? 0 : m->second.size());
+    };
     std::map<std::string, double> kind_total;
     double writeback_all = 0;
     for (const auto& [key, f] : cell.figures) {
@@ -121,6 +130,7 @@ Table TracesTable(const std::vector<v1::RunStatus>& runs,
       } else if (kind == "writeback" && name != "all" && writeback_all > 0) {
         share = Num(100 * f->count / writeback_all, 1);
       }
+      const double n = static_cast<double>(runs_of(kind));
       const std::string mib =
           kind == "block" ? Num(f->bytes / n / (1024.0 * 1024.0), 2) : "-";
       std::string interval = "-";
@@ -129,7 +139,7 @@ Table TracesTable(const std::vector<v1::RunStatus>& runs,
                                 Num(f->interval_sd / f->intervals, 3));
       }
       table.rows.push_back({cell.label, kind, name, scope,
-                            absl::StrCat(cell.runs.size()),
+                            absl::StrCat(runs_of(kind)),
                             Num(f->count / n, 1), share, mib, interval});
     }
     for (const auto& [key, ids] : cell.missing) {

@@ -354,3 +354,66 @@ TEST(ReportFiguresTest, AllFiguresInTheReportsOrder) {
 
 }  // namespace
 }  // namespace powersweep
+
+namespace powersweep {
+namespace {
+
+TraceCsvRow TraceRow(int64_t run, const std::string& kind,
+                     const std::string& name, double count) {
+  TraceCsvRow t;
+  t.run_id = run;
+  t.attempt = 1;
+  t.kind = kind;
+  t.name = name;
+  t.count = count;
+  return t;
+}
+
+TEST(ReportTraceFiguresTest, SyscallsPerRunAndWritebacksByReasonPerCell) {
+  // Runs 1 and 2 repeat one cell (MAXN); run 3 is another (MODE_15W).
+  ReportInputs in = Inputs({DoneRun(1, "MAXN", 4, 10), DoneRun(2, "MAXN", 4, 10),
+                            DoneRun(3, "MODE_15W", 8, 7)});
+  in.traces = {TraceRow(1, "syscalls", "futex", 300),
+               TraceRow(1, "syscalls", "read", 100),
+               TraceRow(2, "syscalls", "futex", 500),
+               TraceRow(3, "syscalls", "read", 50),
+               TraceRow(1, "writeback", "all", 4),
+               TraceRow(1, "writeback", "periodic", 3),
+               TraceRow(1, "writeback", "sync", 1)};
+  in.traces[4].interval_mean_s = 5;
+  in.traces[4].interval_sd_s = 0.5;
+  // A failed attempt's rows do not count.
+  TraceCsvRow old = TraceRow(3, "syscalls", "futex", 9999);
+  old.attempt = 2;
+  in.traces.push_back(old);
+
+  FigureTable calls = TraceSyscallsFigure(in);
+  ASSERT_EQ(calls.table.rows.size(), 4u);  // 2 cells x {futex, read}
+  EXPECT_EQ(Cell(calls.table, 0, "syscall"), "futex");
+  EXPECT_EQ(Cell(calls.table, 0, "calls_per_run"), "400");  // (300 + 500) / 2
+  EXPECT_EQ(Cell(calls.table, 0, "share_percent"), "88.8889");
+  EXPECT_EQ(Cell(calls.table, 0, "runs"), "2");
+  EXPECT_EQ(Cell(calls.table, 2, "syscall"), "futex");
+  EXPECT_EQ(Cell(calls.table, 2, "calls_per_run"), "0");  // none in MODE_15W
+  EXPECT_EQ(Cell(calls.table, 3, "calls_per_run"), "50");
+
+  FigureTable wb = TraceWritebackFigure(in);
+  ASSERT_EQ(wb.table.rows.size(), 3u);
+  EXPECT_EQ(Cell(wb.table, 0, "reason"), "all");
+  // Run 2 traced write-backs and had none: (4 + 0) / 2.
+  EXPECT_EQ(Cell(wb.table, 0, "writebacks_per_run"), "2");
+  EXPECT_EQ(Cell(wb.table, 0, "interval_mean_s"), "5");
+  EXPECT_EQ(Cell(wb.table, 0, "interval_sd_s"), "0.5");
+  EXPECT_EQ(Cell(wb.table, 1, "reason"), "periodic");
+  EXPECT_EQ(Cell(wb.table, 1, "share_percent"), "75");
+  EXPECT_TRUE(wb.omitted.empty());
+
+  in.traces.clear();
+  EXPECT_THAT(TraceSyscallsFigure(in).omitted,
+              HasSubstr("traces: [syscalls, ...]"));
+  EXPECT_THAT(TraceWritebackFigure(in).omitted,
+              HasSubstr("traces: [writeback, ...]"));
+}
+
+}  // namespace
+}  // namespace powersweep
