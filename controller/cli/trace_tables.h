@@ -3,7 +3,9 @@
 // them (its Table 5: the most frequent system calls; Tables 9 and 10:
 // write-backs by reason with their share): per cell (the runs that differ
 // only in repetition, labelled as `compare` labels them) and figure, the
-// runs it comes from, the mean count per run, its share of the kind's
+// runs it comes from (those the kind was collected for: a run without a
+// row of it had none of it, a run for which it is missing does not
+// count), the mean count per run, its share of the kind's
 // total in the cell (write-back reasons: of the `all` row), block MiB per
 // run, and for write-backs the mean over runs of each run's mean and
 // standard deviation of the intervals between starts. Syscalls show the
