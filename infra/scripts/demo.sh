@@ -14,8 +14,9 @@
 # twins and run the twin sweep; 0: host agents only), DEMO_CONTAINERS (1,
 # default: when Debian's docker.io is installed, start dockerd if needed,
 # build the workload image from this build and run
-# examples/sweeps/container-quickstart.yaml natively and in containers, then
-# `powersweep compare`; 0: skip). examples/sweeps/closer18-quickstart.yaml
+# examples/sweeps/container-quickstart.yaml natively and in containers, with
+# kernel event traces, then `powersweep compare` and `powersweep traces`;
+# 0: skip). examples/sweeps/closer18-quickstart.yaml
 # (the CLOSER'18 study: synthetic vs real data, native and container) runs
 # on the host agents, then `compare --by data` and its report.
 set -euo pipefail
@@ -180,6 +181,9 @@ if [ "$CONTAINERS_ON" = 1 ]; then
   echo
   echo "Native vs container, per metric (mean and 95% CI per side, Welch's t-test):"
   "${CLI[@]}" compare --sweep="$CSWEEP"
+  echo
+  echo "Their kernel event traces (the Appl. Sci. '23 study's; docs/traces.md):"
+  "${CLI[@]}" traces --sweep="$CSWEEP" --top=5 || status=$?
   echo
 fi
 
