@@ -15,6 +15,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "controller/cli/report_csv.h"
+#include "controller/cli/trace_csv.h"
 
 extern char** environ;
 

@@ -24,7 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "controller/cli/format.h"
-#include "controller/cli/trace_csv.h"
+#include "controller/cli/trace_row.h"
 #include "powersweep/v1/control.pb.h"
 #include "powersweep/v1/modeling.pb.h"
 #include "powersweep/v1/run.pb.h"

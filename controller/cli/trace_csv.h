@@ -6,28 +6,15 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "controller/cli/report_csv.h"
+#include "controller/cli/trace_row.h"
 
 namespace powersweep {
-
-struct TraceCsvRow {
-  int64_t run_id = 0;
-  int32_t attempt = 0;
-  std::string kind;
-  std::string name;
-  std::string scope;
-  std::optional<double> count;
-  std::optional<double> bytes;
-  std::optional<double> interval_mean_s;
-  std::optional<double> interval_sd_s;
-  std::string missing_reason;  // "" on figures
-};
 
 // Header first; a header without one of the columns above is
 // InvalidArgument naming it. Rows whose run_id or attempt is not a number
