@@ -11,7 +11,7 @@ namespace {
 
 using ::testing::ElementsAre;
 
-v1::RunStatus Run(int64_t id, v1::Runtime runtime, int repetition) {
+v1::RunStatus TracedRun(int64_t id, v1::Runtime runtime, int repetition) {
   v1::RunStatus r;
   v1::RunSpec* s = r.mutable_spec();
   s->set_run_id(id);
@@ -41,8 +41,8 @@ TraceCsvRow Row(int64_t run, const std::string& kind, const std::string& name,
 TEST(TracesTableTest, PerCellMeansSharesTopCallsAndMissingTraces) {
   // Two repetitions of one native cell, one container run.
   const std::vector<v1::RunStatus> runs = {
-      Run(1, v1::RUNTIME_NATIVE, 0), Run(2, v1::RUNTIME_NATIVE, 1),
-      Run(3, v1::RUNTIME_CONTAINER, 0)};
+      TracedRun(1, v1::RUNTIME_NATIVE, 0), TracedRun(2, v1::RUNTIME_NATIVE, 1),
+      TracedRun(3, v1::RUNTIME_CONTAINER, 0)};
   std::vector<TraceCsvRow> rows = {
       Row(1, "syscalls", "futex", 300), Row(1, "syscalls", "read", 100),
       Row(1, "syscalls", "write", 10),  Row(2, "syscalls", "futex", 500),
@@ -66,10 +66,11 @@ TEST(TracesTableTest, PerCellMeansSharesTopCallsAndMissingTraces) {
   ASSERT_EQ(t.rows.size(), 7u);
   const std::string native = t.rows[0][0];
   EXPECT_THAT(t.rows[0], ElementsAre(native, "syscalls", "futex", "workload",
-                                     "2", "400.0", "80.0", "-", "-"));
+                                     "2", "400.0", "79.2", "-", "-"));
   EXPECT_THAT(t.rows[1], ElementsAre(native, "syscalls", "read", "workload",
-                                     "2", "100.0", "20.0", "-", "-"));
-  // `write` is the third: cut by --top 2 (it still counts in the shares).
+                                     "2", "100.0", "19.8", "-", "-"));
+  // `write` is the third: cut by --top 2 (it still counts in the shares:
+  // 800 of 1010 calls are futex).
   EXPECT_THAT(t.rows[2], ElementsAre(native, "block", "issue W", "system",
                                      "2", "1.0", "-", "2.00", "-"));
   EXPECT_THAT(t.rows[3], ElementsAre(native, "writeback", "all", "system",
