@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "controller/analysis/compare_cells.h"
+#include "controller/cli/report_figures.h"
 
 namespace powersweep {
 namespace {
@@ -49,7 +49,7 @@ Table TracesTable(const std::vector<v1::RunStatus>& runs,
   std::map<int64_t, std::pair<int32_t, std::string>> run_cell;  // id -> attempt, label
   std::vector<std::string> order;
   for (const v1::RunStatus& r : runs) {
-    const std::string label = CellLabel(RepetitionKey(r.spec()));
+    const std::string label = FigureCellLabel(r.spec());
     run_cell[r.spec().run_id()] = {r.spec().attempt(), label};
     if (std::find(order.begin(), order.end(), label) == order.end()) {
       order.push_back(label);

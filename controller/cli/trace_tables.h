@@ -2,7 +2,7 @@
 // (docs/traces.md) per matrix cell, as the Appl. Sci. '23 study tabulates
 // them (its Table 5: the most frequent system calls; Tables 9 and 10:
 // write-backs by reason with their share): per cell (the runs that differ
-// only in repetition, labelled as `compare` labels them) and figure, the
+// only in repetition, labelled as the report's figures label them) and figure, the
 // runs it comes from (those the kind was collected for: a run without a
 // row of it had none of it, a run for which it is missing does not
 // count), the mean count per run, its share of the kind's

@@ -349,7 +349,9 @@ TEST(ReportFiguresTest, AllFiguresInTheReportsOrder) {
                                             "energy_split", "distributions",
                                             "timeline", "heldout",
                                             "variability",
-                                            "synthetic_vs_real"));
+                                            "synthetic_vs_real",
+                                            "trace_syscalls",
+                                            "trace_writeback"));
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ constexpr char kSweepKeys[] =
     "loader_workers, power_modes, runtimes, repetitions, epochs, minibatches, "
     "duration_s, seed, threads, telemetry_hz, timeout_s, max_retries, tenants, "
     "container_image, prefetch_depths, page_cache, preload, input_size, "
-    "workloads, devices, placement, settle, seq_len, vocab";
+    "workloads, devices, placement, settle, seq_len, vocab, traces";
 
 std::string ErrorOf(const std::string& yaml) {
   absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(yaml);
@@ -421,6 +421,8 @@ v1::SweepSpec EveryFieldSet() {
   s.add_power_mode_classes();
   s.set_seq_len(64);
   s.set_vocab(30522);
+  s.add_traces(v1::TRACE_WRITEBACK);
+  s.add_traces(v1::TRACE_SYSCALLS);
   return s;
 }
 
