@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "workloads/cli/flag_args.h"
 #include "workloads/commands/commands.h"
+#include "workloads/runner/heap_policy.h"
 #include "workloads/runner/idle.h"
 #include "workloads/runner/record_sink.h"
 #include "workloads/runner/run_config.h"
@@ -237,6 +238,7 @@ int Fail(int code, const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  powersweep::KeepFreedMemoryInTheHeap();  // before any thread starts
   powersweep::SetLogTag("powersweep-workload");
   absl::SetProgramUsageMessage(kUsage);
   std::vector<std::string> args = powersweep::NormalizeFlagArgs(argc, argv);
