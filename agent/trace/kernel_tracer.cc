@@ -28,6 +28,7 @@
 #include "absl/strings/ascii.h"
 #include "agent/trace/perf_event.h"
 #include "agent/trace/trace_aggregate.h"
+#include "agent/trace/trace_targets.h"
 #include "agent/trace/tracepoint_format.h"
 
 namespace powersweep {
@@ -37,43 +38,6 @@ double ThreadCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-bool IsDir(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::optional<std::string> ReadWhole(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<int> ListNumbers(const std::string& text) {
-  std::vector<int> out;
-  for (absl::string_view w : absl::StrSplit(text, absl::ByAnyChar(" \n\t"),
-                                            absl::SkipEmpty())) {
-    int v = 0;
-    if (absl::SimpleAtoi(w, &v)) out.push_back(v);
-  }
-  return out;
-}
-
-std::vector<int> TasksOf(const std::string& proc_root, int pid) {
-  std::vector<int> tids;
-  const std::string dir = absl::StrCat(proc_root, "/", pid, "/task");
-  // The task folder's entries, read through a listing of numbers.
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      int tid = 0;
-      if (absl::SimpleAtoi(e->d_name, &tid)) tids.push_back(tid);
-    }
-    closedir(d);
-  }
-  return tids;
 }
 
 // What a ring's record means, by tracepoint id.
@@ -187,7 +151,7 @@ class KernelTraceSession : public TraceSession {
     for (const char* name :
          {"dirty_background_ratio", "dirty_ratio", "dirty_expire_centisecs",
           "dirty_writeback_centisecs"}) {
-      std::optional<std::string> text = ReadWhole(
+      std::optional<std::string> text = ReadWholeFile(
           absl::StrCat(options_.proc_root, "/sys/vm/", name));
       int64_t value = 0;
       if (text && absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &value)) {
@@ -205,7 +169,7 @@ class KernelTraceSession : public TraceSession {
                                      const char* field_b) {
     const std::string path =
         absl::StrCat(tracefs, "/events/", system, "/", name, "/format");
-    std::optional<std::string> text = ReadWhole(path);
+    std::optional<std::string> text = ReadWholeFile(path);
     if (!text) {
       return absl::NotFoundError(absl::StrCat(
           "tracepoint ", system, ":", name, " is not in ", tracefs,
@@ -497,53 +461,6 @@ KernelTracer::KernelTracer(KernelTracerOptions options)
 std::unique_ptr<TraceSession> KernelTracer::Start(
     const std::vector<v1::Trace>& kinds, const std::vector<int>& pids) {
   return std::make_unique<KernelTraceSession>(options_, kinds, pids);
-}
-
-absl::StatusOr<std::string> FindTracefs(const std::vector<std::string>& dirs,
-                                        bool mount_it) {
-  for (const std::string& d : dirs) {
-    if (IsDir(d + "/events")) return d;
-  }
-  if (dirs.empty()) {
-    return absl::FailedPreconditionError("no tracefs directory configured");
-  }
-  std::string why;
-  if (!mount_it) {
-    why = "mounting it is off";
-  } else if (geteuid() != 0) {
-    why = "the agent is not root, so it cannot mount it";
-  } else if (::mount("nodev", dirs[0].c_str(), "tracefs", 0, nullptr) != 0) {
-    why = absl::StrCat("mount -t tracefs at ", dirs[0], ": ",
-                       std::strerror(errno));
-  } else if (IsDir(dirs[0] + "/events")) {
-    return dirs[0];
-  } else {
-    why = absl::StrCat("mounted at ", dirs[0], " but it has no events");
-  }
-  return absl::FailedPreconditionError(
-      absl::StrCat("tracefs is not mounted (looked in ",
-                   absl::StrJoin(dirs, ", "), "); ", why));
-}
-
-std::vector<int> WorkloadThreads(const std::string& proc_root,
-                                 const std::vector<int>& pids) {
-  std::vector<int> out;
-  std::set<int> seen_pids;
-  std::vector<int> todo(pids.begin(), pids.end());
-  while (!todo.empty()) {
-    const int pid = todo.back();
-    todo.pop_back();
-    if (pid <= 0 || !seen_pids.insert(pid).second) continue;
-    for (int tid : TasksOf(proc_root, pid)) {
-      out.push_back(tid);
-      std::optional<std::string> children = ReadWhole(
-          absl::StrCat(proc_root, "/", pid, "/task/", tid, "/children"));
-      if (children) {
-        for (int child : ListNumbers(*children)) todo.push_back(child);
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace powersweep

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "agent/trace/trace_targets.h"
 #include "agent/trace/tracer.h"
 
 namespace powersweep {
@@ -65,18 +66,6 @@ class KernelTracer : public Tracer {
  private:
   KernelTracerOptions options_;
 };
-
-// The directory tracefs is mounted at (one with an `events` folder among
-// `dirs`), mounting it at dirs[0] when `mount` and the process may.
-// FailedPrecondition naming the directories tried and why otherwise.
-absl::StatusOr<std::string> FindTracefs(const std::vector<std::string>& dirs,
-                                        bool mount);
-
-// Every thread of `pids` and of their descendant processes, from
-// PROC/<pid>/task and PROC/<pid>/task/<tid>/children; pids that are gone
-// are skipped.
-std::vector<int> WorkloadThreads(const std::string& proc_root,
-                                 const std::vector<int>& pids);
 
 }  // namespace powersweep
 
