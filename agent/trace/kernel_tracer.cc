@@ -2,13 +2,11 @@
 
 #include <poll.h>
 #include <sys/eventfd.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <dirent.h>
 
 #include <cerrno>
 #include <chrono>
@@ -23,7 +21,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/ascii.h"
 #include "agent/trace/perf_event.h"
