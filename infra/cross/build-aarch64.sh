@@ -13,7 +13,7 @@
 #       The sysroot is extracted by mmdebstrap into $POWERSWEEP_SYSROOT
 #       (default var/cross-sysroot/bookworm-arm64, about 1 GB).
 #
-# Environment: JOBS (default 2), CMAKE_BUILD_TYPE (default RelWithDebInfo),
+# Environment: JOBS (default 2), CMAKE_BUILD_TYPE (default Release),
 # TARGETS (default: powersweep-agent, and powersweep-workload with
 # --workload).
 # Run the results with qemu-user-static; on a board see docs/deployment.md
@@ -34,7 +34,7 @@ else
   BUILD_DIR=${1:-build-aarch64}
 fi
 JOBS=${JOBS:-2}
-BUILD_TYPE=${CMAKE_BUILD_TYPE:-RelWithDebInfo}
+BUILD_TYPE=${CMAKE_BUILD_TYPE:-Release}
 SYSROOT=${POWERSWEEP_SYSROOT:-$ROOT/var/cross-sysroot/bookworm-arm64}
 
 SUDO=""

@@ -4,7 +4,9 @@
 //
 //   --minibatches N     minibatch events to write (default 3)
 //   --interval-ms M     pause between minibatches (default 0)
-//   --sleep-s S         sleep S seconds before exiting (after the records)
+//   --sleep-s S         sleep S seconds before exiting (after the records),
+//                       in 50 ms naps (a tracer that attaches during the
+//                       sleep still sees the process switch out)
 //   --exit-code C       exit with C after the records (default 0)
 //   --crash             abort() (SIGABRT) after the records
 //   --no-finished       omit the `finished` event
@@ -112,7 +114,7 @@ int main(int real_argc, char** real_argv) {
     f.mutable_finished()->set_stop_reason("minibatches");
     WriteLine(fd, f);
   }
-  if (sleep_s > 0) usleep(static_cast<useconds_t>(sleep_s * 1e6));
+  for (double slept = 0; slept < sleep_s; slept += 0.05) usleep(50 * 1000);
   if (!stderr_text.empty()) fprintf(stderr, "%s\n", stderr_text.c_str());
   fflush(stderr);
   if (crash) abort();
