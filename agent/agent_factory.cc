@@ -65,7 +65,7 @@ absl::StatusOr<std::unique_ptr<Platform>> MakeJetson(const AgentOptions& o,
 // Container runs: the engine's runtime beside the native one; leftovers of
 // an earlier agent removed first.
 RunRuntimeFactory MakeRuntimes(const AgentOptions& o, Agent* agent,
-                               Clock* clock) {
+                               Clock* clock, VmSetup vms) {
   ContainerSetup containers;
   containers.engine = agent->engine.get();
   containers.config.image_allowlist = o.container_images;
@@ -83,7 +83,8 @@ RunRuntimeFactory MakeRuntimes(const AgentOptions& o, Agent* agent,
       }
     }
   }
-  return MakeRuntimeFactory(clock, &agent->catalog, std::move(containers));
+  return MakeRuntimeFactory(clock, &agent->catalog, std::move(containers),
+                            std::move(vms));
 }
 
 }  // namespace
@@ -176,7 +177,28 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
   }
   if (probe) return agent;
 
-  if (!agent->runtimes) agent->runtimes = MakeRuntimes(o, agent.get(), clock);
+  // VMs: on the host platform, with QEMU, a guest image and an accelerator.
+  VmSetup vms;
+  if (o.platform == "host") {
+    VmOptions vo;
+    vo.qemu = o.qemu;
+    vo.image = o.vm_image;
+    vo.default_image_dirs = {o.default_workload_dir + "/vm-guest",
+                             o.default_workload_dir + "/../vm-guest",
+                             o.default_workload_dir +
+                                 "/../share/powersweep/vm-guest"};
+    vo.accel = o.vm_accel;
+    vo.cores = agent->platform->Capabilities().cpu_cores();
+    PS_ASSIGN_OR_RETURN(vms, DiscoverVms(vo));
+    catalog.vms = vms.enabled;
+    catalog.vm_accel = vms.config.accel.accel;
+    catalog.vm_accel_reason =
+        vms.enabled ? vms.config.accel.reason : vms.why_not;
+    if (!vms.enabled) PS_LOG(INFO) << "vm runs disabled: " << vms.why_not;
+  }
+  if (!agent->runtimes) {
+    agent->runtimes = MakeRuntimes(o, agent.get(), clock, std::move(vms));
+  }
   agent->work_dir = o.work_dir;
   if (agent->work_dir.empty()) {
     agent->work_dir = DefaultWorkDir(agent->platform->Identity().device_id());

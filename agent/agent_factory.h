@@ -1,7 +1,8 @@
 // MakeAgent: what powersweep-agent runs with, from its flags: the platform
 // (host, jetson or twin), the catalog of data sets, the container engine
 // (only with an image allowlist and an engine that answers now; leftover
-// containers of this device are removed), the runtime factory, the
+// containers of this device are removed), QEMU and the guest image of vm
+// runs (host platform only), the runtime factory, the
 // workload binary and the prepared state dir. agent/main.cc only parses
 // flags and wires the result into a RunExecutor and a Session.
 //
@@ -39,6 +40,9 @@ struct AgentOptions {
   std::string work_dir;               // --work_dir; empty: the default
   std::vector<std::string> container_images;
   std::string docker_client = "/usr/bin/docker";
+  std::string qemu = "/usr/bin/qemu-system-x86_64";  // --qemu
+  std::string vm_image;          // --vm_image; "" = next to the agent
+  std::string vm_accel = "auto";  // --vm_accel
   std::string sysfs_root = "/";  // jetson
   std::string device_class;      // twin
   int64_t instance = 0;          // twin

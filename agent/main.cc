@@ -73,6 +73,16 @@ ABSL_FLAG(std::vector<std::string>, container_images, {},
           "workload image with infra/docker/build-workload-image.sh");
 ABSL_FLAG(std::string, docker_client, "/usr/bin/docker",
           "the Docker command-line client (Debian's docker.io)");
+ABSL_FLAG(std::string, qemu, "/usr/bin/qemu-system-x86_64",
+          "vm runs: QEMU (Debian's qemu-system-x86)");
+ABSL_FLAG(std::string, vm_image, "",
+          "vm runs: the guest image folder (vmlinuz, initrd.img, GUEST; "
+          "`make vm-image`); default vm-guest/ next to this binary or "
+          "beside its folder");
+ABSL_FLAG(std::string, vm_accel, "auto",
+          "vm runs: auto (KVM when /dev/kvm is usable, else no vm runs), "
+          "kvm (an error when unusable) or tcg (QEMU's software emulation, "
+          "labelled in every result; times are not comparable with native)");
 ABSL_FLAG(std::string, platform, "host",
           "host (this machine), jetson (an NVIDIA Jetson board; run as root) "
           "or twin (a simulated Jetson, see docs/twin-model.md)");
@@ -164,6 +174,9 @@ int Main(bool probe) {
   aopts.work_dir = absl::GetFlag(FLAGS_work_dir);
   aopts.container_images = absl::GetFlag(FLAGS_container_images);
   aopts.docker_client = absl::GetFlag(FLAGS_docker_client);
+  aopts.qemu = absl::GetFlag(FLAGS_qemu);
+  aopts.vm_image = absl::GetFlag(FLAGS_vm_image);
+  aopts.vm_accel = absl::GetFlag(FLAGS_vm_accel);
   aopts.sysfs_root = absl::GetFlag(FLAGS_sysfs_root);
   aopts.device_class = absl::GetFlag(FLAGS_device_class);
   aopts.instance = absl::GetFlag(FLAGS_instance);
@@ -276,6 +289,9 @@ int Main(bool probe) {
   PS_LOG(INFO) << "device " << device_id << " ("
                << platform->Capabilities().cpu_cores() << " CPUs"
                << (agent.catalog.containers ? ", container runs" : "")
+               << (agent.catalog.vms
+                       ? absl::StrCat(", vm runs (", agent.catalog.vm_accel, ")")
+                       : "")
                << "), controller " << scfg.controller
                << (scfg.credentials != nullptr ? " (TLS)" : " (plaintext)")
                << ", workload "

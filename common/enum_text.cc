@@ -49,8 +49,16 @@ std::string RuntimeText(v1::Runtime runtime) {
   switch (runtime) {
     case v1::RUNTIME_NATIVE: return "native";
     case v1::RUNTIME_CONTAINER: return "container";
+    case v1::RUNTIME_VM: return "vm";
     default: return "unspecified";
   }
+}
+
+std::optional<v1::Runtime> ParseRuntime(absl::string_view text) {
+  if (text == "native") return v1::RUNTIME_NATIVE;
+  if (text == "container") return v1::RUNTIME_CONTAINER;
+  if (text == "vm") return v1::RUNTIME_VM;
+  return std::nullopt;
 }
 
 std::string TraceText(v1::Trace trace) {

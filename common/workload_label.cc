@@ -10,7 +10,9 @@ std::string WorkloadLabel(const v1::WorkloadModel& m) {
       absl::StrCat(m.model(), " ", m.dataset(), " ", TaskText(m.task()),
                    " batch ", m.batch_size(), " workers ", m.loader_workers(),
                    " on ", m.device_class());
-  if (m.runtime() == v1::RUNTIME_CONTAINER) absl::StrAppend(&s, " (container)");
+  if (m.runtime() == v1::RUNTIME_CONTAINER || m.runtime() == v1::RUNTIME_VM) {
+    absl::StrAppend(&s, " (", RuntimeText(m.runtime()), ")");
+  }
   if (m.tenants() > 1) absl::StrAppend(&s, ", ", m.tenants(), " tenants");
   return s;
 }

@@ -432,6 +432,22 @@ CREATE TABLE run_traces (
 CREATE INDEX run_traces_by_run ON run_traces(run_id, attempt);
 )sql";
 
+// Version 18: the vm runtime. runs.runtime may be 'vm' (its CHECK is
+// widened by the procedure of version 13: every stored row satisfies the
+// wider constraint). How a vm run's VM ran (RunResult.vm) stays in
+// result_json.
+constexpr char kSchemaV18[] = R"sql(
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema
+  SET sql = replace(sql, 'CHECK (runtime IN (''unspecified'', ''native'', ''container''))',
+                    'CHECK (runtime IN (''unspecified'', ''native'', ''container'', ''vm''))')
+  WHERE type = 'table' AND name = 'runs';
+PRAGMA writable_schema = RESET;
+PRAGMA writable_schema = OFF;
+CREATE TABLE schema_v18_cookie (x INTEGER);
+DROP TABLE schema_v18_cookie;
+)sql";
+
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -453,7 +469,7 @@ const std::vector<std::string>& Migrations() {
                                      kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10,
                                      kSchemaV11, kSchemaV12, kSchemaV13,
                                      kSchemaV14, kSchemaV15,
-                                     kSchemaV16, kSchemaV17};
+                                     kSchemaV16, kSchemaV17, kSchemaV18};
   return *kMigrations;
 }
 

@@ -25,6 +25,12 @@ struct Catalog {
   // Whether runs may ask for RUNTIME_CONTAINER (a Docker engine answered
   // and images are allowed); native runs are always possible.
   bool containers = false;
+  // Whether runs may ask for RUNTIME_VM (QEMU, a guest image and an
+  // accelerator: agent/runtime/vm/vm_guest.h), and how VMs run ("kvm" or
+  // "tcg") and why; why not when vms is false.
+  bool vms = false;
+  std::string vm_accel;
+  std::string vm_accel_reason;
 
   // kModelNames and kKernelNames.
   static std::set<std::string> DefaultModels();

@@ -495,6 +495,10 @@ v1::RunFinished RunExecutor::BuildResult(Run& run) {
   }
   r->set_sampler_cpu_s(run.sampler_cpu_s);
   if (run.spec.traces_size() > 0) *r->mutable_traces() = run.traces;
+  if (auto* vm = run.runtimes.empty() ? nullptr
+                 : dynamic_cast<VirtualMachineRun*>(run.runtimes[0].get())) {
+    *r->mutable_vm() = vm->VmInfo();
+  }
   if (run.busy_start_s.has_value() && run.busy_end_s.has_value()) {
     double workload_cpu_s = 0;
     for (const ExitStatus& e : exits) workload_cpu_s += e.cpu_s;

@@ -189,6 +189,9 @@ const std::vector<NumericFieldBound>& RunSpecNumericBounds() {
            "the longest settle, 1 day"},
           {"settle.seconds", 0, kAgentMaxSettleSeconds, nullptr,
            "a fixed wait, 1 hour"},
+          {"vm.vcpus", 0, kAgentMaxVmVcpus, nullptr, "virtual CPUs"},
+          {"vm.memory_mib", 0, kAgentMaxVmMemoryMib, nullptr,
+           "MiB of guest memory, 1 TiB"},
       };
   return *kTable;
 }

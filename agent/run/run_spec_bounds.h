@@ -33,6 +33,8 @@
 namespace powersweep {
 
 inline constexpr int32_t kAgentMaxTenants = 64;
+inline constexpr int32_t kAgentMaxVmVcpus = 256;
+inline constexpr int32_t kAgentMaxVmMemoryMib = 1 << 20;
 inline constexpr double kAgentMaxTelemetryHz = 1000.0;
 inline constexpr double kAgentMaxSeconds = 7 * 24 * 3600.0;  // 7 days
 inline constexpr int32_t kAgentMaxBatchSize = 65536;

@@ -20,9 +20,17 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
         "container engine; start it with --container_images and a running "
         "Docker engine)");
   }
+  if (spec.runtime() == v1::RUNTIME_VM && !catalog.vms) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "runtime: vm runs are not available on this agent",
+        catalog.vm_accel_reason.empty()
+            ? ""
+            : absl::StrCat(" (", catalog.vm_accel_reason, ")")));
+  }
   if (spec.runtime() != v1::RUNTIME_NATIVE &&
       spec.runtime() != v1::RUNTIME_UNSPECIFIED &&
-      spec.runtime() != v1::RUNTIME_CONTAINER) {
+      spec.runtime() != v1::RUNTIME_CONTAINER &&
+      spec.runtime() != v1::RUNTIME_VM) {
     return absl::InvalidArgumentError(absl::StrCat(
         "runtime: unknown runtime ", static_cast<int>(spec.runtime())));
   }

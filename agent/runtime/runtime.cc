@@ -96,6 +96,10 @@ RunRuntimeFactory NativeOnly(RuntimeFactory make) {
           "runtime: this agent has no container engine (start it with "
           "--container_images and a running Docker engine)");
     }
+    if (spec.runtime() == v1::RUNTIME_VM) {
+      return absl::FailedPreconditionError(
+          "runtime: this agent runs no virtual machines");
+    }
     return make();
   };
 }

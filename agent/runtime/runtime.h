@@ -87,6 +87,15 @@ class CountedRun {
   virtual std::string ImageId() const { return ""; }
 };
 
+// A Runtime whose workload runs in a virtual machine (VmRuntime) also
+// implements VirtualMachineRun; the executor puts VmInfo() in the run's
+// result (RunResult.vm). After Start, any thread.
+class VirtualMachineRun {
+ public:
+  virtual ~VirtualMachineRun() = default;
+  virtual v1::VmRun VmInfo() const = 0;
+};
+
 class Runtime {
  public:
   using RecordCallback = std::function<void(const v1::WorkloadEvent&)>;

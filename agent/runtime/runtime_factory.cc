@@ -5,16 +5,28 @@
 
 #include "agent/runtime/docker/docker_runtime.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "agent/runtime/vm/vm_runtime.h"
 #include "common/kernel_names.h"
 #include "common/synthetic_dataset.h"
 
 namespace powersweep {
 
 RunRuntimeFactory MakeRuntimeFactory(Clock* clock, const Catalog* catalog,
-                                     ContainerSetup containers) {
-  return [clock, catalog, containers = std::move(containers)](
+                                     ContainerSetup containers,
+                                     VmSetup vms) {
+  return [clock, catalog, containers = std::move(containers),
+          vms = std::move(vms)](
              const v1::RunSpec& spec,
              int tenant) -> absl::StatusOr<std::unique_ptr<Runtime>> {
+    if (spec.runtime() == v1::RUNTIME_VM) {
+      if (!vms.enabled) {
+        return absl::FailedPreconditionError(
+            "runtime: vm runs are not available on this agent (no QEMU, "
+            "guest image or usable accelerator)");
+      }
+      return std::make_unique<VmRuntime>(clock, vms.config, spec.vm(),
+                                         vms.default_vcpus);
+    }
     if (spec.runtime() != v1::RUNTIME_CONTAINER) {
       return std::make_unique<NativeRuntime>(clock);
     }

@@ -1,6 +1,7 @@
 // The agent's RunRuntimeFactory: a native process (NativeRuntime) for
 // native runs, a container (DockerRuntime) for container runs when the
-// agent has an engine, one runtime per tenant.
+// agent has an engine, a virtual machine (VmRuntime) for vm runs when it
+// has QEMU and a guest, one runtime per tenant.
 //
 // A container run mounts its dataset directory read-only, asks for
 // spec.container_image (checked against the agent's own allowlist by
@@ -18,6 +19,7 @@
 #include "agent/runtime/docker/container_config.h"
 #include "agent/runtime/docker/container_engine.h"
 #include "agent/runtime/runtime.h"
+#include "agent/runtime/vm/vm_setup.h"
 #include "common/clock.h"
 
 namespace powersweep {
@@ -29,7 +31,8 @@ struct ContainerSetup {
 };
 
 RunRuntimeFactory MakeRuntimeFactory(Clock* clock, const Catalog* catalog,
-                                     ContainerSetup containers);
+                                     ContainerSetup containers,
+                                     VmSetup vms = {});
 
 }  // namespace powersweep
 

@@ -24,11 +24,46 @@ absl::StatusOr<CompareBy> ParseCompareBy(absl::string_view name) {
                    "tenants)"));
 }
 
+namespace {
+
+absl::Status ParseRuntimeSides(const std::vector<std::string>& sides,
+                               CompareDimension* d) {
+  if (sides.empty()) return absl::OkStatus();
+  std::optional<v1::Runtime> a;
+  std::optional<v1::Runtime> b;
+  if (sides.size() == 2) {
+    a = ParseRuntime(sides[0]);
+    b = ParseRuntime(sides[1]);
+  }
+  if (!a || !b || *a == *b) {
+    return absl::InvalidArgumentError(
+        "--sides: --by runtime compares two different runtimes A,B of "
+        "native, container, vm (A is the baseline)");
+  }
+  d->baseline_runtime = *a;
+  d->other_runtime = *b;
+  return absl::OkStatus();
+}
+
+v1::Runtime Effective(v1::Runtime r) {
+  return r == v1::RUNTIME_UNSPECIFIED ? v1::RUNTIME_NATIVE : r;
+}
+
+}  // namespace
+
 absl::StatusOr<CompareDimension> ParseCompareDimension(
-    absl::string_view by, const std::vector<std::string>& devices) {
+    absl::string_view by, const std::vector<std::string>& devices,
+    const std::vector<std::string>& sides) {
   absl::StatusOr<CompareBy> parsed = ParseCompareBy(by);
   if (!parsed.ok()) return parsed.status();
   CompareDimension d(*parsed);
+  if (d.by == CompareBy::kRuntime) {
+    absl::Status s = ParseRuntimeSides(sides, &d);
+    if (!s.ok()) return s;
+  } else if (!sides.empty()) {
+    return absl::InvalidArgumentError(
+        "--sides: only --by runtime takes the two sides compared");
+  }
   if (d.by != CompareBy::kDevice) {
     if (!devices.empty()) {
       return absl::InvalidArgumentError(
@@ -66,7 +101,7 @@ std::string CompareByName(CompareBy by) {
 std::string BaselineLabel(const CompareDimension& dimension) {
   switch (dimension.by) {
     case CompareBy::kRuntime:
-      return "native";
+      return RuntimeText(dimension.baseline_runtime);
     case CompareBy::kPageCache:
       return "keep";
     case CompareBy::kDevice:
@@ -82,7 +117,7 @@ std::string BaselineLabel(const CompareDimension& dimension) {
 std::string OtherLabel(const CompareDimension& dimension) {
   switch (dimension.by) {
     case CompareBy::kRuntime:
-      return "container";
+      return RuntimeText(dimension.other_runtime);
     case CompareBy::kPageCache:
       return "drop";
     case CompareBy::kDevice:
@@ -131,6 +166,12 @@ std::optional<Side> SideOf(CompareBy by, const v1::RunSpec& spec) {
 std::optional<Side> SideOf(const CompareDimension& dimension,
                            const v1::RunSpec& spec,
                            const std::string& device_id) {
+  if (dimension.by == CompareBy::kRuntime) {
+    const v1::Runtime r = Effective(spec.runtime());
+    if (r == dimension.baseline_runtime) return Side::kBaseline;
+    if (r == dimension.other_runtime) return Side::kOther;
+    return std::nullopt;
+  }
   if (dimension.by != CompareBy::kDevice) return SideOf(dimension.by, spec);
   if (device_id.empty()) return std::nullopt;
   if (device_id == dimension.baseline_device) return Side::kBaseline;
@@ -159,6 +200,7 @@ v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
     case CompareBy::kRuntime:
       key.clear_runtime();
       key.clear_container_image();  // only container runs name one
+      key.clear_vm();               // only vm runs size one
       break;
     case CompareBy::kPageCache:
       key.mutable_workload()->clear_page_cache();

@@ -21,8 +21,9 @@ namespace powersweep {
 
 // The dimension compared; another dimension needs a name, its two sides
 // (SideOf) and its fields cleared in CellKey.
-// kRuntime: native (baseline; RUNTIME_UNSPECIFIED counts as native, as the
-// sweep defaults do) vs container. kPageCache: the data set's pages kept in
+// kRuntime: two runtimes, by default native (baseline; RUNTIME_UNSPECIFIED
+// counts as native, as the sweep defaults do) vs container; any two of
+// native, container and vm with --sides. kPageCache: the data set's pages kept in
 // the page cache between epochs (baseline) vs dropped. kDevice: the runs
 // of one named device (baseline) vs those of another, by the device each
 // run ran on (RunStatus.device_id), not by anything in its spec. kData:
@@ -38,6 +39,8 @@ struct CompareDimension {
   CompareBy by;
   std::string baseline_device;  // kDevice only
   std::string other_device;
+  v1::Runtime baseline_runtime = v1::RUNTIME_NATIVE;  // kRuntime only
+  v1::Runtime other_runtime = v1::RUNTIME_CONTAINER;
 };
 
 // "runtime" -> kRuntime, "page_cache" (or "page-cache") -> kPageCache,
@@ -46,23 +49,29 @@ struct CompareDimension {
 // Appl. Sci. '23 comparison); InvalidArgument naming --by otherwise.
 absl::StatusOr<CompareBy> ParseCompareBy(absl::string_view name);
 // ParseCompareBy, and for "device" exactly two different non-empty device
-// ids in `devices` (baseline first); other dimensions take none.
-// InvalidArgument naming --by or --devices otherwise.
+// ids in `devices` (baseline first); other dimensions take none. For
+// "runtime", `sides` is empty (native, container) or two different
+// runtimes (native, container, vm; baseline first); other dimensions take
+// none. InvalidArgument naming --by, --devices or --sides otherwise.
 absl::StatusOr<CompareDimension> ParseCompareDimension(
-    absl::string_view by, const std::vector<std::string>& devices);
+    absl::string_view by, const std::vector<std::string>& devices,
+    const std::vector<std::string>& sides = {});
 // "runtime", "page_cache", "device", "data", "tenants".
 std::string CompareByName(CompareBy by);
-// "native", "keep", the baseline device id, "synthetic", "1 tenant".
+// "native" (the baseline runtime), "keep", the baseline device id,
+// "synthetic", "1 tenant".
 std::string BaselineLabel(const CompareDimension& dimension);
-// "container", "drop", the other device id, "real", "co-located".
+// "container" (the other runtime), "drop", the other device id, "real",
+// "co-located".
 std::string OtherLabel(const CompareDimension& dimension);
 
 enum class Side { kBaseline, kOther };
 
-// The run's side; nullopt when the run is on neither (e.g. an unknown
-// runtime value, or a baseload run compared by page cache). kDevice
-// decides by the device the run ran on, so the spec alone gives nullopt:
-// use the overload with the device id.
+// The run's side; nullopt when the run is on neither (e.g. a runtime not
+// compared, or a baseload run compared by page cache). kDevice decides by
+// the device the run ran on, so the spec alone gives nullopt: use the
+// overload with the device id. kRuntime here compares native with
+// container; the overload takes the dimension's runtimes.
 std::optional<Side> SideOf(CompareBy by, const v1::RunSpec& spec);
 std::optional<Side> SideOf(const CompareDimension& dimension,
                            const v1::RunSpec& spec,

@@ -230,6 +230,7 @@ int CmdCompare(v1::Control::StubInterface* stub, const CliOptions& opt,
   req.set_sweep_id(opt.sweep_id);
   req.set_by(opt.by);
   for (const std::string& d : opt.devices) req.add_devices(d);
+  for (const std::string& s : opt.sides) req.add_sides(s);
   v1::CompareResponse resp;
   auto ctx = RpcContext(120);
   grpc::Status st = stub->Compare(ctx.get(), req, &resp);

@@ -24,6 +24,7 @@ struct CliOptions {
   int64_t sweep_id = 0;
   std::string by = "runtime";  // compare
   std::vector<std::string> devices;  // compare --by device: baseline, other
+  std::vector<std::string> sides;    // compare --by runtime: baseline, other
   std::string metric;          // variability: one metric, "" = all
   bool save_offsets = false;   // variability: store calibration offsets
   int64_t run_id = 0;          // cancel

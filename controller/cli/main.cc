@@ -72,12 +72,15 @@ ABSL_FLAG(double, timeout_s, 0,
           "(default: keep theirs), e.g. after they timed out.");
 ABSL_FLAG(std::string, by, "runtime",
           "compare: the dimension whose two sides are compared (runtime: "
-          "native vs container; page_cache: keep vs drop; device: the runs "
+          "native vs container, or the two of --sides; page_cache: keep vs drop; device: the runs "
           "of two devices, named by --devices; data: synthetic vs real data; "
           "tenants: one tenant vs co-located copies).");
 ABSL_FLAG(std::string, devices, "",
           "compare --by device: the two device ids compared, baseline "
           "first (xavier-0,xavier-3).");
+ABSL_FLAG(std::string, sides, "",
+          "compare --by runtime: the two runtimes compared, baseline first, "
+          "of native, container, vm (default native,container).");
 ABSL_FLAG(std::string, metric, "",
           "variability: only this metric (minibatch_time, throughput, "
           "energy, energy_per_sample, incremental_energy, mean_power, "
@@ -310,6 +313,10 @@ int main(int argc, char** argv) {
                                             absl::SkipWhitespace())) {
     opt.devices.emplace_back(absl::StripAsciiWhitespace(d));
   }
+  for (absl::string_view s : absl::StrSplit(absl::GetFlag(FLAGS_sides), ',',
+                                            absl::SkipWhitespace())) {
+    opt.sides.emplace_back(absl::StripAsciiWhitespace(s));
+  }
   opt.metric = absl::GetFlag(FLAGS_metric);
   opt.save_offsets = absl::GetFlag(FLAGS_save_offsets);
   opt.run_id = absl::GetFlag(FLAGS_run);
@@ -436,6 +443,9 @@ int main(int argc, char** argv) {
       }
       if (!by_device && !opt.devices.empty()) {
         return Usage("--devices is for compare --by device");
+      }
+      if (opt.by != "runtime" && !opt.sides.empty()) {
+        return Usage("--sides is for compare --by runtime");
       }
       return powersweep::CmdCompare(stub.get(), opt, out, err);
     }

@@ -57,14 +57,15 @@ FigureTable DistributionsFigure(const ReportInputs& in) {
                                RuntimeText(r.spec().runtime())};
     runtimes.insert(RuntimeText(r.spec().runtime()));
   }
-  if (!runtimes.count("container")) {
-    f.omitted = "The sweep has no done container runs, so there is no native "
-                "vs container comparison (add `container` to its runtimes).";
+  if (!runtimes.count("container") && !runtimes.count("vm")) {
+    f.omitted = "The sweep has no done container or vm runs, so there is no "
+                "comparison with native runs (add `container` or `vm` to its "
+                "runtimes).";
     return f;
   }
   if (!runtimes.count("native")) {
     f.omitted = "The sweep has no done native runs to compare its container "
-                "runs with (add `native` to its runtimes).";
+                "or vm runs with (add `native` to its runtimes).";
     return f;
   }
   for (const TelemetryRow& t : in.telemetry) {

@@ -162,7 +162,8 @@ grpc::Status ControlService::Compare(grpc::ServerContext* context,
   if (!spec.ok()) return ToGrpcStatus(spec.status());
   auto dimension = ParseCompareDimension(
       request->by().empty() ? "runtime" : request->by(),
-      {request->devices().begin(), request->devices().end()});
+      {request->devices().begin(), request->devices().end()},
+      {request->sides().begin(), request->sides().end()});
   if (!dimension.ok()) return ToGrpcStatus(dimension.status());
   auto comparison = CompareSweep(store_, request->sweep_id(), *dimension);
   if (!comparison.ok()) return ToGrpcStatus(comparison.status());

@@ -36,6 +36,19 @@ int64_t BaseloadTasks(const v1::SweepSpec& spec) {
                     v1::TASK_BASELOAD);
 }
 
+// The runtimes of the baseload runs: a container's idle run for container
+// runs, the native one for native and vm runs (an idle VM is not measured:
+// vm cells are compared with the native baseload, controller/analysis/
+// baseload.cc), each once.
+std::vector<int> BaseloadRuntimes(const v1::SweepSpec& spec) {
+  std::vector<int> out;
+  for (int r : spec.runtimes()) {
+    const int b = r == v1::RUNTIME_VM ? v1::RUNTIME_NATIVE : r;
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+  }
+  return out;
+}
+
 // The tenants axis; [1] when the spec has none.
 std::vector<int32_t> Tenants(const v1::SweepSpec& spec) {
   if (spec.tenants().empty()) return {1};
@@ -138,9 +151,10 @@ int64_t CountRuns(const v1::SweepSpec& spec,
     class_modes = class_modes > kMax - add ? kMax : class_modes + add;
   }
   const int64_t cells = Product(
-      {class_modes, spec.runtimes_size(),
-       spec.repetitions() > 0 ? spec.repetitions() : 0});
-  const int64_t baseload = BaseloadTasks(spec);
+      {class_modes, spec.repetitions() > 0 ? spec.repetitions() : 0});
+  const int64_t baseload = Product(
+      {BaseloadTasks(spec),
+       static_cast<int64_t>(BaseloadRuntimes(spec).size())});
   // (workload, task) combinations: every task, or the entry's own task.
   int64_t workload_tasks = 0;
   if (spec.workloads().empty()) {
@@ -152,7 +166,7 @@ int64_t CountRuns(const v1::SweepSpec& spec,
     }
   }
   const int64_t workloads =
-      Product({workload_tasks, spec.batch_sizes_size(),
+      Product({workload_tasks, spec.runtimes_size(), spec.batch_sizes_size(),
                spec.loader_workers_size(),
                std::max(1, spec.tenants_size()),
                std::max(1, spec.prefetch_depths_size()),
@@ -212,7 +226,7 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
         for (int m = 0; m < spec.power_modes_size(); ++m) {
           if (!ModeAppliesTo(spec, m, device_class)) continue;
           const v1::PowerMode& mode = spec.power_modes(m);
-          for (int runtime : spec.runtimes()) {
+          for (int runtime : BaseloadRuntimes(spec)) {
             v1::RunSpec& run = runs.emplace_back();
             run.set_device_class(device_class);
             run.mutable_workload()->set_task(v1::TASK_BASELOAD);
@@ -274,6 +288,7 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
                     if (runtime == v1::RUNTIME_CONTAINER) {
                       run.set_container_image(spec.container_image());
                     }
+                    if (runtime == v1::RUNTIME_VM) *run.mutable_vm() = spec.vm();
                     if (tenants > 1) run.set_tenants(tenants);
                     run.set_repetition(rep);
                     run.set_telemetry_hz(spec.telemetry_hz());

@@ -238,6 +238,29 @@ void CheckWorkloads(const v1::SweepSpec& spec, const WorkloadCatalog& w,
   }
 }
 
+// The `vm` key: sizes in range, and only with the vm runtime.
+void CheckVmSize(const v1::SweepSpec& spec, Problems* problems) {
+  if (!spec.has_vm()) return;
+  const int32_t vcpus = spec.vm().vcpus();
+  const int32_t mib = spec.vm().memory_mib();
+  if (vcpus < 0 || vcpus > 256) {
+    problems->push_back(absl::StrCat(
+        "vm.vcpus: ", vcpus, " is out of range (1..256, or 0 for the run's "
+        "cores)"));
+  }
+  if (mib != 0 && (mib < 256 || mib > (1 << 20))) {
+    problems->push_back(absl::StrCat(
+        "vm.memory_mib: ", mib, " is out of range (256..1048576, or 0 for "
+        "4096)"));
+  }
+  if (std::find(spec.runtimes().begin(), spec.runtimes().end(),
+                v1::RUNTIME_VM) == spec.runtimes().end()) {
+    problems->push_back(
+        "vm: only runs of the vm runtime have a virtual machine (add vm to "
+        "runtimes)");
+  }
+}
+
 void CheckEnums(const v1::SweepSpec& spec, Problems* problems) {
   for (int i = 0; i < spec.tasks_size(); ++i) {
     int t = spec.tasks(i);
@@ -255,14 +278,16 @@ void CheckEnums(const v1::SweepSpec& spec, Problems* problems) {
     if (r == v1::RUNTIME_UNSPECIFIED) {
       problems->push_back(
           absl::StrCat("runtimes[", i,
-                       "]: runtime is unspecified (use native or container)"));
+                       "]: runtime is unspecified (use native, container or "
+                       "vm)"));
     } else if (!v1::Runtime_IsValid(r)) {
       problems->push_back(absl::StrCat("runtimes[", i,
                                        "]: unknown runtime value ", r,
-                                       " (use native or container)"));
+                                       " (use native, container or vm)"));
     }
   }
   CheckDuplicates("runtimes", ToVector(spec.runtimes()), kSelf, problems);
+  CheckVmSize(spec, problems);
 }
 
 void CheckIntAxes(const v1::SweepSpec& spec, Problems* problems) {
@@ -423,6 +448,11 @@ v1::SweepSpec WithDefaults(const v1::SweepSpec& spec) {
       std::find(out.runtimes().begin(), out.runtimes().end(),
                 v1::RUNTIME_CONTAINER) != out.runtimes().end()) {
     out.set_container_image(kDefaultContainerImage);
+  }
+  if (out.vm().memory_mib() == 0 &&
+      std::find(out.runtimes().begin(), out.runtimes().end(),
+                v1::RUNTIME_VM) != out.runtimes().end()) {
+    out.mutable_vm()->set_memory_mib(kDefaultVmMemoryMib);
   }
   return out;
 }

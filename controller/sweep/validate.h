@@ -39,6 +39,8 @@ inline constexpr int kMaxInputSize = 1024;
 // The image container runs ask for when the sweep names none: the one
 // infra/docker/build-workload-image.sh builds from this build's workload.
 inline constexpr char kDefaultContainerImage[] = "powersweep-workload:local";
+// A vm run's guest memory when the sweep gives none (vm.memory_mib).
+inline constexpr int32_t kDefaultVmMemoryMib = 4096;
 inline constexpr double kMaxTelemetryHz = 1000.0;
 // Stop conditions and the run timeout (the agent's own bounds,
 // agent/run/run_spec_bounds.h, are the same or wider).

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/enum_text.h"
 #include "common/kernel_names.h"
 #include "common/power/mode_space.h"
 #include "controller/sweep/expand.h"
@@ -215,23 +216,41 @@ void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
 void CheckRuntimeAvailability(const v1::SweepSpec& spec,
                               const ValidationContext& ctx,
                               std::vector<std::string>* problems) {
-  // Every agent runs workloads natively; only the container runtime depends
-  // on what a device offers (capabilities.runtimes).
+  // Every agent runs workloads natively; the container and vm runtimes
+  // depend on what a device offers (capabilities.runtimes).
   for (int r = 0; r < spec.runtimes_size(); ++r) {
-    if (spec.runtimes(r) != v1::RUNTIME_CONTAINER) continue;
+    const v1::Runtime runtime = spec.runtimes(r);
+    if (runtime != v1::RUNTIME_CONTAINER && runtime != v1::RUNTIME_VM) {
+      continue;
+    }
     for (const DeviceClassInfo* cls : KnownClassesOf(spec, ctx)) {
       const auto devices = DevicesOf(ctx, cls->name);
       if (devices.empty()) continue;  // unknown yet: warned elsewhere
       bool offered = false;
+      int64_t largest_memory = 0;
       for (const v1::DeviceStatus* d : devices) {
         for (int rt : d->capabilities().runtimes()) {
-          offered = offered || rt == v1::RUNTIME_CONTAINER;
+          offered = offered || rt == runtime;
         }
+        largest_memory =
+            std::max(largest_memory, d->capabilities().memory_bytes());
       }
       if (!offered) {
-        problems->push_back(
-            absl::StrCat("runtimes[", r, "]: no registered device of class ",
-                         cls->name, " offers the container runtime"));
+        problems->push_back(absl::StrCat(
+            "runtimes[", r, "]: no registered device of class ", cls->name,
+            " offers the ", RuntimeText(runtime), " runtime",
+            runtime == v1::RUNTIME_VM
+                ? " (it needs qemu-system-x86, /dev/kvm and the guest "
+                  "image: docs/vm.md)"
+                : ""));
+      }
+      const int64_t vm_bytes = int64_t{spec.vm().memory_mib()} << 20;
+      if (runtime == v1::RUNTIME_VM && largest_memory > 0 &&
+          vm_bytes > largest_memory) {
+        problems->push_back(absl::StrCat(
+            "vm.memory_mib: ", spec.vm().memory_mib(),
+            " MiB is more than the memory of any ", cls->name, " device (",
+            largest_memory >> 20, " MiB)"));
       }
     }
   }

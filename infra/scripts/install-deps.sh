@@ -3,13 +3,14 @@
 # Idempotent: when every package is already installed it does nothing (no apt-get update).
 set -euo pipefail
 PKGS=(
-  cmake g++ make pkg-config clang
+  cmake g++ make pkg-config clang mold
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   python3-grpcio python3-grpc-tools
   libabsl-dev libsqlite3-dev sqlite3 libtorch-dev libgtest-dev libgmock-dev
   libyaml-cpp-dev zlib1g-dev libeigen3-dev dataset-fashion-mnist
   docker.io libturbojpeg0-dev python3-torch python3-torchvision tmux
   python3-matplotlib chromium wordnet-base espeak-ng
+  qemu-system-x86 busybox-static
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -259,7 +259,7 @@ TEST(ReportDistributionsTest, NativeVsContainerOrWhyNot) {
   ReportInputs native = Inputs({DoneRun(1, "MAXN", 4, 10)});
   native.telemetry = {Sample(1, 1, 0, 5000)};
   EXPECT_THAT(DistributionsFigure(native).omitted,
-              HasSubstr("no done container runs"));
+              HasSubstr("no done container or vm runs"));
   v1::RunStatus c = DoneRun(2, "MAXN", 4, 10);
   c.mutable_spec()->set_runtime(v1::RUNTIME_CONTAINER);
   c.mutable_spec()->set_attempt(2);

@@ -22,7 +22,7 @@ constexpr char kSweepKeys[] =
     "loader_workers, power_modes, runtimes, repetitions, epochs, minibatches, "
     "duration_s, seed, threads, telemetry_hz, timeout_s, max_retries, tenants, "
     "container_image, prefetch_depths, page_cache, preload, input_size, "
-    "workloads, devices, placement, settle, seq_len, vocab, traces";
+    "workloads, devices, placement, settle, seq_len, vocab, traces, vm";
 
 std::string ErrorOf(const std::string& yaml) {
   absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(yaml);
@@ -229,7 +229,7 @@ TEST(ParseSweepYamlTest, EnumsTakeTheirShortNames) {
   EXPECT_EQ(ErrorOf("tasks: [train, eval]\n"),
             "tasks[1] at line 1: expected one of train, infer, baseload, got 'eval'");
   EXPECT_EQ(ErrorOf("runtimes: docker\n"),
-            "runtimes at line 1: expected one of native, container, got "
+            "runtimes at line 1: expected one of native, container, vm, got "
             "'docker'");
   EXPECT_EQ(ErrorOf("tasks: [unspecified]\n"),
             "tasks[0] at line 1: expected one of train, infer, baseload, got "
@@ -338,6 +338,9 @@ TEST(ExampleSweepFilesTest, EveryExampleLoadsAndValidates) {
   demo_host.mutable_capabilities()->set_cpu_cores(4);
   demo_host.mutable_capabilities()->add_runtimes(v1::RUNTIME_NATIVE);
   demo_host.mutable_capabilities()->add_runtimes(v1::RUNTIME_CONTAINER);
+  // A host agent with QEMU and the guest image (closer18-runtimes.yaml).
+  demo_host.mutable_capabilities()->add_runtimes(v1::RUNTIME_VM);
+  demo_host.mutable_capabilities()->set_memory_bytes(int64_t{16} << 30);
   demo_host.mutable_capabilities()->add_datasets("cifar10-mini");
   demo_host.mutable_capabilities()->add_datasets("gld-mini");
   // The data sets the applsci23 quickstart names (its header).
@@ -393,6 +396,7 @@ v1::SweepSpec EveryFieldSet() {
   s.add_power_modes();  // empty: the device as it is
   s.add_runtimes(v1::RUNTIME_NATIVE);
   s.add_runtimes(v1::RUNTIME_CONTAINER);
+  s.add_runtimes(v1::RUNTIME_VM);
   s.set_repetitions(3);
   s.set_epochs(2);
   s.set_minibatches(200);
@@ -423,6 +427,8 @@ v1::SweepSpec EveryFieldSet() {
   s.set_vocab(30522);
   s.add_traces(v1::TRACE_WRITEBACK);
   s.add_traces(v1::TRACE_SYSCALLS);
+  s.mutable_vm()->set_vcpus(2);
+  s.mutable_vm()->set_memory_mib(3072);
   return s;
 }
 
