@@ -18,7 +18,11 @@
 # kernel event traces, then `powersweep compare` and `powersweep traces`;
 # 0: skip). examples/sweeps/closer18-quickstart.yaml
 # (the CLOSER'18 study: synthetic vs real data, native and container) runs
-# on the host agents, then `compare --by data` and its report.
+# on the host agents, then `compare --by data` and its report. DEMO_VMS (1,
+# default: when QEMU and the guest image build/vm-guest are there, the host
+# agents offer vm runs, under QEMU's emulation where KVM cannot boot the
+# guest, and examples/sweeps/vm-quickstart.yaml runs native vs VM, then
+# `compare --by runtime --sides native,vm`; 0: skip).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
@@ -34,6 +38,8 @@ CONTAINER_SWEEP_FILE=examples/sweeps/container-quickstart.yaml
 SUITE_SWEEP_FILE=examples/sweeps/suite-quickstart.yaml
 VARIABILITY_SWEEP_FILE=examples/sweeps/variability.yaml
 CLOSER_SWEEP_FILE=examples/sweeps/closer18-quickstart.yaml
+VMS_ON=${DEMO_VMS:-1}
+VM_SWEEP_FILE=examples/sweeps/vm-quickstart.yaml
 # class:instance[:slowdown] of each twin agent.
 TWINS=(orin-agx:0 orin-agx:1 xavier-nx:0 xavier-agx:0 xavier-agx:1
        xavier-agx:2 xavier-agx:3:1.15)
@@ -75,6 +81,24 @@ if [ "$CONTAINERS_ON" = 1 ]; then
   fi
 fi
 
+# VMs: QEMU and the guest image of this build (make build made it). KVM
+# where it can boot the guest; otherwise QEMU's emulation, said loudly.
+AGENT_VM_FLAGS=()
+if [ "$VMS_ON" = 1 ]; then
+  if [ -x /usr/bin/qemu-system-x86_64 ] && [ -f "$BUILD/vm-guest/GUEST" ]; then
+    if [ -e /sys/module/kvm_pvm ] || ! [ -w /dev/kvm ]; then
+      AGENT_VM_FLAGS=(--vm_accel=tcg)
+      echo "demo: vm runs EMULATED (QEMU TCG: this machine's KVM cannot boot the guest); their times are not comparable with native ones"
+    else
+      AGENT_VM_FLAGS=(--vm_accel=kvm)
+      echo "demo: vm runs with KVM"
+    fi
+  else
+    echo "demo: no QEMU or no $BUILD/vm-guest (make vm-image); skipping the vm sweep"
+    VMS_ON=0
+  fi
+fi
+
 # The workload suite's data sets, generated in their real formats (kept
 # between demos: generating again is skipped while the marker says done).
 DATA=var/data
@@ -99,7 +123,8 @@ for i in $(seq 0 $((AGENTS - 1))); do
   "$BIN_AGENT" --controller="$ADDR" --device_id="host-$i" $cpus \
     --workload_bin="$BIN_WORKLOAD" --work_dir="$OUT/agent-host-$i" \
     --dataset="$DATASETS" \
-    "${AGENT_CONTAINER_FLAGS[@]}" >"$OUT/logs/agent-host-$i.log" 2>&1 &
+    "${AGENT_CONTAINER_FLAGS[@]}" "${AGENT_VM_FLAGS[@]}" \
+    >"$OUT/logs/agent-host-$i.log" 2>&1 &
   pids+=($!)
 done
 # Twin agents: simulated Jetsons, no workload process; 1 simulated second
@@ -205,6 +230,16 @@ echo
 echo "demo: the CLOSER'18 figure (throughput on synthetic vs real data):"
 "${CLI[@]}" report --sweep="$CLOSER_SWEEP" --out="$OUT/report-closer18" || status=$?
 echo
+
+if [ "$VMS_ON" = 1 ]; then
+  VM_SWEEP=$("${CLI[@]}" submit --quiet "$VM_SWEEP_FILE")
+  echo "demo: submitted $VM_SWEEP_FILE as sweep $VM_SWEEP (native vs VM, ${AGENT_VM_FLAGS[*]})"
+  "${CLI[@]}" watch "$VM_SWEEP" || status=$?
+  echo
+  echo "Native vs VM, per metric (the VM's CPU time is the whole QEMU process's):"
+  "${CLI[@]}" compare --sweep="$VM_SWEEP" --by=runtime --sides=native,vm || status=$?
+  echo
+fi
 
 if [ ${#TWINS[@]} -gt 0 ]; then
   TWIN_SWEEP=$("${CLI[@]}" submit --quiet "$TWIN_SWEEP_FILE")

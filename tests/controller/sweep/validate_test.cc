@@ -436,8 +436,8 @@ TEST(ValidateSweepTest, UnspecifiedTasksAndRuntimes) {
   EXPECT_THAT(Problems(s),
               ElementsAre("tasks[1]: task is unspecified (use train, infer or baseload)",
                           "tasks[2]: unknown task value 9 (use train, infer or baseload)",
-                          "runtimes[1]: runtime is unspecified (use native or "
-                          "container)"));
+                          "runtimes[1]: runtime is unspecified (use native, "
+                          "container or vm)"));
 }
 
 TEST(ValidateSweepTest, StopConditionsAndNegativeValues) {
