@@ -78,6 +78,17 @@ void AddCellWarnings(const CompareDimension& dimension, const CellRuns& runs,
     }
   }
   if (runs.baseline.empty() || runs.other.empty()) return;
+  for (const auto& [label, side] :
+       {std::make_pair(b, &runs.baseline), std::make_pair(o, &runs.other)}) {
+    int emulated = 0;
+    for (const RunMetrics* r : *side) emulated += r->vm_accel == "tcg";
+    if (emulated > 0) {
+      cell->warnings.push_back(absl::StrCat(
+          emulated, " of the ", side->size(), " ", label,
+          " runs ran in an EMULATED VM (QEMU TCG, no KVM): their times and "
+          "energy are emulation's, not comparable with native runs"));
+    }
+  }
 
   auto collect = [](const std::vector<const RunMetrics*>& side,
                     std::string RunMetrics::*field, bool* missing) {

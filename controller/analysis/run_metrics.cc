@@ -161,6 +161,7 @@ RunMetrics ComputeRunMetrics(const v1::RunStatus& run,
     m.run_device = c.device();
     if (result->workload_cpu_s() > 0) m.workload_cpu_s = result->workload_cpu_s();
     if (result->has_traces()) FillTraceMetrics(result->traces(), &m);
+    m.vm_accel = result->vm().accel();
     m.binary_fingerprint = result->provenance().binary_fingerprint();
     m.framework_fingerprint = result->provenance().framework_fingerprint();
     m.framework = result->provenance().framework();

@@ -128,6 +128,8 @@ struct RunMetrics {
   std::string framework_fingerprint;
   std::string framework;              // "libtorch", "twin-model"
   std::string framework_version;
+  // vm runs: the VM's accelerator (RunResult.vm.accel: "kvm", "tcg").
+  std::string vm_accel;
 };
 
 // A twin's run (framework "twin-model"): its binary fingerprint names the

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/analysis/compare.h"
 #include "controller/analysis/compare_cells.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -71,6 +72,38 @@ TEST(CompareSidesTest, BadSidesNameTheFlag) {
       ParseCompareDimension("page_cache", {}, {"native", "vm"});
   ASSERT_FALSE(other.ok());
   EXPECT_THAT(other.status().message(), HasSubstr("only --by runtime"));
+}
+
+// A side whose VMs were emulated says so in its cell: its times are
+// emulation's (this project's machines run VMs under TCG only).
+TEST(CompareSidesTest, EmulatedVmRunsAreCalledOutInTheirCell) {
+  std::vector<RunMetrics> runs;
+  for (int i = 0; i < 4; ++i) {
+    RunMetrics m;
+    m.run_id = i + 1;
+    m.spec = RunOf(i < 2 ? v1::RUNTIME_NATIVE : v1::RUNTIME_VM);
+    m.spec.set_run_id(i + 1);
+    m.state = v1::RUN_STATE_DONE;
+    m.device_id = "h";
+    m.minibatches = 5;
+    m.mean_minibatch_s = i < 2 ? 0.02 + 0.001 * i : 2.0 + 0.1 * i;
+    m.binary_fingerprint = "build-id:1";
+    m.framework_fingerprint = "build-id:2";
+    if (i >= 2) m.vm_accel = i == 2 ? "tcg" : "kvm";
+    runs.push_back(m);
+  }
+  const Comparison c = CompareRuns(
+      runs, ParseCompareDimension("runtime", {}, {"native", "vm"}).value());
+  ASSERT_EQ(c.cells.size(), 1u);
+  EXPECT_THAT(c.cells[0].warnings,
+              ::testing::Contains(HasSubstr(
+                  "1 of the 2 vm runs ran in an EMULATED VM (QEMU TCG")));
+  runs[2].vm_accel = "kvm";
+  const Comparison k = CompareRuns(
+      runs, ParseCompareDimension("runtime", {}, {"native", "vm"}).value());
+  ASSERT_EQ(k.cells.size(), 1u);
+  EXPECT_THAT(k.cells[0].warnings,
+              ::testing::Not(::testing::Contains(HasSubstr("EMULATED"))));
 }
 
 }  // namespace
