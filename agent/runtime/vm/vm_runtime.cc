@@ -135,8 +135,11 @@ absl::Status VmRuntime::Start(const RuntimeSpec& spec,
   const std::string base = spec.stderr_log_path.empty()
                                ? absl::StrCat("/tmp/powersweep-vm-", getpid())
                                : spec.stderr_log_path;
-  const std::string dir = base + ".vm";
+  // Absolute: the guest reads the script from / (the agent's work dir may
+  // be relative to the agent's cwd, as the demo's is).
   std::error_code ec;
+  const std::string dir =
+      std::filesystem::absolute(base + ".vm", ec).lexically_normal().string();
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     return absl::FailedPreconditionError(
@@ -156,7 +159,10 @@ absl::Status VmRuntime::Start(const RuntimeSpec& spec,
   launch_.run_script = dir + "/run.sh";
   launch_.console_log = dir + "/console.log";
   launch_.exit_file = dir + "/exit";
-  launch_.stderr_log = spec.stderr_log_path;
+  launch_.stderr_log =
+      spec.stderr_log_path.empty()
+          ? ""
+          : std::filesystem::absolute(spec.stderr_log_path, ec).string();
   launch_.name = std::filesystem::path(base).filename().string();
   if (HasSpace(launch_.run_script)) {
     return absl::InvalidArgumentError(absl::StrCat(

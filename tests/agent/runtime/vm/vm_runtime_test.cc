@@ -120,6 +120,19 @@ TEST_F(VmRuntimeTest, TheGuestWorkloadsExitCodeAndStderrReachTheAgent) {
   EXPECT_EQ(st.last_stderr_line, "failing on purpose");
 }
 
+// The agent's work dir may be relative to its cwd (the demo's is): the
+// guest, which starts at /, still finds the run's script.
+TEST_F(VmRuntimeTest, ARelativeWorkDirWorks) {
+  ASSERT_EQ(chdir(testing::TempDir().c_str()), 0);
+  VmRuntime rt(&clock_, config_, v1::VmSpec(), 1);
+  RuntimeSpec spec = Spec({"--minibatches", "2"});
+  spec.stderr_log_path = "vm-relative-work-dir.log";
+  ASSERT_TRUE(rt.Start(spec, Collect()).ok());
+  const ExitStatus st = rt.Wait();
+  EXPECT_EQ(st.FailureReason(), "") << st.last_stderr_line;
+  EXPECT_EQ(Events().size(), 4u);  // started, 2 minibatches, finished
+}
+
 TEST_F(VmRuntimeTest, CancelStopsTheVirtualMachine) {
   VmRuntime rt(&clock_, config_, v1::VmSpec(), 1);
   ASSERT_TRUE(rt.Start(Spec({"--minibatches", "1", "--sleep-s", "120"}),
