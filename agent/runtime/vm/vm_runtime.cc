@@ -148,7 +148,7 @@ absl::Status VmRuntime::Start(const RuntimeSpec& spec,
   launch_.vcpus = vm_.vcpus() > 0                ? vm_.vcpus()
                   : !spec.cpus.empty()           ? static_cast<int>(spec.cpus.size())
                                                  : std::max(1, default_vcpus_);
-  launch_.memory_mib = vm_.memory_mib() > 0 ? vm_.memory_mib() : 4096;
+  launch_.memory_mib = vm_.memory_mib() > 0 ? vm_.memory_mib() : kVmDefaultMemoryMib;
   const int64_t host_mib =
       static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) >> 20;
   if (host_mib > 0 && launch_.memory_mib > host_mib) {

@@ -37,6 +37,10 @@
 
 namespace powersweep {
 
+// A VM's memory when its VmSpec gives none (the controller's sweep default,
+// controller/sweep/validate.h, is the same).
+inline constexpr int kVmDefaultMemoryMib = 4096;
+
 struct VmRuntimeConfig {
   std::string qemu = "/usr/bin/qemu-system-x86_64";
   VmGuest guest;
@@ -46,7 +50,7 @@ struct VmRuntimeConfig {
 // What one VM gets.
 struct VmLaunch {
   int vcpus = 1;
-  int memory_mib = 4096;
+  int memory_mib = kVmDefaultMemoryMib;
   std::string run_script;    // path the guest runs (no whitespace)
   std::string console_log;   // the guest kernel's console
   std::string stderr_log;    // the workload's stdout and stderr ("": none)
