@@ -75,7 +75,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "build-aarch64: installing ${missing[*]}"
   "${APT[@]}" update
   # apt must not remove anything the native build needs: simulate first.
-  if "${APT[@]}" -s install --no-install-recommends "${missing[@]}" | grep -q '^Remv '; then
+  if "${APT[@]}" -s install --no-install-recommends "${missing[@]}" | grep '^Remv ' >/dev/null; then
     echo "build-aarch64: apt would remove packages to install ${missing[*]}; not installing" >&2
     "${APT[@]}" -s install --no-install-recommends "${missing[@]}" | grep '^Remv ' >&2
     exit 1

@@ -23,7 +23,9 @@ if [ "$(dpkg --print-architecture)" != amd64 ]; then
   exit 2
 fi
 BUSYBOX=/bin/busybox
-[ -x "$BUSYBOX" ] && "$BUSYBOX" --list | grep -qx insmod || {
+# grep reads the whole list: with -q it would stop at the match and, under
+# pipefail, busybox's SIGPIPE would fail the check now and then.
+[ -x "$BUSYBOX" ] && "$BUSYBOX" --list | grep -x insmod >/dev/null || {
   echo "build-guest-image: $BUSYBOX with insmod not found (apt-get install busybox-static)" >&2; exit 2; }
 PKG=$(apt-cache depends linux-image-amd64 2>/dev/null |
       awk '/Depends: linux-image-[0-9]/ {print $2; exit}')

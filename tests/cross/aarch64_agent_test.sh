@@ -117,7 +117,7 @@ else
   pids+=($!)
   connected=no
   for _ in $(seq 300); do
-    if "${CLI[@]}" devices --format=csv 2>/dev/null | grep -q "^$DEV,orin-agx,.*,yes,"; then
+    if "${CLI[@]}" devices --format=csv 2>/dev/null | grep "^$DEV,orin-agx,.*,yes," >/dev/null; then
       connected=yes; break
     fi
     sleep 0.1
