@@ -1,6 +1,7 @@
 #include "common/workload_label.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/enum_text.h"
 
 namespace powersweep {
@@ -15,6 +16,11 @@ std::string WorkloadLabel(const v1::WorkloadModel& m) {
   }
   if (m.tenants() > 1) absl::StrAppend(&s, ", ", m.tenants(), " tenants");
   return s;
+}
+
+std::string SweepsText(const v1::WorkloadModel& m) {
+  if (m.sweep_ids_size() <= 1) return absl::StrCat("sweep ", m.sweep_id());
+  return absl::StrCat("sweeps ", absl::StrJoin(m.sweep_ids(), ", "));
 }
 
 }  // namespace powersweep

@@ -13,6 +13,10 @@ namespace powersweep {
 
 std::string WorkloadLabel(const ::powersweep::v1::WorkloadModel& m);
 
+// The sweeps a model rests on: "sweep 8", or "sweeps 8, 12" for a fit of
+// several (WorkloadModel.sweep_ids).
+std::string SweepsText(const ::powersweep::v1::WorkloadModel& m);
+
 }  // namespace powersweep
 
 #endif  // POWERSWEEP_COMMON_WORKLOAD_LABEL_H_

@@ -21,7 +21,8 @@ struct CliOptions {
   bool quiet = false;
   double interval_s = 0.5;
   std::string out_dir;
-  int64_t sweep_id = 0;
+  int64_t sweep_id = 0;              // the first of sweep_ids, or 0
+  std::vector<int64_t> sweep_ids;    // fit: every --sweep, in order
   std::string by = "runtime";  // compare
   std::vector<std::string> devices;  // compare --by device: baseline, other
   std::vector<std::string> sides;    // compare --by runtime: baseline, other

@@ -139,11 +139,23 @@ constexpr absl::string_view kPlusMinus = " ± ";
 // JSON fields, NAME and NAME_sd; a numeric column of "done/total" counts
 // becomes NAME and NAME_total. Columns are typed as a whole so every
 // object has the same keys.
-enum class JsonColumn { kPlain, kMeanSd, kCountOfTotal };
+// A numeric column of "12.5%" cells becomes numbers under the key
+// NAME_pct (NAME when it already ends in "_pct").
+enum class JsonColumn { kPlain, kMeanSd, kCountOfTotal, kPercent };
+
+// The number of a "12.5%" cell, or false.
+bool PercentNumber(absl::string_view cell, absl::string_view* number) {
+  absl::string_view n = cell;
+  absl::ConsumePrefix(&n, "+");
+  if (!absl::ConsumeSuffix(&n, "%") || !IsJsonNumber(n)) return false;
+  *number = n;
+  return true;
+}
 
 JsonColumn ColumnKind(const Table& t, size_t col) {
   bool mean_sd = col < t.mean_sd.size() && t.mean_sd[col];
   bool ratio = IsNumeric(t, col);
+  bool percent = IsNumeric(t, col);
   bool any = false;
   for (const auto& row : t.rows) {
     if (col >= row.size() || IsMissing(row[col])) continue;
@@ -154,8 +166,10 @@ JsonColumn ColumnKind(const Table& t, size_t col) {
         !IsJsonNumber(b)) {
       ratio = false;
     }
+    if (!PercentNumber(row[col], &a)) percent = false;
   }
   if (mean_sd) return JsonColumn::kMeanSd;
+  if (any && percent) return JsonColumn::kPercent;
   return any && ratio ? JsonColumn::kCountOfTotal : JsonColumn::kPlain;
 }
 
@@ -178,6 +192,15 @@ std::string RenderJson(const Table& t) {
           fields.push_back(absl::StrCat(JsonString(t.header[c] + "_sd"), ": ",
                                         JsonValue(b, true)));
           break;
+        case JsonColumn::kPercent: {
+          const std::string& h = t.header[c];
+          const bool named = h.size() > 4 && h.substr(h.size() - 4) == "_pct";
+          fields.push_back(absl::StrCat(JsonString(named ? h : h + "_pct"),
+                                        ": ",
+                                        PercentNumber(a, &b) ? std::string(b)
+                                                             : "null"));
+          break;
+        }
         case JsonColumn::kCountOfTotal:
           if (!SplitPair(row[c], "/", &a, &b)) b = "";
           fields.push_back(absl::StrCat(key, ": ", JsonValue(a, true)));

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "common/flags_usage.h"
 #include "common/status_macros.h"
+#include "controller/cli/best_verify.h"
 #include "controller/cli/commands.h"
 #include "controller/cli/control_channel.h"
 #include "controller/cli/import_command.h"
@@ -45,9 +46,10 @@ ABSL_FLAG(std::string, token_file, "",
           "--control_token_file); default: the POWERSWEEP_TOKEN environment "
           "variable.");
 ABSL_FLAG(std::string, format, "table", "Output format: table, csv or json.");
-ABSL_FLAG(int64_t, sweep, 0,
+ABSL_FLAG(std::string, sweep, "",
           "Sweep id (runs, summary, compare, variability, export, watch, "
-          "cancel, rerun, fit, report).");
+          "cancel, rerun, fit, report). fit takes several: --sweep 8,12 or "
+          "--sweep 8 --sweep 12 fits their runs together.");
 ABSL_FLAG(std::string, out, "",
           "export, report: output folder (created if missing); "
           "plan-profiling: the sweep file to write.");
@@ -136,7 +138,15 @@ ABSL_FLAG(std::string, max_energy, "",
 ABSL_FLAG(bool, conservative, false,
           "best: judge the budget on the prediction intervals' upper ends.");
 ABSL_FLAG(bool, measured, false,
-          "pareto: only the measured modes, with their measured figures.");
+          "pareto, best: only the measured modes, with their measured "
+          "figures.");
+ABSL_FLAG(int32_t, candidates, 0,
+          "best: also list the next best modes that meet the budget, this "
+          "many in all.");
+ABSL_FLAG(int32_t, verify, 0,
+          "best: run this many top candidates once each (on --device, or "
+          "any device of the class), refit with them and answer from the "
+          "measured modes (e.g. --verify 3).");
 ABSL_FLAG(int64_t, after_sweep, 0,
           "plan-profiling: propose modes beyond those this sweep profiled.");
 ABSL_FLAG(int64_t, minibatches, 0,
@@ -173,7 +183,9 @@ absl::StatusOr<powersweep::v1::ModelSelector> SelectorFromFlags() {
   if (absl::GetFlag(FLAGS_loader_workers) >= 0) {
     s.set_loader_workers(absl::GetFlag(FLAGS_loader_workers));
   }
-  s.set_sweep_id(absl::GetFlag(FLAGS_sweep));
+  PS_ASSIGN_OR_RETURN(std::vector<int64_t> sweeps,
+                      powersweep::ParseSweepsFlag(absl::GetFlag(FLAGS_sweep)));
+  if (!sweeps.empty()) s.set_sweep_id(sweeps.front());
   return s;
 }
 
@@ -200,6 +212,8 @@ int ModelCommand(const std::string& cmd, const std::vector<char*>& args,
   auto selector = SelectorFromFlags();
   if (!selector.ok()) return Usage(std::string(selector.status().message()));
   if (cmd == "models") {
+    // --device: that device's own models (fit --instances per_device).
+    selector->set_device_id(absl::GetFlag(FLAGS_device));
     return powersweep::CmdModels(stub, *selector, opt, out, err);
   }
   if (cmd == "plan-profiling") {
@@ -278,6 +292,23 @@ int ModelCommand(const std::string& cmd, const std::vector<char*>& args,
       return Usage("best: give exactly one of --max-epoch-time, --max-power, "
                    "--max-energy");
     }
+    const int32_t verify = absl::GetFlag(FLAGS_verify);
+    const int32_t candidates = absl::GetFlag(FLAGS_candidates);
+    if (verify < 0 || verify > 10) {
+      return Usage("best: --verify: from 1 to 10 candidate modes to run");
+    }
+    if (candidates < 0 || candidates > 100) {
+      return Usage("best: --candidates: from 1 to 100");
+    }
+    req.set_measured_only(absl::GetFlag(FLAGS_measured));
+    if (verify > 0) {
+      if (req.measured_only()) {
+        return Usage("best: --verify answers from measurements already; "
+                     "leave out --measured");
+      }
+      return powersweep::CmdBestVerify(stub, req, verify, opt, out, err);
+    }
+    req.set_candidates(candidates);
     return powersweep::CmdBest(stub, req, opt, out, err);
   }
   powersweep::v1::ParetoRequest req;
@@ -307,7 +338,14 @@ int main(int argc, char** argv) {
   opt.quiet = absl::GetFlag(FLAGS_quiet);
   opt.interval_s = absl::GetFlag(FLAGS_interval_s);
   opt.out_dir = absl::GetFlag(FLAGS_out);
-  opt.sweep_id = absl::GetFlag(FLAGS_sweep);
+  absl::StatusOr<std::vector<int64_t>> sweeps =
+      powersweep::ParseSweepsFlag(absl::GetFlag(FLAGS_sweep));
+  if (!sweeps.ok()) return Usage(std::string(sweeps.status().message()));
+  if (sweeps->size() > 1 && cmd != "fit") {
+    return Usage(cmd + ": --sweep: one sweep id (only fit takes several)");
+  }
+  opt.sweep_ids = *sweeps;
+  opt.sweep_id = sweeps->empty() ? 0 : sweeps->front();
   opt.by = absl::GetFlag(FLAGS_by);
   for (absl::string_view d : absl::StrSplit(absl::GetFlag(FLAGS_devices), ',',
                                             absl::SkipWhitespace())) {

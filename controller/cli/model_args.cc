@@ -1,5 +1,6 @@
 #include "controller/cli/model_args.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -188,28 +189,55 @@ absl::StatusOr<int> ParsePositiveIntFlag(const std::string& flag,
 
 PreparedArgs PrepareArgs(int argc, char** argv) {
   PreparedArgs out;
+  std::vector<std::string> sweeps;
+  bool flags_ended = false;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
-    if (i > 0 && a.size() > 2 && a.rfind("--", 0) == 0) {
+    if (a == "--") flags_ended = true;
+    if (i > 0 && !flags_ended && a.size() > 2 && a.rfind("--", 0) == 0) {
       const size_t eq = a.find('=');
       const size_t end = eq == std::string::npos ? a.size() : eq;
       for (size_t j = 2; j < end; ++j) {
         if (a[j] == '-') a[j] = '_';
       }
-      if (a == "--mode") {
-        if (i + 1 >= argc) {
-          out.problem = "--mode: missing value";
-        } else {
-          out.modes.push_back(argv[++i]);
+      for (const std::string name : {"--mode", "--sweep"}) {
+        std::vector<std::string>& into = name == "--mode" ? out.modes : sweeps;
+        if (a == name) {
+          if (i + 1 >= argc) {
+            out.problem = name + ": missing value";
+          } else {
+            into.push_back(argv[++i]);
+          }
+          a.clear();
+        } else if (a.rfind(name + "=", 0) == 0) {
+          into.push_back(a.substr(name.size() + 1));
+          a.clear();
         }
-        continue;
       }
-      if (a.rfind("--mode=", 0) == 0) {
-        out.modes.push_back(a.substr(7));
-        continue;
-      }
+      if (a.empty()) continue;
     }
     out.args.push_back(std::move(a));
+  }
+  if (!sweeps.empty() && !out.args.empty()) {
+    out.args.insert(out.args.begin() + 1,
+                    absl::StrCat("--sweep=", absl::StrJoin(sweeps, ",")));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseSweepsFlag(const std::string& text) {
+  std::vector<int64_t> out;
+  for (absl::string_view part :
+       absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    part = absl::StripAsciiWhitespace(part);
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(part, &id) || id <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--sweep: '", part,
+                       "' is not a sweep id (a positive number; several: "
+                       "--sweep 8,12)"));
+    }
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
   }
   return out;
 }

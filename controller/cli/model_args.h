@@ -44,14 +44,20 @@ absl::StatusOr<int> ParsePositiveIntFlag(const std::string& flag,
                                          const std::string& text);
 
 // The arguments for absl::ParseCommandLine, with every `--name-with-dashes`
-// (before any '=') spelt with underscores, and every `--mode X` /
-// `--mode=X` taken out into `modes`, in order.
+// (before any '=') spelt with underscores, every `--mode X` / `--mode=X`
+// taken out into `modes`, in order, and every `--sweep X` / `--sweep=X`
+// joined into one `--sweep=X,Y` (`fit --sweep 8 --sweep 12` is
+// `fit --sweep 8,12`).
 struct PreparedArgs {
   std::vector<std::string> args;
   std::vector<std::string> modes;
   std::string problem;  // "--mode: missing value" when the last arg is --mode
 };
 PreparedArgs PrepareArgs(int argc, char** argv);
+
+// "8", "8,12" (and spaces): the positive sweep ids, in order, without
+// repeats. InvalidArgument naming --sweep and the bad entry.
+absl::StatusOr<std::vector<int64_t>> ParseSweepsFlag(const std::string& text);
 
 }  // namespace powersweep
 

@@ -43,7 +43,8 @@ int CmdFit(v1::Control::StubInterface* stub, const CliOptions& opt,
            const std::string& instances, std::ostream& out,
            std::ostream& err) {
   v1::FitModelsRequest req;
-  req.set_sweep_id(opt.sweep_id);
+  for (int64_t id : opt.sweep_ids) req.add_sweep_ids(id);
+  if (opt.sweep_ids.empty()) req.set_sweep_id(opt.sweep_id);
   req.set_instances(instances);
   v1::FitModelsResponse resp;
   auto ctx = RpcContext(300);
@@ -52,7 +53,10 @@ int CmdFit(v1::Control::StubInterface* stub, const CliOptions& opt,
   std::vector<const v1::WorkloadModel*> models;
   for (const v1::WorkloadModel& m : resp.models()) models.push_back(&m);
   if (opt.format == OutputFormat::kTable) {
-    out << "sweep " << opt.sweep_id << ": " << resp.models_size()
+    out << (opt.sweep_ids.size() > 1 ? "sweeps " : "sweep ")
+        << (opt.sweep_ids.empty() ? std::to_string(opt.sweep_id)
+                                  : absl::StrJoin(opt.sweep_ids, ", "))
+        << ": " << resp.models_size()
         << " model(s) fitted and stored from " << resp.runs_used()
         << " runs\n\n";
     for (const v1::WorkloadModel* m : models) {
@@ -85,15 +89,21 @@ int CmdModels(v1::Control::StubInterface* stub,
   grpc::Status st = stub->ListModels(ctx.get(), req, &resp);
   if (!st.ok()) return ReportRpcError(st, opt, err);
   Table t;
-  t.header = {"model",       "sweep",          "class",       "workload",
-              "runs",        "modes",          "time_form",   "time_cv_mape",
-              "energy_form", "energy_cv_mape", "energy_data", "fitted"};
-  t.numeric = {true,  true, false, false, true,  true,
-               false, true, false, true,  false, false};
+  t.header = {"model",       "sweep",       "class",          "instances",
+              "device",      "workload",    "runs",           "modes",
+              "time_form",   "time_cv_mape", "energy_form",   "energy_cv_mape",
+              "energy_data", "fitted"};
+  t.numeric = {true,  false, false, false, false, false, true,
+               true,  false, true,  false, true,  false, false};
   for (const v1::WorkloadModel& m : resp.models()) {
+    // The sweeps of a fit of several, "8,12" (one column a script splits).
+    const std::string sweeps =
+        m.sweep_ids_size() > 1 ? absl::StrJoin(m.sweep_ids(), ",")
+                               : std::to_string(m.sweep_id());
     t.rows.push_back(
-        {std::to_string(m.model_id()), std::to_string(m.sweep_id()),
-         m.device_class(),
+        {std::to_string(m.model_id()), sweeps, m.device_class(),
+         m.instances().empty() ? "pooled" : m.instances(),
+         m.device_id().empty() ? "-" : m.device_id(),
          absl::StrCat(m.model(), " ", m.dataset(), " ", TaskText(m.task()),
                       " b", m.batch_size(), " w", m.loader_workers(),
                       m.tenants() > 1 ? absl::StrCat(" t", m.tenants()) : ""),
@@ -147,9 +157,10 @@ int CmdBest(v1::Control::StubInterface* stub, const v1::BestRequest& request,
     out << "best mode for " << WorkloadLabel(resp.model()) << ": "
         << resp.objective() << ", over " << resp.modes_considered()
         << " modes\n";
+    const char* kind = request.measured_only() ? "measured" : "predicted";
     out << "  mode: " << PowerModeText(b.mode(), "-") << "\n";
-    out << "  predicted " << Figures(b, unit) << "\n";
-    out << "  " << MeasuredText(b) << "\n";
+    out << "  " << kind << " " << Figures(b, unit) << "\n";
+    if (!request.measured_only()) out << "  " << MeasuredText(b) << "\n";
     if (d.epoch_time_s() > 0) {
       out << "  vs " << d.name() << " (" << PowerModeText(d.mode(), "-")
           << "): predicted " << Figures(d, unit) << "\n";
@@ -164,11 +175,27 @@ int CmdBest(v1::Control::StubInterface* stub, const v1::BestRequest& request,
             << " time relative to " << d.name() << " (predicted)\n";
       }
     }
+    if (resp.candidates_size() > 1) {
+      out << "  the " << resp.candidates_size()
+          << " best modes that meet the budget (" << kind << "):\n";
+      std::vector<const v1::ModePrediction*> cs;
+      for (const v1::ModePrediction& c : resp.candidates()) cs.push_back(&c);
+      out << RenderTable(PredictionsTable(cs, /*with_name=*/false,
+                                          opt.format),
+                         opt.format);
+    }
   } else {
     std::vector<const v1::ModePrediction*> ps = {&b};
     if (d.epoch_time_s() > 0) ps.push_back(&d);
+    for (int i = 1; i < resp.candidates_size(); ++i) {
+      ps.push_back(&resp.candidates(i));
+    }
     Table t = PredictionsTable(ps, /*with_name=*/true, opt.format);
     t.rows[0][0] = "best";
+    for (size_t i = d.epoch_time_s() > 0 ? 2 : 1; i < t.rows.size(); ++i) {
+      t.rows[i][0] = absl::StrCat("candidate ",
+                                  i - (d.epoch_time_s() > 0 ? 1 : 0) + 1);
+    }
     out << RenderTable(t, opt.format);
     err << "objective: " << resp.objective() << "\n";
   }

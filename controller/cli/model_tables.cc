@@ -97,7 +97,7 @@ static std::string InstancesText(const v1::WorkloadModel& m) {
 
 void PrintModelText(const v1::WorkloadModel& m, std::ostream& out) {
   out << "model " << m.model_id() << ": " << WorkloadLabel(m) << "\n";
-  out << "  fitted on " << m.run_ids_size() << " runs of sweep " << m.sweep_id()
+  out << "  fitted on " << m.run_ids_size() << " runs of " << SweepsText(m)
       << " at " << m.measured_size() << " distinct modes";
   if (!m.device_ids().empty()) {
     out << " (devices " << absl::StrJoin(m.device_ids(), ", ") << ")";

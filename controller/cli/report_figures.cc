@@ -196,6 +196,16 @@ std::vector<v1::WorkloadModel> LatestClassModels(
   return out;
 }
 
+double MinibatchEnergyMj(const v1::RunSummary& s) {
+  const double n = static_cast<double>(std::max<int64_t>(1, s.minibatches()));
+  const double phases = s.energy_stall_j() + s.energy_compute_j();
+  if (phases > 0) return phases / n * 1e3;
+  // No phase split: the mean power over the span the energy covers, for
+  // the minibatch's mean time (mW x s = mJ).
+  if (s.mean_power_mw() > 0) return s.mean_power_mw() * s.mean_minibatch_s();
+  return s.energy_j() / n * 1e3;
+}
+
 FigureTable ParetoFigure(const ReportInputs& in) {
   FigureTable f;
   f.name = "pareto";
@@ -239,7 +249,7 @@ FigureTable ParetoFigure(const ReportInputs& in) {
     }
     Acc& a = accs[it->second];
     a.ms += s.mean_minibatch_s() * 1e3;
-    a.mj += s.energy_j() / static_cast<double>(s.minibatches()) * 1e3;
+    a.mj += MinibatchEnergyMj(s);
     ++a.n;
   }
   std::map<std::string, std::vector<size_t>> by_panel;
@@ -262,7 +272,9 @@ FigureTable ParetoFigure(const ReportInputs& in) {
                 "to draw.";
   } else if (in.models.empty()) {
     f.note = absl::StrCat(
-        "Measured modes per minibatch; no model is fitted on this sweep, so "
+        "Measured modes per minibatch: the energy of the minibatches "
+        "themselves (their stall and compute phases, as the models use; "
+        "start-up and tail left out); no model is fitted on this sweep, so "
         "no predicted front (powersweep fit --sweep ", in.sweep_id, ").");
   } else {
     f.note = "Measured modes and the front a fitted model predicts over the "

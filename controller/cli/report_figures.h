@@ -33,6 +33,13 @@ namespace powersweep {
 
 // One figure: its file stem, its data, and either a caption (`note`, may be
 // empty) or the reason it is left out.
+// A run's energy per minibatch in mJ as the Pareto figure draws runs
+// without a model, and as the models count it (observations.h): the
+// minibatches' phase energy (stall + compute) / minibatches; without a
+// phase split, mean power x mean minibatch time; else the whole run's
+// energy / minibatches. Never the start-up's energy when a split exists.
+double MinibatchEnergyMj(const v1::RunSummary& summary);
+
 struct FigureTable {
   std::string name;     // "pareto" -> pareto.csv, pareto.png, pareto.svg
   Table table;          // header and rows of FIGURE.csv

@@ -1,5 +1,6 @@
 #include "controller/modeling/model_selector.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -39,7 +40,11 @@ bool Matches(const v1::WorkloadModel& m, const v1::ModelSelector& s) {
   if (s.tenants() != 0 && Tenants(s.tenants()) != Tenants(m.tenants())) {
     return false;
   }
-  if (s.sweep_id() != 0 && s.sweep_id() != m.sweep_id()) return false;
+  if (s.sweep_id() != 0 && s.sweep_id() != m.sweep_id() &&
+      std::find(m.sweep_ids().begin(), m.sweep_ids().end(), s.sweep_id()) ==
+          m.sweep_ids().end()) {
+    return false;
+  }
   // Per-device models only when their device is asked for, and then only.
   if (s.device_id() != m.device_id()) return false;
   return true;

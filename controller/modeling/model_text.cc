@@ -38,7 +38,7 @@ std::string Basis(const v1::WorkloadModel& m) {
                       absl::FormatTime("%Y-%m-%d %H:%M:%S UTC",
                                        absl::FromUnixMillis(m.fitted_unix_ms()),
                                        absl::UTCTimeZone()),
-                      " on ", m.run_ids_size(), " runs of sweep ", m.sweep_id(),
+                      " on ", m.run_ids_size(), " runs of ", SweepsText(m),
                       " (", RunIdsText(m), ") at ", m.measured_size(),
                       " modes; data: ", m.data_provenance(), "; ",
                       m.epoch().text());

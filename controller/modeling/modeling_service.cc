@@ -23,14 +23,16 @@ ModelingService::ModelingService(Store* store, Clock* clock,
 
 absl::StatusOr<v1::FitModelsResponse> ModelingService::FitModels(
     const v1::FitModelsRequest& request) {
-  if (request.sweep_id() <= 0) {
+  std::vector<int64_t> sweep_ids(request.sweep_ids().begin(),
+                                 request.sweep_ids().end());
+  if (request.sweep_id() != 0) sweep_ids.push_back(request.sweep_id());
+  if (sweep_ids.empty()) {
     return absl::InvalidArgumentError(
         "sweep_id: a positive sweep id is required");
   }
   PS_ASSIGN_OR_RETURN(Instances how, ParseInstances(request.instances()));
-  PS_ASSIGN_OR_RETURN(
-      SweepObservations obs,
-      CollectObservations(store_, request.sweep_id(), catalog_));
+  PS_ASSIGN_OR_RETURN(SweepObservations obs,
+                      CollectObservations(store_, sweep_ids, catalog_));
   std::vector<v1::DeviceOffset> offsets;
   if (how == Instances::kOffsets) {
     PS_ASSIGN_OR_RETURN(offsets, store_->ListDeviceOffsets(""));
@@ -40,14 +42,16 @@ absl::StatusOr<v1::FitModelsResponse> ModelingService::FitModels(
   v1::FitModelsResponse out;
   for (const std::string& s : obs.skipped) out.add_skipped(s);
   if (obs.groups.empty()) {
-    out.add_problems(absl::StrCat("sweep ", request.sweep_id(),
-                                  " has no done run with minibatch records "
-                                  "to fit"));
+    out.add_problems(absl::StrCat(
+        obs.sweep_ids.size() == 1 ? "sweep " : "sweeps ",
+        absl::StrJoin(obs.sweep_ids, ", "),
+        obs.sweep_ids.size() == 1 ? " has" : " have",
+        " no done run with minibatch records to fit"));
   }
   const absl::Time now = clock_->Now();
   for (const InstanceGroup& ig : groups) {
     absl::StatusOr<v1::WorkloadModel> m =
-        FitWorkload(ig.group, request.sweep_id(), catalog_, now);
+        FitWorkload(ig.group, catalog_, now);
     if (!m.ok()) {
       out.add_problems(ig.device_id.empty()
                            ? std::string(m.status().message())
@@ -73,7 +77,9 @@ absl::StatusOr<v1::ListModelsResponse> ModelingService::ListModels(
                       store_->ListModels());
   v1::ListModelsResponse out;
   for (v1::WorkloadModel& m : models) {
-    const v1::ModelSelector& s = request.selector();
+    // Without a device, every model: the class's and each device's own.
+    v1::ModelSelector s = request.selector();
+    if (s.device_id().empty()) s.set_device_id(m.device_id());
     if (s.model_id() != 0 && s.model_id() != m.model_id()) continue;
     if (!Matches(m, s)) continue;
     *out.add_models() = std::move(m);

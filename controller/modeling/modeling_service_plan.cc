@@ -115,6 +115,12 @@ absl::StatusOr<v1::PlanProfilingResponse> ModelingService::PlanProfiling(
   out.set_candidates(plan.candidates);
   out.set_log_det(plan.log_det);
   *out.mutable_sweep() = ProfilingSweep(r, plan.modes);
+  std::string kept;
+  if (r.after_sweep_id() != 0) {
+    PS_ASSIGN_OR_RETURN(v1::SweepSpec earlier,
+                        store_->GetSweepSpec(r.after_sweep_id()));
+    kept = KeepEarlierRunSettings(earlier, request, out.mutable_sweep());
+  }
   std::vector<std::string> comment = {
       absl::StrCat("Written by powersweep plan-profiling: ", r.k(),
                    profiled.empty() ? "" : " more", " of the ", space.Size(),
@@ -130,7 +136,15 @@ absl::StatusOr<v1::PlanProfilingResponse> ModelingService::PlanProfiling(
   if (!profiled.empty()) {
     comment.push_back(absl::StrCat("Modes already profiled in sweep ",
                                    r.after_sweep_id(), ": ", profiled.size(),
-                                   " (not proposed again)."));
+                                   " (not proposed again); fit both with "
+                                   "`powersweep fit --sweep ",
+                                   r.after_sweep_id(), ",ID`."));
+    if (!kept.empty()) {
+      comment.push_back(absl::StrCat("Kept from sweep ", r.after_sweep_id(),
+                                     ": ", kept, "."));
+      out.add_notes(absl::StrCat("kept from sweep ", r.after_sweep_id(), ": ",
+                                 kept));
+    }
   }
   out.set_sweep_yaml(SweepYaml(out.sweep(), comment));
   if (r.after_sweep_id() != 0) {

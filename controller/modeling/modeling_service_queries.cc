@@ -1,4 +1,5 @@
 // ModelingService::Predict, Best and Pareto: answers from a stored model.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -132,15 +133,40 @@ absl::StatusOr<Loaded> Load(Store* store, const v1::ModelSelector& selector) {
 absl::StatusOr<Loaded> LoadFor(Store* store, v1::ModelSelector selector,
                                const std::string& device_id) {
   if (device_id.empty()) return Load(store, selector);
-  selector.set_device_id(device_id);
-  absl::StatusOr<Loaded> own = Load(store, selector);
-  if (own.ok()) {
-    own->device_note = absl::StrCat("the model of ", device_id,
-                                    "'s runs alone (fitted per device)");
-    return own;
+  const std::string own_note = absl::StrCat(
+      "the model of ", device_id, "'s runs alone (fitted per device)");
+  if (selector.model_id() != 0) {
+    // A model named by id is used as it is: a device's own model for that
+    // device only, a class model with the device's offsets.
+    v1::ModelSelector by_id;
+    by_id.set_model_id(selector.model_id());
+    PS_ASSIGN_OR_RETURN(std::vector<v1::WorkloadModel> models,
+                        store->ListModels());
+    for (const v1::WorkloadModel& m : models) {
+      if (m.model_id() != selector.model_id()) continue;
+      by_id.set_device_id(m.device_id());
+      if (m.device_id().empty()) break;
+      if (m.device_id() != device_id) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "device: model ", m.model_id(), " was fitted on ", m.device_id(),
+            "'s runs alone, not ", device_id, "'s (name ", device_id,
+            "'s own model, or a class model to scale by its offsets)"));
+      }
+      PS_ASSIGN_OR_RETURN(Loaded own, Load(store, by_id));
+      own.device_note = own_note;
+      return own;
+    }
+    selector = by_id;
+  } else {
+    selector.set_device_id(device_id);
+    absl::StatusOr<Loaded> own = Load(store, selector);
+    if (own.ok()) {
+      own->device_note = own_note;
+      return own;
+    }
+    if (!absl::IsNotFound(own.status())) return own.status();
+    selector.clear_device_id();
   }
-  if (!absl::IsNotFound(own.status())) return own.status();
-  selector.clear_device_id();
   PS_ASSIGN_OR_RETURN(Loaded l, Load(store, selector));
   PS_ASSIGN_OR_RETURN(std::vector<v1::DeviceOffset> offsets,
                       store->ListDeviceOffsets(device_id));
@@ -148,6 +174,75 @@ absl::StatusOr<Loaded> LoadFor(Store* store, v1::ModelSelector selector,
   l.device_note = scale.note;
   l.scale = std::move(scale);
   return l;
+}
+
+// The modes the model was fitted on with their measured means (scaled for
+// the device), those with energy; FailedPrecondition when none has.
+absl::StatusOr<std::vector<ModePoint>> MeasuredPoints(const Loaded& l) {
+  std::vector<ModePoint> points;
+  for (const v1::MeasuredMode& mm : l.model.measured()) {
+    if (!(mm.epoch_energy_j() > 0)) continue;
+    const double t = mm.epoch_time_s() * (l.scale ? l.scale->time : 1.0);
+    const double e = mm.epoch_energy_j() * (l.scale ? l.scale->energy : 1.0);
+    points.push_back(ModePoint{KnobsOf(mm.mode()), t, e, e / t});
+  }
+  if (points.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "model ", l.model.model_id(), ": no measured mode has energy"));
+  }
+  return points;
+}
+
+// A point as the response carries it: the prediction at its mode (from
+// `all`, the whole space's, when it holds it), or with measured_only its
+// measured figures without intervals.
+v1::ModePrediction PointAsPrediction(const Loaded& l,
+                                     const std::vector<ModePrediction>& all,
+                                     bool measured_only, const ModePoint& p) {
+  if (!measured_only) {
+    // A mode the space cannot index (a stored space whose tables hold a
+    // 0 enumerates one) is predicted on its own.
+    absl::StatusOr<int64_t> index = l.space->IndexOf(p.mode);
+    if (index.ok() && *index < static_cast<int64_t>(all.size())) {
+      return Annotated(all[*index], l);
+    }
+    absl::StatusOr<v1::ModePrediction> pred = PredictAt(l, p.mode);
+    if (pred.ok()) return *pred;
+  }
+  absl::StatusOr<v1::ModePrediction> pred = PredictAt(l, p.mode);
+  v1::ModePrediction out = pred.ok() ? *pred : v1::ModePrediction();
+  *out.mutable_mode() = ToPowerMode(p.mode);
+  out.set_epoch_time_s(p.time_s);
+  out.set_epoch_energy_j(p.energy_j);
+  out.set_power_w(p.power_w);
+  out.set_has_energy(true);
+  out.set_has_interval(false);
+  out.clear_epoch_time_lo_s();
+  out.clear_epoch_time_hi_s();
+  out.clear_epoch_energy_lo_j();
+  out.clear_epoch_energy_hi_j();
+  out.clear_power_lo_w();
+  out.clear_power_hi_w();
+  out.clear_interval_level();
+  return out;
+}
+
+std::string MeasuredBasis(const Loaded& l) {
+  return absl::StrCat("measured figures (means over runs) of the ",
+                      l.model.measured_size(), " modes model ",
+                      l.model.model_id(), " was fitted on; ", BasisOf(l));
+}
+
+// The best point under the request's one budget.
+absl::StatusOr<ModePoint> PickUnderBudget(const std::vector<ModePoint>& points,
+                                          const v1::BestRequest& request) {
+  if (request.max_epoch_time_s() > 0) {
+    return LeastEnergyWithinTime(points, request.max_epoch_time_s());
+  }
+  if (request.max_power_w() > 0) {
+    return FastestWithinPower(points, request.max_power_w());
+  }
+  return FastestWithinEnergy(points, request.max_energy_j());
 }
 
 }  // namespace
@@ -194,43 +289,72 @@ absl::StatusOr<v1::BestResponse> ModelingService::Best(
         "give exactly one budget: max_epoch_time_s, max_power_w or "
         "max_energy_j");
   }
+  if (request.candidates() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "candidates: must be 0 or more, got ", request.candidates()));
+  }
+  if (request.measured_only() && request.conservative()) {
+    return absl::InvalidArgumentError(
+        "conservative: measured figures have no prediction interval; give "
+        "measured_only or conservative, not both");
+  }
   PS_ASSIGN_OR_RETURN(Loaded l,
                       LoadFor(store_, request.selector(), request.device_id()));
   if (absl::Status s = NeedEnergy(l, "best"); !s.ok()) return s;
   PS_ASSIGN_OR_RETURN(std::vector<ModePrediction> all, PredictAll(l));
-  const std::vector<ModePoint> points =
-      ToPoints(all, request.conservative() ? Bound::kUpper : Bound::kPredicted);
-  const std::string on = request.conservative()
-                             ? absl::StrFormat(
-                                   " (judged on the upper end of the %g%% "
-                                   "prediction interval)",
-                                   100 * l.predictor->level())
-                             : " (predicted)";
-  absl::StatusOr<ModePoint> pick;
+  std::vector<ModePoint> points;
+  if (request.measured_only()) {
+    PS_ASSIGN_OR_RETURN(points, MeasuredPoints(l));
+  } else {
+    points = ToPoints(all, request.conservative() ? Bound::kUpper
+                                                   : Bound::kPredicted);
+  }
+  const std::string on =
+      request.measured_only()
+          ? " (measured: the modes the model was fitted on)"
+      : request.conservative()
+          ? absl::StrFormat(" (judged on the upper end of the %g%% "
+                            "prediction interval)",
+                            100 * l.predictor->level())
+          : " (predicted)";
   std::string objective;
   if (request.max_epoch_time_s() > 0) {
-    pick = LeastEnergyWithinTime(points, request.max_epoch_time_s());
     objective = absl::StrCat("least epoch energy with epoch time <= ",
                              Seconds(request.max_epoch_time_s()), on);
   } else if (request.max_power_w() > 0) {
-    pick = FastestWithinPower(points, request.max_power_w());
-    objective =
-        absl::StrCat("shortest epoch time with mean power <= ",
-                     absl::StrFormat("%g W", request.max_power_w()), on);
+    objective = absl::StrCat(
+        "shortest epoch time with mean power over the minibatches <= ",
+        absl::StrFormat("%g W", request.max_power_w()), on);
   } else {
-    pick = FastestWithinEnergy(points, request.max_energy_j());
     objective =
         absl::StrCat("shortest epoch time with epoch energy <= ",
                      absl::StrFormat("%g J", request.max_energy_j()), on);
   }
+  absl::StatusOr<ModePoint> pick = PickUnderBudget(points, request);
   if (!pick.ok()) {
     return Prefixed(pick.status(),
                     absl::StrCat("model ", l.model.model_id(), " (",
                                  WorkloadLabel(l.model), "): "));
   }
   v1::BestResponse out;
-  PS_ASSIGN_OR_RETURN(int64_t index, l.space->IndexOf(pick->mode));
-  *out.mutable_best() = Annotated((all)[index], l);
+  *out.mutable_best() =
+      PointAsPrediction(l, all, request.measured_only(), *pick);
+  // The next best under the same budget, each found with the ones before
+  // it taken out.
+  std::vector<ModePoint> rest = points;
+  absl::StatusOr<ModePoint> next = pick;
+  for (int i = 0; i < request.candidates() && next.ok(); ++i) {
+    *out.add_candidates() =
+        PointAsPrediction(l, all, request.measured_only(), *next);
+    const CustomMode taken = next->mode;
+    rest.erase(std::remove_if(rest.begin(), rest.end(),
+                              [&](const ModePoint& p) {
+                                return p.mode == taken;
+                              }),
+               rest.end());
+    next = rest.empty() ? absl::NotFoundError("no mode left")
+                        : PickUnderBudget(rest, request);
+  }
   const DefaultMode def = DefaultModeOf(*l.space, catalog_);
   absl::StatusOr<int64_t> def_index = l.space->IndexOf(def.mode);
   if (def_index.ok()) {
@@ -238,8 +362,8 @@ absl::StatusOr<v1::BestResponse> ModelingService::Best(
     out.mutable_default_mode()->set_name(def.name);
   }
   out.set_objective(objective);
-  out.set_modes_considered(static_cast<int64_t>(all.size()));
-  out.set_basis(BasisOf(l));
+  out.set_modes_considered(static_cast<int64_t>(points.size()));
+  out.set_basis(request.measured_only() ? MeasuredBasis(l) : BasisOf(l));
   *out.mutable_model() = std::move(l.model);
   return out;
 }
@@ -255,48 +379,14 @@ absl::StatusOr<v1::ParetoResponse> ModelingService::Pareto(
   std::vector<ModePoint> points;
   std::vector<ModePrediction> all;
   if (request.measured_only()) {
-    for (const v1::MeasuredMode& mm : l.model.measured()) {
-      if (!(mm.epoch_energy_j() > 0)) continue;
-      const double t = mm.epoch_time_s() * (l.scale ? l.scale->time : 1.0);
-      const double e =
-          mm.epoch_energy_j() * (l.scale ? l.scale->energy : 1.0);
-      points.push_back(ModePoint{KnobsOf(mm.mode()), t, e, e / t});
-    }
-    if (points.empty()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "model ", l.model.model_id(), ": no measured mode has energy"));
-    }
+    PS_ASSIGN_OR_RETURN(points, MeasuredPoints(l));
   } else {
     PS_ASSIGN_OR_RETURN(std::vector<ModePrediction> predicted, PredictAll(l));
     all = std::move(predicted);
     points = ToPoints(all);
   }
-  // A measured point as a ModePrediction: its measured figures.
-  auto as_prediction = [&](const ModePoint& p) -> v1::ModePrediction {
-    if (!request.measured_only()) {
-      // A mode the space cannot index (a stored space whose tables hold a
-      // 0 enumerates one) is predicted on its own.
-      absl::StatusOr<int64_t> index = l.space->IndexOf(p.mode);
-      if (index.ok()) return Annotated(all[*index], l);
-      absl::StatusOr<v1::ModePrediction> pred = PredictAt(l, p.mode);
-      if (pred.ok()) return *pred;
-    }
-    absl::StatusOr<v1::ModePrediction> pred = PredictAt(l, p.mode);
-    v1::ModePrediction out_p = pred.ok() ? *pred : v1::ModePrediction();
-    *out_p.mutable_mode() = ToPowerMode(p.mode);
-    out_p.set_epoch_time_s(p.time_s);
-    out_p.set_epoch_energy_j(p.energy_j);
-    out_p.set_power_w(p.power_w);
-    out_p.set_has_energy(true);
-    out_p.set_has_interval(false);
-    out_p.clear_epoch_time_lo_s();
-    out_p.clear_epoch_time_hi_s();
-    out_p.clear_epoch_energy_lo_j();
-    out_p.clear_epoch_energy_hi_j();
-    out_p.clear_power_lo_w();
-    out_p.clear_power_hi_w();
-    out_p.clear_interval_level();
-    return out_p;
+  auto as_prediction = [&](const ModePoint& p) {
+    return PointAsPrediction(l, all, request.measured_only(), p);
   };
   for (const ModePoint& p : ParetoFront(points)) {
     *out.add_front() = as_prediction(p);
@@ -316,12 +406,7 @@ absl::StatusOr<v1::ParetoResponse> ModelingService::Pareto(
     if (p.ok()) *out.mutable_default_mode() = *p;
   }
   out.mutable_default_mode()->set_name(def.name);
-  out.set_basis(request.measured_only()
-                    ? absl::StrCat("measured figures (means over runs) of the ",
-                                   l.model.measured_size(), " modes model ",
-                                   l.model.model_id(), " was fitted on; ",
-                                   BasisOf(l))
-                    : BasisOf(l));
+  out.set_basis(request.measured_only() ? MeasuredBasis(l) : BasisOf(l));
   *out.mutable_model() = std::move(l.model);
   return out;
 }

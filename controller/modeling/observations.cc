@@ -1,5 +1,6 @@
 #include "controller/modeling/observations.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -101,9 +102,28 @@ absl::StatusOr<RunObservation> ObserveRun(
 
 absl::StatusOr<SweepObservations> CollectObservations(
     Store* store, int64_t sweep_id, const PowerCatalog& catalog) {
-  PS_RETURN_IF_ERROR(store->GetSweepSpec(sweep_id).status());
-  PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> runs,
-                      store->ListRuns(sweep_id));
+  return CollectObservations(store, std::vector<int64_t>{sweep_id}, catalog);
+}
+
+absl::StatusOr<SweepObservations> CollectObservations(
+    Store* store, std::vector<int64_t> sweep_ids, const PowerCatalog& catalog) {
+  if (sweep_ids.empty()) {
+    return absl::InvalidArgumentError("sweep: at least one sweep id is needed");
+  }
+  std::sort(sweep_ids.begin(), sweep_ids.end());
+  sweep_ids.erase(std::unique(sweep_ids.begin(), sweep_ids.end()),
+                  sweep_ids.end());
+  std::vector<v1::RunStatus> runs;
+  for (int64_t sweep_id : sweep_ids) {
+    if (sweep_id <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sweep: ", sweep_id, " is not a sweep id (a positive number)"));
+    }
+    PS_RETURN_IF_ERROR(store->GetSweepSpec(sweep_id).status());
+    PS_ASSIGN_OR_RETURN(std::vector<v1::RunStatus> of_sweep,
+                        store->ListRuns(sweep_id));
+    for (v1::RunStatus& r : of_sweep) runs.push_back(std::move(r));
+  }
   PS_ASSIGN_OR_RETURN(std::vector<v1::DeviceStatus> devices,
                       store->ListDevices());
   std::map<std::string, const v1::DeviceCapabilities*> caps;
@@ -112,7 +132,7 @@ absl::StatusOr<SweepObservations> CollectObservations(
   }
 
   SweepObservations out;
-  out.sweep_id = sweep_id;
+  out.sweep_ids = sweep_ids;
   std::map<WorkloadKey, ObservationGroup> groups;
   std::map<WorkloadKey, std::map<std::string, bool>> group_devices;
   for (const v1::RunStatus& run : runs) {
@@ -139,6 +159,7 @@ absl::StatusOr<SweepObservations> CollectObservations(
           absl::StrCat("run ", id, ": ", o.status().message()));
       continue;
     }
+    o->sweep_id = run.spec().sweep_id();
     const WorkloadKey key = KeyOf(run.spec());
     ObservationGroup& g = groups[key];
     if (g.runs.empty()) {

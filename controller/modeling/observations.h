@@ -1,5 +1,5 @@
 // Observations for the time and energy models, read from the store: the
-// done runs of a sweep, grouped by workload (device class, model, dataset,
+// done runs of one or more sweeps, grouped by workload (device class, model, dataset,
 // task, batch size, loader workers, runtime, tenants), each run reduced to
 // the mode it ran at and its epoch time and epoch energy.
 //
@@ -62,6 +62,7 @@ std::string KeyLabel(const WorkloadKey& key);
 
 struct RunObservation {
   int64_t run_id = 0;
+  int64_t sweep_id = 0;
   std::string device_id;
   CustomMode mode;
   bool mode_applied = false;  // from the applied mode (else requested)
@@ -76,13 +77,13 @@ struct RunObservation {
 struct ObservationGroup {
   WorkloadKey key;
   v1::EpochDefinition epoch;  // of the group (unit "run": first run's count)
-  std::vector<RunObservation> runs;             // by run id
+  std::vector<RunObservation> runs;             // by sweep, then run id
   std::vector<v1::DeviceCapabilities> devices;  // of the devices that ran them
 };
 
 struct SweepObservations {
-  int64_t sweep_id = 0;
-  std::vector<ObservationGroup> groups;  // by key
+  std::vector<int64_t> sweep_ids;        // ascending, distinct
+  std::vector<ObservationGroup> groups;  // by key, runs of every sweep
   std::vector<std::string> skipped;      // "run 12: not done (failed)"
 };
 
@@ -99,6 +100,12 @@ absl::StatusOr<RunObservation> ObserveRun(const v1::RunStatus& run,
 // NotFound for an unknown sweep; store errors otherwise.
 absl::StatusOr<SweepObservations> CollectObservations(
     Store* store, int64_t sweep_id, const PowerCatalog& catalog);
+// The runs of several sweeps in one set of groups: runs of one workload in
+// different sweeps (e.g. a plan-profiling sweep and its follow-up) fit
+// together. InvalidArgument for no sweep or a non-positive id (named);
+// NotFound for an unknown sweep (named).
+absl::StatusOr<SweepObservations> CollectObservations(
+    Store* store, std::vector<int64_t> sweep_ids, const PowerCatalog& catalog);
 
 }  // namespace powersweep::modeling
 

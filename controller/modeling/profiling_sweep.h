@@ -30,6 +30,18 @@ v1::PlanProfilingRequest WithPlanDefaults(const v1::PlanProfilingRequest& r);
 v1::SweepSpec ProfilingSweep(const v1::PlanProfilingRequest& r,
                              const std::vector<CustomMode>& modes);
 
+// A follow-up plan's sweep (after_sweep_id) runs like the sweep it builds
+// on: from `earlier` it keeps repetitions and the stop condition (minibatches,
+// epochs, duration) unless `request` set them, and always placement,
+// devices, settle, threads, tenants, seed, telemetry rate, timeout, retries,
+// container image, prefetch, page cache, input size, seq_len, vocab and vm.
+// Returns what was kept, in words ("repetitions 3, placement
+// every_device"), for the plan's notes; empty when nothing differed from
+// the defaults.
+std::string KeepEarlierRunSettings(const v1::SweepSpec& earlier,
+                                   const v1::PlanProfilingRequest& request,
+                                   v1::SweepSpec* sweep);
+
 }  // namespace powersweep::modeling
 
 #endif  // POWERSWEEP_CONTROLLER_MODELING_PROFILING_SWEEP_H_

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
+#include "common/workload_label.h"
 #include "controller/modeling/class_space.h"
 #include "controller/modeling/cross_validation.h"
 #include "controller/modeling/fit.h"
@@ -117,10 +118,14 @@ void Describe(const ObservationGroup& g, v1::WorkloadModel* out) {
 }  // namespace
 
 absl::StatusOr<v1::WorkloadModel> FitWorkload(const ObservationGroup& group,
-                                              int64_t sweep_id,
                                               const PowerCatalog& catalog,
                                               absl::Time now) {
   const WorkloadKey& k = group.key;
+  std::set<int64_t> sweep_ids;
+  for (const RunObservation& r : group.runs) sweep_ids.insert(r.sweep_id);
+  v1::WorkloadModel out;
+  for (int64_t id : sweep_ids) out.add_sweep_ids(id);
+  if (!sweep_ids.empty()) out.set_sweep_id(*sweep_ids.begin());
   std::vector<Observation> time_obs;
   std::vector<EnergyObservation> energy_obs;
   std::vector<CustomMode> modes;
@@ -133,7 +138,7 @@ absl::StatusOr<v1::WorkloadModel> FitWorkload(const ObservationGroup& group,
   }
   const size_t distinct = DistinctModes(modes).size();
   const std::string label = absl::StrCat(
-      KeyLabel(k), " (sweep ", sweep_id, ", ", group.runs.size(), " runs at ",
+      KeyLabel(k), " (", SweepsText(out), ", ", group.runs.size(), " runs at ",
       distinct, " distinct mode", distinct == 1 ? "" : "s", ")");
   absl::StatusOr<ModelSelection> time = SelectTimeModel(time_obs);
   if (!time.ok()) {
@@ -147,8 +152,6 @@ absl::StatusOr<v1::WorkloadModel> FitWorkload(const ObservationGroup& group,
                         absl::StrCat(label, ": ", space.status().message()));
   }
 
-  v1::WorkloadModel out;
-  out.set_sweep_id(sweep_id);
   out.set_device_class(k.device_class);
   out.set_model(k.model);
   out.set_dataset(k.dataset);

@@ -25,9 +25,9 @@
 
 namespace powersweep::modeling {
 
-// model_id is left 0 (the store assigns it); fitted_unix_ms is `now`.
+// model_id is left 0 (the store assigns it); fitted_unix_ms is `now`;
+// sweep_ids are the sweeps of the group's runs (sweep_id the first).
 absl::StatusOr<v1::WorkloadModel> FitWorkload(const ObservationGroup& group,
-                                              int64_t sweep_id,
                                               const PowerCatalog& catalog,
                                               absl::Time now);
 

@@ -25,7 +25,9 @@ asserts nothing.
       [--only vae,dqn,gpt2_small]
 
 Rows: lenet5 (Fashion-MNIST) and resnet18 (a JPEG folder at 64x64),
-training with 0 and 2 loader workers; lstm_lm (WikiText-2-shaped tokens,
+training with 0 and 2 loader workers, and resnet18 inference; alexnet,
+squeezenet1_1 (batch 16) and vgg19 (batch 8) on that folder at 64x64 and
+inception_v3 at 299x299 (batch 2), training and inference; lstm_lm (WikiText-2-shaped tokens,
 BPTT 35) and mobilebert (WordNet glosses, seq_len 64), training with 0 and
 2 workers; vae (Fashion-MNIST, batch 64, 1 thread) training and inference;
 dqn (the catch game's frames, batch 32) training with 0 and 2 workers and
@@ -33,8 +35,10 @@ inference; gpt2_small (`synthetic` token ids, seq_len 32, batch 2; a
 CPU-sized configuration of the 124 M-parameter model) training and
 inference generating 8 tokens per sample; seq2seq and seq2seq_lstm
 (WikiText-2-shaped windows of 30 tokens, reversed, batch 16) and memnet
-(bAbI task 1, batch 32) training. Inference runs `--task infer` on
-both sides: the test split in order, eval mode, no gradients. The PyTorch
+(bAbI task 1, batch 32) training; inference of lstm_lm, mobilebert,
+seq2seq, seq2seq_lstm, memnet and deepspeech2 with 0 workers. Inference
+runs `--task infer` on both sides: the test split in order, eval mode, no
+gradients. The PyTorch
 networks, losses and optimizers of vae, dqn and gpt2_small are
 fathom_reference_models.py (parity-tested against the C++ models by
 tests/workloads/models/fathom_reference.py): Adam, RMSprop (eps 1e-5) with
@@ -58,6 +62,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "pytorch_reference.py")
 FASHION = "/usr/share/datasets/fashion-mnist"
+IMAGE_MODELS = ("alexnet", "squeezenet1_1", "vgg19", "inception_v3")
 
 
 def common_flags(c):
@@ -164,7 +169,7 @@ def main():
     only = set(filter(None, a.only.split(",")))
     wanted = lambda *models: not only or bool(only & set(models))
     folder = os.path.join(a.data_dir, "bench-folder")
-    if wanted("resnet18"):
+    if wanted("resnet18", *IMAGE_MODELS):
         ensure_folder(a.workload, folder, 1600, 20)
     wordnet = os.path.join(a.data_dir, "bench-wordnet")
     if wanted("mobilebert"):
@@ -187,6 +192,7 @@ def main():
     if wanted("deepspeech2"):
         ensure_speech(a.workload, speech, 400)
     mb = 10 if a.quick else 30
+    infer = lambda c, **kw: dict(c, task="infer", workers=0, **kw)
     configs = [
         {"model": "lenet5", "data": FASHION, "batch": 64, "workers": 0,
          "threads": 1, "minibatches": 10 * mb},
@@ -196,6 +202,19 @@ def main():
          "threads": 2, "minibatches": mb, "size": 64},
         {"model": "resnet18", "data": folder, "batch": 16, "workers": 2,
          "threads": 2, "minibatches": mb, "size": 64},
+        infer({"model": "resnet18", "data": folder, "batch": 16,
+               "threads": 2, "minibatches": mb, "size": 64}),
+    ]
+    # The other studies' image models on the same folder: CPU-sized inputs
+    # (64x64) except Inception-v3, whose auxiliary classifier needs 299.
+    for model, batch, size, count in (("alexnet", 16, 64, mb),
+                                      ("squeezenet1_1", 16, 64, mb),
+                                      ("vgg19", 8, 64, mb // 3),
+                                      ("inception_v3", 2, 299, mb // 3)):
+        c = {"model": model, "data": folder, "batch": batch, "workers": 0,
+             "threads": 2, "minibatches": count, "size": size}
+        configs += [c, infer(c)]
+    configs += [
         # word_language_model's defaults: batch 20, BPTT 35.
         {"model": "lstm_lm", "data": wikitext, "name": "wikitext",
          "batch": 20, "workers": 0, "threads": 2, "minibatches": 2 * mb,
@@ -209,17 +228,31 @@ def main():
         {"model": "mobilebert", "data": wordnet, "name": "wordnet",
          "batch": 4, "workers": 2, "threads": 2, "minibatches": mb,
          "seq_len": 64},
+        infer({"model": "lstm_lm", "data": wikitext, "name": "wikitext",
+               "batch": 20, "threads": 2, "minibatches": 2 * mb,
+               "seq_len": 35}),
+        infer({"model": "mobilebert", "data": wordnet, "name": "wordnet",
+               "batch": 4, "threads": 2, "minibatches": mb, "seq_len": 64}),
         # seq2seq: windows of 30 tokens reversed, teacher forcing, Adam.
         {"model": "seq2seq", "data": wikitext, "name": "wikitext",
-         "batch": 16, "workers": 0, "threads": 2, "minibatches": mb,
+         "batch": 16, "workers": 0, "threads": 2, "minibatches": mb // 3,
          "seq_len": 30},
         {"model": "seq2seq_lstm", "data": wikitext, "name": "wikitext",
-         "batch": 16, "workers": 0, "threads": 2, "minibatches": mb,
+         "batch": 16, "workers": 0, "threads": 2, "minibatches": mb // 3,
          "seq_len": 30},
+        infer({"model": "seq2seq", "data": wikitext, "name": "wikitext",
+               "batch": 16, "threads": 2, "minibatches": mb // 3,
+               "seq_len": 30}),
+        infer({"model": "seq2seq_lstm", "data": wikitext, "name": "wikitext",
+               "batch": 16, "threads": 2, "minibatches": mb // 3,
+               "seq_len": 30}),
         # memnet: MemN2N's bAbI batch of 32, sentences of 8 words.
         {"model": "memnet", "data": babi, "name": "babi",
          "batch": 32, "workers": 0, "threads": 2, "minibatches": 10 * mb,
          "seq_len": 8},
+        infer({"model": "memnet", "data": babi, "name": "babi",
+               "batch": 32, "threads": 2, "minibatches": 10 * mb,
+               "seq_len": 8}),
         # Fathom's autoencoder; 0.47 M MACs a sample, so the loader and the
         # optimizer weigh as much as the network.
         {"model": "vae", "data": FASHION, "batch": 64, "workers": 0,
@@ -252,6 +285,9 @@ def main():
         {"model": "deepspeech2", "data": speech, "name": "espeak",
          "batch": 8, "workers": 2, "threads": 2, "minibatches": mb // 2,
          "seq_len": 256},
+        infer({"model": "deepspeech2", "data": speech, "name": "espeak",
+               "batch": 8, "threads": 2, "minibatches": mb // 2,
+               "seq_len": 256}),
     ]
     print("model      task  data          batch workers threads mbs | "
           "powersweep samples/s stall | pytorch samples/s stall | ratio | "

@@ -27,7 +27,9 @@ its label the transition code) or `synthetic` (one batch of the model's
 random inputs made before timing starts and reused, as powersweep's
 SyntheticSource does; for gpt2_small token ids uniform in 0..50256).
 Training shuffles the train split and drops the last partial batch;
-inference reads the test split in order (powersweep's loader, loader.h).
+inference reads the test split in order (powersweep's loader, loader.h):
+an image folder's val/ (else test/) with the center crop, test.tokens,
+the qa*_test.txt stories, test-transcripts.tsv, test.frames.
 
 Models vae, dqn and gpt2_small are fathom_reference_models.py, with the C++
 steps' losses (negative ELBO; the Q-learning loss with its target network;
@@ -192,13 +194,13 @@ def synthetic_batch(model, n, seq_len, actions):
     sys.exit(f"--dataset-path synthetic: not done here for {model}")
 
 class BabiTrain(torch.utils.data.Dataset):
-    """The qa*_train.txt files of a bAbI directory as memnet's samples:
-    50 memory slots (most recent statement first) and the question, each
-    `words` ids padded with <pad>; the label is the answer's id. The
-    vocabulary: the 4 special tokens, then every word of both splits
-    sorted."""
+    """The qa*_train.txt files (qa*_test.txt with train=False) of a bAbI
+    directory as memnet's samples: 50 memory slots (most recent statement
+    first) and the question, each `words` ids padded with <pad>; the label
+    is the answer's id. The vocabulary: the 4 special tokens, then every
+    word of both splits sorted."""
 
-    def __init__(self, root, words, memory=50):
+    def __init__(self, root, words, memory=50, train=True):
         names = sorted(os.listdir(root))
         parsed = {}
         tokens = set()
@@ -226,7 +228,7 @@ class BabiTrain(torch.utils.data.Dataset):
         ids = {w: i for i, w in enumerate(self.classes)}
         xs, ys = [], []
         for n, lines in parsed.items():
-            if not n.endswith("_train.txt"):
+            if not n.endswith("_train.txt" if train else "_test.txt"):
                 continue
             story = []
             for ident, ws, answer in lines:
@@ -253,13 +255,10 @@ class BabiTrain(torch.utils.data.Dataset):
 
 def dataset(path, size, model="", seq_len=0, train=True):
     if os.path.exists(os.path.join(path, "train-transcripts.tsv")):
-        if not train:
-            sys.exit(f"{path}: deepspeech2 inference is not done here")
-        return speech_reference_models.SpeechTrain(path, seq_len or 256)
+        return speech_reference_models.SpeechTrain(
+            path, seq_len or 256, "train" if train else "test")
     if model == "memnet":
-        if not train:
-            sys.exit(f"{path}: memnet inference is not done here")
-        return BabiTrain(path, seq_len or 8)
+        return BabiTrain(path, seq_len or 8, train=train)
     if os.path.exists(os.path.join(path, "vocab.txt")):
         seq_len = seq_len or {"lstm_lm": 35, "seq2seq": 30,
                               "seq2seq_lstm": 30}.get(model, 128)
@@ -268,10 +267,26 @@ def dataset(path, size, model="", seq_len=0, train=True):
     if any(os.path.exists(os.path.join(path, n))
            for n in ("train.frames", "test.frames")):
         return FramesSet(path, train)
+    if os.path.isdir(os.path.join(path, "train")) and not train:
+        # The test split as powersweep reads it (image_folder_dataset.h):
+        # val/ (else test/), the center crop, the training classes' ids.
+        split = os.path.join(path, "val")
+        if not os.path.isdir(split):
+            split = os.path.join(path, "test")
+        t = transforms.Compose([
+            transforms.Resize(round(size * 256 / 224)),
+            transforms.CenterCrop(size),
+            transforms.ToTensor(),
+            transforms.Normalize((0.485, 0.456, 0.406), (0.229, 0.224, 0.225)),
+        ])
+        classes = sorted(e.name for e in os.scandir(os.path.join(path, "train"))
+                         if e.is_dir())
+        data = torchvision.datasets.ImageFolder(split, t)
+        remap = {i: classes.index(c) for i, c in enumerate(data.classes)}
+        data.target_transform = remap.__getitem__
+        data.classes = classes
+        return data
     if os.path.isdir(os.path.join(path, "train")):
-        if not train:
-            sys.exit(f"{path}: inference on an image folder is not done "
-                     "here")
         t = transforms.Compose([
             transforms.Resize(round(size * 256 / 224)),
             transforms.RandomCrop(size),

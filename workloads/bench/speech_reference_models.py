@@ -138,12 +138,13 @@ class DeepSpeech2(nn.Module):
 
 
 class SpeechTrain(torch.utils.data.Dataset):
-    """train-transcripts.tsv and its WAVs: each item read and turned into its
-    log-mel sample when fetched (in the DataLoader's workers)."""
+    """train-transcripts.tsv (test-transcripts.tsv with split="test") and
+    its WAVs: each item read and turned into its log-mel sample when fetched
+    (in the DataLoader's workers)."""
 
-    def __init__(self, root, frames):
+    def __init__(self, root, frames, split="train"):
         self.root, self.frames = root, frames
-        with open(os.path.join(root, "train-transcripts.tsv")) as f:
+        with open(os.path.join(root, split + "-transcripts.tsv")) as f:
             self.items = [line.rstrip("\n").split("\t", 1)
                           for line in f if line.strip()]
         self.classes = list(range(29))

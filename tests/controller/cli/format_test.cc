@@ -102,6 +102,24 @@ TEST(JsonFormatTest, IntervalsAreArraysAndSignedNumbersAreNumbers) {
   }
 }
 
+TEST(JsonFormatTest, PercentColumnsAreNumbersUnderAPctKey) {
+  // `powersweep models --format json` once gave "time_cv_mape": "10.71%".
+  Table t;
+  t.header = {"time_cv_mape", "share_pct", "label"};
+  t.numeric = {true, true, false};
+  t.rows = {{"10.71%", "+3.5%", "12%"}, {"-", "-0.25%", "x"}};
+  const std::vector<Struct> rows = ParseRows(RenderTable(t,
+                                                         OutputFormat::kJson));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(Field(rows[0], "time_cv_mape_pct").number_value(), 10.71);
+  EXPECT_EQ(Field(rows[0], "share_pct").number_value(), 3.5);
+  EXPECT_EQ(Field(rows[0], "label").string_value(), "12%");
+  EXPECT_EQ(Field(rows[1], "time_cv_mape_pct").kind_case(),
+            Value::kNullValue);
+  EXPECT_EQ(Field(rows[1], "share_pct").number_value(), -0.25);
+  EXPECT_EQ(rows[0].fields().count("time_cv_mape"), 0u);
+}
+
 TEST(JsonFormatTest, TextThatIsNotAJsonNumberStaysAString) {
   Table t;
   t.header = {"cpu_mhz", "id"};

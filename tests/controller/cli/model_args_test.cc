@@ -126,5 +126,29 @@ TEST(ModelArgsTest, ModeWithoutValueIsAProblem) {
   EXPECT_EQ(PrepareArgs(3, argv.data()).problem, "--mode: missing value");
 }
 
+TEST(ModelArgsTest, RepeatedSweepsBecomeOneList) {
+  // `fit --sweep 8 --sweep 12` used to fit sweep 12 alone.
+  std::vector<std::string> in = {"powersweep", "fit",      "--sweep", "8",
+                                 "--format",   "json",     "--sweep=12,14"};
+  std::vector<char*> argv;
+  for (std::string& s : in) argv.push_back(s.data());
+  PreparedArgs p = PrepareArgs(static_cast<int>(argv.size()), argv.data());
+  EXPECT_TRUE(p.problem.empty());
+  EXPECT_THAT(p.args, ElementsAre("powersweep", "--sweep=8,12,14", "fit",
+                                  "--format", "json"));
+  EXPECT_THAT(*ParseSweepsFlag("8,12,14"), ElementsAre(8, 12, 14));
+  EXPECT_THAT(*ParseSweepsFlag(" 8, 12 ,8"), ElementsAre(8, 12));
+  EXPECT_TRUE(ParseSweepsFlag("")->empty());
+  for (const char* bad : {"8,x", "0", "-3", "8;12"}) {
+    absl::StatusOr<std::vector<int64_t>> parsed = ParseSweepsFlag(bad);
+    EXPECT_FALSE(parsed.ok()) << bad;
+    EXPECT_THAT(parsed.status().message(), HasSubstr("--sweep: '")) << bad;
+  }
+  std::vector<std::string> missing = {"powersweep", "fit", "--sweep"};
+  std::vector<char*> argv2;
+  for (std::string& s : missing) argv2.push_back(s.data());
+  EXPECT_EQ(PrepareArgs(3, argv2.data()).problem, "--sweep: missing value");
+}
+
 }  // namespace
 }  // namespace powersweep

@@ -90,6 +90,29 @@ TEST(ReportParetoTest, MeasuredModesPerMinibatchWithTheFrontAndTheMarks) {
   EXPECT_THAT(f.note, HasSubstr("powersweep fit --sweep 1"));
 }
 
+TEST(ReportParetoTest, RunsWithoutAModelCountTheMinibatchesEnergyOnly) {
+  // The whole run's energy includes start-up, which is longer in a slow
+  // mode: per minibatch that made MODE_15W look cheaper than MAXN (90 vs
+  // 100 mJ) although its minibatches cost more (85 vs 80 mJ), the energy
+  // the models use.
+  v1::RunStatus maxn = DoneRun(1, "MAXN", 4, 10);
+  maxn.mutable_summary()->set_energy_stall_j(2);
+  maxn.mutable_summary()->set_energy_compute_j(6);
+  v1::RunStatus slow = DoneRun(2, "MODE_15W", 8, 9);
+  slow.mutable_summary()->set_energy_stall_j(2.5);
+  slow.mutable_summary()->set_energy_compute_j(6);
+  // Without a phase split: mean power x mean minibatch time.
+  v1::RunStatus unsplit = DoneRun(3, "MODE_30W", 6, 20);
+  unsplit.mutable_summary()->set_mean_power_mw(12000);
+  FigureTable f = ParetoFigure(Inputs({maxn, slow, unsplit}));
+  ASSERT_EQ(f.table.rows.size(), 3u);
+  EXPECT_EQ(Cell(f.table, 0, "energy"), "80");
+  EXPECT_EQ(Cell(f.table, 1, "energy"), "85");
+  EXPECT_EQ(Cell(f.table, 1, "on_front"), "0");
+  EXPECT_EQ(Cell(f.table, 2, "energy"), "72");  // 12 W x 6 ms
+  EXPECT_THAT(f.note, HasSubstr("stall and compute phases"));
+}
+
 TEST(ReportParetoTest, AFittedModelGivesEpochFiguresAndThePredictedFront) {
   ReportInputs in = Inputs({DoneRun(1, "MAXN", 4, 10)});
   ReportModel m;

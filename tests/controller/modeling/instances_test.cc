@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/power_mode_text.h"
 #include "controller/modeling/class_space.h"
 #include "controller/modeling/model_proto.h"
@@ -164,6 +165,59 @@ TEST_F(InstancesTest, PerDeviceModelsAnswerForTheirDeviceOnly) {
   req.mutable_selector()->set_model("lenet5");
   *req.add_modes() = ToPowerMode(modes_[4]);
   EXPECT_EQ(service_.Predict(req).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(InstancesTest, AModelNamedByIdAnswersForADevice) {
+  // Once per-device models existed, `predict --model-id N --device D`
+  // failed with "model N ... does not match model N device=D".
+  SaveOffsets();
+  const v1::FitModelsResponse per_device = Fit("per_device");
+  const v1::FitModelsResponse offsets = Fit("offsets");
+  ASSERT_EQ(per_device.models_size(), 3);
+  ASSERT_EQ(offsets.models_size(), 1);
+  v1::PredictRequest req;
+  *req.add_modes() = ToPowerMode(modes_[4]);
+  req.set_device_id("xa-2");
+
+  // xa-2's own model.
+  req.mutable_selector()->set_model_id(per_device.models(2).model_id());
+  auto own = service_.Predict(req);
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_THAT(own->basis(), HasSubstr("the model of xa-2's runs alone"));
+  // The class model, with xa-2's offsets.
+  req.mutable_selector()->set_model_id(offsets.models(0).model_id());
+  auto scaled = service_.Predict(req);
+  ASSERT_TRUE(scaled.ok()) << scaled.status();
+  EXPECT_THAT(scaled->basis(), HasSubstr("calibration offsets of xa-2"));
+  EXPECT_LT(Ape(scaled->predictions(0).epoch_time_s(),
+                MinibatchS(modes_[4]) * 1.15 * 937),
+            1.0);
+  // Another device's own model is refused, naming both devices.
+  req.mutable_selector()->set_model_id(per_device.models(0).model_id());
+  auto other = service_.Predict(req);
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(other.status().message(),
+              HasSubstr("was fitted on xa-0's runs alone, not xa-2's"));
+}
+
+TEST_F(InstancesTest, ModelsListsEveryDevicesModelsAndFiltersByDevice) {
+  Fit("");
+  Fit("per_device");
+  auto all = service_.ListModels(v1::ListModelsRequest());
+  ASSERT_TRUE(all.ok()) << all.status();
+  std::vector<std::string> listed;
+  for (const v1::WorkloadModel& m : all->models()) {
+    listed.push_back(absl::StrCat(m.instances(), ":", m.device_id()));
+  }
+  EXPECT_THAT(listed, ::testing::UnorderedElementsAre(
+                          "pooled:", "device:xa-0", "device:xa-1",
+                          "device:xa-2"));
+  v1::ListModelsRequest of_xa1;
+  of_xa1.mutable_selector()->set_device_id("xa-1");
+  auto one = service_.ListModels(of_xa1);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_EQ(one->models_size(), 1);
+  EXPECT_EQ(one->models(0).device_id(), "xa-1");
 }
 
 TEST(InstancesParseTest, UnknownInstancesNameTheField) {

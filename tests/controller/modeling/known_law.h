@@ -7,9 +7,12 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "controller/modeling/model_form.h"
 #include "controller/modeling/model_proto.h"
+#include "controller/modeling/modeling_service.h"
+#include "gtest/gtest.h"
 #include "tests/controller/modeling/stored_runs.h"
 
 namespace powersweep::testing {
@@ -41,6 +44,24 @@ inline SyntheticRun LawRun(const CustomMode& mode, int32_t batch,
   r.framework = "twin-model";
   r.device_id = device;
   return r;
+}
+
+// The K modes `plan-profiling` proposes for xavier-agx (lenet5), the modes
+// the tests profile; empty after a failed assertion.
+inline std::vector<CustomMode> PlannedModes(modeling::ModelingService& service,
+                                            int k) {
+  v1::PlanProfilingRequest plan;
+  plan.set_device_class("xavier-agx");
+  plan.set_k(k);
+  auto planned = service.PlanProfiling(plan);
+  EXPECT_TRUE(planned.ok()) << planned.status();
+  std::vector<CustomMode> modes;
+  if (planned.ok()) {
+    for (const v1::PowerMode& m : planned->modes()) {
+      modes.push_back(modeling::KnobsOf(m));
+    }
+  }
+  return modes;
 }
 
 inline double Ape(double got, double truth) {

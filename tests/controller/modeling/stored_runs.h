@@ -68,6 +68,11 @@ class StoredRuns {
   int64_t AddSweep(const std::vector<SyntheticRun>& runs) {
     v1::SweepSpec spec;
     spec.set_name("synthetic");
+    return AddSweep(runs, spec);
+  }
+  // The same with the sweep's own spec (repetitions, placement, ...).
+  int64_t AddSweep(const std::vector<SyntheticRun>& runs,
+                   const v1::SweepSpec& spec) {
     std::vector<v1::RunSpec> specs;
     for (const SyntheticRun& r : runs) specs.push_back(r.spec);
     auto sweep = store_->CreateSweep(spec, specs, clock_.Now());

@@ -1,0 +1,44 @@
+// `powersweep best --verify N`: a `best` answer from measurements.
+//
+//  1. Best with N candidates: the pick and the next best modes that meet
+//     the budget (predicted, or on the intervals' upper ends with
+//     --conservative);
+//  2. a sweep that runs each candidate once, like the model's runs (same
+//     workload, stop condition, runtime, settle, ...), on the device given
+//     with --device or any device of the class; `watch` shows its progress;
+//  3. a fit of the model's sweeps and that one together;
+//  4. Best over the measured modes of that fit (BestRequest.measured_only):
+//     the answer, with every candidate's predicted and measured figures.
+// Exit codes as the other commands; 1 when a verification run failed or
+// no measured mode meets the budget.
+#ifndef POWERSWEEP_CONTROLLER_CLI_BEST_VERIFY_H_
+#define POWERSWEEP_CONTROLLER_CLI_BEST_VERIFY_H_
+
+#include <ostream>
+#include <vector>
+
+#include "controller/cli/commands.h"
+#include "powersweep/v1/control.grpc.pb.h"
+#include "powersweep/v1/modeling.pb.h"
+#include "powersweep/v1/run.pb.h"
+#include "powersweep/v1/sweep.pb.h"
+
+namespace powersweep {
+
+// The sweep that runs `modes` once each like `like` (a run of the model):
+// one device class and workload, the run's stop condition, seed, threads,
+// telemetry rate, timeout, runtime, tenants, settle, container image, vm;
+// on `device` when given, else on the run's pinned devices (if any).
+v1::SweepSpec VerificationSweep(const v1::RunSpec& like,
+                                const std::vector<v1::PowerMode>& modes,
+                                const std::string& device,
+                                const std::string& name);
+
+int CmdBestVerify(v1::Control::StubInterface* stub,
+                  const v1::BestRequest& request, int candidates,
+                  const CliOptions& opt, std::ostream& out,
+                  std::ostream& err);
+
+}  // namespace powersweep
+
+#endif  // POWERSWEEP_CONTROLLER_CLI_BEST_VERIFY_H_
