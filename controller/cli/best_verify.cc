@@ -98,164 +98,198 @@ v1::SweepSpec VerificationSweep(const v1::RunSpec& like,
   return s;
 }
 
-int CmdBestVerify(v1::Control::StubInterface* stub,
-                  const v1::BestRequest& request, int candidates,
-                  const CliOptions& opt, std::ostream& out,
-                  std::ostream& err) {
-  // 1. The pick and the next best, predicted.
-  v1::BestRequest first = request;
-  first.set_candidates(candidates);
-  v1::BestResponse predicted;
-  {
-    auto ctx = RpcContext(120);
-    grpc::Status st = stub->Best(ctx.get(), first, &predicted);
-    if (!st.ok()) return ReportRpcError(st, opt, err);
-  }
-  const v1::WorkloadModel& model = predicted.model();
-  const std::string unit = TimeUnit(model);
-  out << "best --verify for " << WorkloadLabel(model) << ": "
-      << predicted.objective() << "\n";
-  out << "  model " << model.model_id() << " (" << SweepsText(model) << ", "
-      << model.run_ids_size() << " runs at " << model.measured_size()
-      << " modes) predicts " << predicted.candidates_size()
-      << " candidate(s):\n";
-  std::vector<v1::PowerMode> modes;
-  for (const v1::ModePrediction& c : predicted.candidates()) {
-    modes.push_back(c.mode());
-    out << "    " << PowerModeText(c.mode(), "-") << ": predicted "
-        << Figures(c, unit) << (c.measured() ? " (already measured)" : "")
-        << "\n";
-  }
+namespace {
 
-  // 2. Run them once each, like the model's runs.
+// One RPC with the CLI's error reporting: false (and `code` set) on error.
+template <typename Call>
+bool Rpc(Call call, double deadline_s, const CliOptions& opt,
+         std::ostream& err, int* code) {
+  auto ctx = RpcContext(deadline_s);
+  grpc::Status st = call(ctx.get());
+  if (st.ok()) return true;
+  *code = ReportRpcError(st, opt, err);
+  return false;
+}
+
+// A run of `model` to run the verification like; null when none is found.
+bool FindRunLike(v1::Control::StubInterface* stub,
+                 const v1::WorkloadModel& model, const CliOptions& opt,
+                 std::ostream& err, v1::RunSpec* like, int* code) {
   v1::ListRunsRequest list;
   list.set_sweep_id(model.sweep_id());
   v1::ListRunsResponse runs;
-  {
-    auto ctx = RpcContext(60);
-    grpc::Status st = stub->ListRuns(ctx.get(), list, &runs);
-    if (!st.ok()) return ReportRpcError(st, opt, err);
+  if (!Rpc([&](grpc::ClientContext* c) {
+        return stub->ListRuns(c, list, &runs);
+      }, 60, opt, err, code)) {
+    return false;
   }
   const std::set<int64_t> ids(model.run_ids().begin(), model.run_ids().end());
-  const v1::RunSpec* like = nullptr;
   for (const v1::RunStatus& r : runs.runs()) {
     if (ids.count(r.spec().run_id())) {
-      like = &r.spec();
+      *like = r.spec();
+      return true;
+    }
+  }
+  err << "error: best --verify: no run of model " << model.model_id()
+      << " found in sweep " << model.sweep_id() << " to run the candidates "
+      << "like\n";
+  *code = kExitFailed;
+  return false;
+}
+
+}  // namespace
+
+int CmdBestVerify(v1::Control::StubInterface* stub,
+                  const v1::BestRequest& request, int rounds,
+                  const CliOptions& opt, std::ostream& out,
+                  std::ostream& err) {
+  int code = kExitOk;
+  const Budget budget = BudgetOf(request);
+  v1::BestRequest ask = request;
+  ask.set_candidates(rounds + 1);
+  v1::WorkloadModel model;    // the latest fit
+  v1::RunSpec like;
+  std::vector<int64_t> sweeps;
+  int verification_runs = 0, profiled_runs = 0;
+  bool failed_run = false;
+  std::string first_pick;
+  for (int round = 1; round <= rounds; ++round) {
+    // The model's pick, or its next best candidate when the pick is
+    // already measured.
+    v1::BestResponse predicted;
+    if (!Rpc([&](grpc::ClientContext* c) {
+          return stub->Best(c, ask, &predicted);
+        }, 120, opt, err, &code)) {
+      return code;
+    }
+    const std::string unit = TimeUnit(predicted.model());
+    if (round == 1) {
+      model = predicted.model();
+      profiled_runs = model.run_ids_size();
+      for (int64_t id : model.sweep_ids()) sweeps.push_back(id);
+      if (sweeps.empty()) sweeps.push_back(model.sweep_id());
+      first_pick = PowerModeText(predicted.best().mode(), "-");
+      out << "best --verify for " << WorkloadLabel(model) << ": "
+          << predicted.objective() << "\n"
+          << "  model " << model.model_id() << " (" << SweepsText(model)
+          << ", " << model.run_ids_size() << " runs at "
+          << model.measured_size() << " modes); up to " << rounds
+          << " verification run(s), one mode a round, each refitted\n";
+      if (!FindRunLike(stub, model, opt, err, &like, &code)) return code;
+    }
+    const v1::ModePrediction* next = nullptr;
+    for (const v1::ModePrediction& c : predicted.candidates()) {
+      if (!c.measured()) {
+        next = &c;
+        break;
+      }
+    }
+    if (next == nullptr) {
+      out << "  round " << round << ": every candidate of model "
+          << predicted.model().model_id() << " is measured already\n";
       break;
     }
-  }
-  if (like == nullptr) {
-    err << "error: best --verify: no run of model " << model.model_id()
-        << " found in sweep " << model.sweep_id() << " to run the candidates "
-        << "like\n";
-    return kExitFailed;
-  }
-  v1::SubmitSweepRequest submit;
-  *submit.mutable_spec() = VerificationSweep(
-      *like, modes, request.device_id(),
-      absl::StrCat("verify-model-", model.model_id()));
-  v1::SubmitSweepResponse submitted;
-  {
-    auto ctx = RpcContext(60);
-    grpc::Status st = stub->SubmitSweep(ctx.get(), submit, &submitted);
-    if (!st.ok()) return ReportRpcError(st, opt, err);
-  }
-  out << "  verification sweep " << submitted.sweep_id() << ": "
-      << submitted.run_count() << " run(s), one per candidate, on "
-      << (request.device_id().empty() ? "any device of " + model.device_class()
-                                      : request.device_id())
-      << "\n";
-  for (const std::string& w : submitted.warnings()) {
-    err << "warning: " << w << "\n";
-  }
-  CliOptions watch = opt;
-  watch.sweep_id = submitted.sweep_id();
-  std::ostringstream watched;
-  const int watch_code = CmdWatch(stub, watch, watched, err);
-  out << "  " << watched.str();
-  if (watch_code == kExitUnreachable) return watch_code;
-
-  // 3. Refit with the verification runs.
-  v1::FitModelsRequest fit;
-  for (int64_t id : model.sweep_ids()) fit.add_sweep_ids(id);
-  if (model.sweep_ids().empty()) fit.add_sweep_ids(model.sweep_id());
-  fit.add_sweep_ids(submitted.sweep_id());
-  fit.set_instances(FitInstances(model));
-  v1::FitModelsResponse refit;
-  {
-    auto ctx = RpcContext(300);
-    grpc::Status st = stub->FitModels(ctx.get(), fit, &refit);
-    if (!st.ok()) return ReportRpcError(st, opt, err);
-  }
-  const v1::WorkloadModel* next = nullptr;
-  for (const v1::WorkloadModel& m : refit.models()) {
-    if (WorkloadLabel(m) == WorkloadLabel(model) &&
-        m.device_id() == model.device_id()) {
-      next = &m;
+    // Run it once, like the model's runs.
+    v1::SubmitSweepRequest submit;
+    *submit.mutable_spec() = VerificationSweep(
+        like, {next->mode()}, request.device_id(),
+        absl::StrCat("verify-model-", model.model_id(), "-round-", round));
+    v1::SubmitSweepResponse submitted;
+    if (!Rpc([&](grpc::ClientContext* c) {
+          return stub->SubmitSweep(c, submit, &submitted);
+        }, 60, opt, err, &code)) {
+      return code;
     }
-  }
-  if (next == nullptr) {
-    err << "error: best --verify: the refit of "
-        << absl::StrJoin(fit.sweep_ids(), ", ") << " gave no model of "
-        << WorkloadLabel(model);
-    for (const std::string& p : refit.problems()) err << "; " << p;
-    err << "\n";
-    return kExitFailed;
-  }
-  out << "  refitted as model " << next->model_id() << " on "
-      << next->run_ids_size() << " runs of " << SweepsText(*next) << "\n";
+    for (const std::string& w : submitted.warnings()) {
+      err << "warning: " << w << "\n";
+    }
+    CliOptions watch = opt;
+    watch.sweep_id = submitted.sweep_id();
+    std::ostringstream watched;
+    const int watch_code = CmdWatch(stub, watch, watched, err);
+    if (watch_code == kExitUnreachable) return watch_code;
+    failed_run = failed_run || watch_code != kExitOk;
+    verification_runs += submitted.run_count();
+    sweeps.push_back(submitted.sweep_id());
 
-  // 4. The answer from the measured modes.
+    // Refit the model's sweeps with every verification sweep so far.
+    v1::FitModelsRequest fit;
+    for (int64_t id : sweeps) fit.add_sweep_ids(id);
+    fit.set_instances(FitInstances(model));
+    v1::FitModelsResponse refit;
+    if (!Rpc([&](grpc::ClientContext* c) {
+          return stub->FitModels(c, fit, &refit);
+        }, 300, opt, err, &code)) {
+      return code;
+    }
+    const v1::WorkloadModel* again = nullptr;
+    for (const v1::WorkloadModel& m : refit.models()) {
+      if (WorkloadLabel(m) == WorkloadLabel(model) &&
+          m.device_id() == model.device_id()) {
+        again = &m;
+      }
+    }
+    if (again == nullptr) {
+      err << "error: best --verify: the refit of sweeps "
+          << absl::StrJoin(sweeps, ", ") << " gave no model of "
+          << WorkloadLabel(model);
+      for (const std::string& p : refit.problems()) err << "; " << p;
+      err << "\n";
+      return kExitFailed;
+    }
+    // The round in one line: predicted and measured.
+    out << "  round " << round << ": " << PowerModeText(next->mode(), "-")
+        << " (sweep " << submitted.sweep_id() << "), predicted "
+        << budget.what << " " << Num(budget.Of(*next)) << ", ";
+    const v1::MeasuredMode* mm = nullptr;
+    for (const v1::MeasuredMode& m : again->measured()) {
+      if (SameKnobs(m.mode(), next->mode())) mm = &m;
+    }
+    if (mm == nullptr || !(mm->epoch_time_s() > 0)) {
+      out << "not measured (its run did not finish)\n";
+    } else {
+      v1::ModePrediction as_measured;
+      as_measured.set_epoch_time_s(mm->epoch_time_s());
+      as_measured.set_epoch_energy_j(mm->epoch_energy_j());
+      as_measured.set_power_w(mm->epoch_energy_j() / mm->epoch_time_s());
+      const double value = budget.Of(as_measured);
+      out << "measured " << Num(value)
+          << (value <= budget.limit ? " (meets " : " (MISSES ")
+          << Num(budget.limit) << "); " << unit << " time "
+          << Num(mm->epoch_time_s()) << " s, energy "
+          << Num(mm->epoch_energy_j()) << " J\n";
+    }
+    model = *again;
+    ask.clear_selector();
+    ask.mutable_selector()->set_model_id(model.model_id());
+  }
+
+  // The answer from the measured modes of the last fit.
   v1::BestRequest measured = request;
   measured.clear_selector();
-  measured.mutable_selector()->set_model_id(next->model_id());
+  measured.mutable_selector()->set_model_id(model.model_id());
   measured.set_conservative(false);
   measured.set_measured_only(true);
   measured.set_candidates(0);
   v1::BestResponse answer;
-  {
-    auto ctx = RpcContext(120);
-    grpc::Status st = stub->Best(ctx.get(), measured, &answer);
-    if (!st.ok()) return ReportRpcError(st, opt, err);
-  }
-  const Budget budget = BudgetOf(request);
-  out << "  measured, the candidates:\n";
-  for (const v1::ModePrediction& c : predicted.candidates()) {
-    const v1::MeasuredMode* mm = nullptr;
-    for (const v1::MeasuredMode& m : next->measured()) {
-      if (SameKnobs(m.mode(), c.mode())) mm = &m;
-    }
-    out << "    " << PowerModeText(c.mode(), "-") << ": ";
-    if (mm == nullptr || !(mm->epoch_time_s() > 0)) {
-      out << "not measured (its run did not finish)\n";
-      continue;
-    }
-    const double power =
-        mm->epoch_energy_j() > 0 ? mm->epoch_energy_j() / mm->epoch_time_s()
-                                 : 0;
-    v1::ModePrediction as_measured;
-    as_measured.set_epoch_time_s(mm->epoch_time_s());
-    as_measured.set_epoch_energy_j(mm->epoch_energy_j());
-    as_measured.set_power_w(power);
-    const double value = budget.Of(as_measured);
-    out << unit << " time " << Num(mm->epoch_time_s()) << " s, energy "
-        << Num(mm->epoch_energy_j()) << " J, mean power " << Num(power)
-        << " W: " << budget.what << " " << Num(value)
-        << (value <= budget.limit ? " meets" : " MISSES") << " the budget "
-        << Num(budget.limit) << " (predicted " << Num(budget.Of(c)) << ")\n";
+  if (!Rpc([&](grpc::ClientContext* c) {
+        return stub->Best(c, measured, &answer);
+      }, 120, opt, err, &code)) {
+    return code;
   }
   const v1::ModePrediction& b = answer.best();
+  const std::string unit = TimeUnit(answer.model());
   out << "verified best mode: " << PowerModeText(b.mode(), "-") << "\n"
       << "  measured " << Figures(b, unit) << "\n"
       << "  " << answer.objective() << ", over " << answer.modes_considered()
       << " measured modes\n";
-  const bool changed = !SameKnobs(b.mode(), predicted.best().mode());
-  out << "  " << (changed ? "differs from" : "is") << " the predicted pick ("
-      << PowerModeText(predicted.best().mode(), "-") << ")\n";
-  out << "  runs: " << model.run_ids_size() << " profiled + "
-      << submitted.run_count() << " verification\n";
+  const std::string pick = PowerModeText(b.mode(), "-");
+  out << "  " << (pick == first_pick ? "is" : "differs from")
+      << " the first predicted pick (" << first_pick << ")\n";
+  out << "  runs: " << profiled_runs << " profiled + " << verification_runs
+      << " verification\n";
   out << "basis: " << answer.basis() << "\n";
-  return watch_code == kExitOk ? kExitOk : kExitFailed;
+  return failed_run ? kExitFailed : kExitOk;
 }
 
 }  // namespace powersweep

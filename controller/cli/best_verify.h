@@ -1,14 +1,16 @@
-// `powersweep best --verify N`: a `best` answer from measurements.
+// `powersweep best --verify N`: a `best` answer from measurements, in up to
+// N rounds of one run each (Fulcrum's verification, on powersweep's models):
 //
-//  1. Best with N candidates: the pick and the next best modes that meet
-//     the budget (predicted, or on the intervals' upper ends with
-//     --conservative);
-//  2. a sweep that runs each candidate once, like the model's runs (same
-//     workload, stop condition, runtime, settle, ...), on the device given
-//     with --device or any device of the class; `watch` shows its progress;
-//  3. a fit of the model's sweeps and that one together;
-//  4. Best over the measured modes of that fit (BestRequest.measured_only):
-//     the answer, with every candidate's predicted and measured figures.
+//  each round: Best with candidates on the latest fit, the first candidate
+//     not measured yet (the pick, unless it is measured) run once like the
+//     model's runs (same workload, stop condition, runtime, settle, ...) on
+//     the device given with --device or any device of the class, in a
+//     sweep of its own that `watch` follows; then a fit of the model's
+//     sweeps and every verification sweep so far, which the next round
+//     asks;
+//  then: Best over the measured modes of the last fit
+//     (BestRequest.measured_only): the answer, with what each round
+//     predicted and measured.
 // Exit codes as the other commands; 1 when a verification run failed or
 // no measured mode meets the budget.
 #ifndef POWERSWEEP_CONTROLLER_CLI_BEST_VERIFY_H_
@@ -35,7 +37,7 @@ v1::SweepSpec VerificationSweep(const v1::RunSpec& like,
                                 const std::string& name);
 
 int CmdBestVerify(v1::Control::StubInterface* stub,
-                  const v1::BestRequest& request, int candidates,
+                  const v1::BestRequest& request, int rounds,
                   const CliOptions& opt, std::ostream& out,
                   std::ostream& err);
 

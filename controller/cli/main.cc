@@ -144,9 +144,9 @@ ABSL_FLAG(int32_t, candidates, 0,
           "best: also list the next best modes that meet the budget, this "
           "many in all.");
 ABSL_FLAG(int32_t, verify, 0,
-          "best: run this many top candidates once each (on --device, or "
-          "any device of the class), refit with them and answer from the "
-          "measured modes (e.g. --verify 3).");
+          "best: this many rounds of running the latest fit's pick once "
+          "(on --device, or any device of the class) and refitting, then "
+          "answer from the measured modes (e.g. --verify 3).");
 ABSL_FLAG(int64_t, after_sweep, 0,
           "plan-profiling: propose modes beyond those this sweep profiled.");
 ABSL_FLAG(int64_t, minibatches, 0,
@@ -295,7 +295,7 @@ int ModelCommand(const std::string& cmd, const std::vector<char*>& args,
     const int32_t verify = absl::GetFlag(FLAGS_verify);
     const int32_t candidates = absl::GetFlag(FLAGS_candidates);
     if (verify < 0 || verify > 10) {
-      return Usage("best: --verify: from 1 to 10 candidate modes to run");
+      return Usage("best: --verify: from 1 to 10 rounds");
     }
     if (candidates < 0 || candidates > 100) {
       return Usage("best: --candidates: from 1 to 100");

@@ -1,7 +1,8 @@
 // `powersweep best --verify` end to end on twins: a real controller and two
 // Xavier AGX twin agents; 8 planned modes are profiled and fitted through
-// the CLI, then `best --verify 3 --max-epoch-time B` runs its 3 candidates
-// as a new sweep, refits both sweeps and answers from measurements. The
+// the CLI, then `best --verify 3 --max-epoch-time B` runs three rounds of
+// one run each (a mode not measured before, then a refit) and answers
+// from measurements. The
 // answer must be a measured mode that meets the budget and that no other
 // measured mode under the budget beats on energy (checked against the
 // runs themselves), and the refitted model must rest on both sweeps.
@@ -117,15 +118,25 @@ TEST(BestVerifyTwinTest, TheAnswerIsAMeasuredModeThatMeetsTheBudget) {
   std::printf("$ powersweep best --verify 3 --max-epoch-time %s\n%s\n",
               budget_arg, verify.output.c_str());
   ASSERT_EQ(verify.exit_code, 0) << verify.output << fleet.Logs();
-  const int64_t verification =
-      std::atoll(LineAfter(verify.output, "verification sweep ").c_str());
-  ASSERT_GT(verification, profiled) << verify.output;
-  ASSERT_EQ(fleet.ListRuns(verification).size(), 3u);
-  AddRuns(fleet, verification, &measured);
+  // Three rounds, each a sweep of one run of a mode not measured before.
+  std::vector<int64_t> rounds;
+  for (int r = 1; r <= 3; ++r) {
+    const std::string line =
+        LineAfter(verify.output, "round " + std::to_string(r) + ": ");
+    const size_t at = line.find("(sweep ");
+    ASSERT_NE(at, std::string::npos) << verify.output;
+    rounds.push_back(std::atoll(line.c_str() + at + 7));
+    ASSERT_EQ(fleet.ListRuns(rounds.back()).size(), 1u);
+    const std::string mode =
+        PowerModeText(fleet.ListRuns(rounds.back())[0].spec().power_mode(),
+                      "-");
+    EXPECT_FALSE(measured.count(mode)) << mode << " was run twice";
+    AddRuns(fleet, rounds.back(), &measured);
+  }
   EXPECT_THAT(verify.output, HasSubstr("runs: 16 profiled + 3 verification"));
-  EXPECT_THAT(verify.output,
-              HasSubstr("runs of sweeps " + std::to_string(profiled) + ", " +
-                        std::to_string(verification)));
+  std::string sweeps = std::to_string(profiled);
+  for (int64_t s : rounds) sweeps += ", " + std::to_string(s);
+  EXPECT_THAT(verify.output, HasSubstr("runs of sweeps " + sweeps));
 
   // The answer against the runs: under the budget, and no measured mode
   // under the budget uses less energy.
@@ -141,8 +152,9 @@ TEST(BestVerifyTwinTest, TheAnswerIsAMeasuredModeThatMeetsTheBudget) {
 
   // The refitted model rests on both sweeps, and `models` says so.
   Finished models = RunCli(fleet, {"models", "--format", "csv"});
-  EXPECT_THAT(models.output, HasSubstr("\"" + std::to_string(profiled) + "," +
-                                       std::to_string(verification) + "\""));
+  std::string csv = std::to_string(profiled);
+  for (int64_t s : rounds) csv += "," + std::to_string(s);
+  EXPECT_THAT(models.output, HasSubstr("\"" + csv + "\""));
 }
 
 }  // namespace
