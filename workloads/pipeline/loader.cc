@@ -78,6 +78,12 @@ std::shared_ptr<const std::vector<int32_t>> Loader::OrderForEpochLocked(
   orders_.erase(orders_.begin(), orders_.lower_bound(delivering));
   if (options_.on_epoch_start) {
     epochs_starting_.insert(epoch);
+    // The earlier epochs' minibatches still being read finish first.
+    const int64_t first = epoch * batches_per_epoch_;
+    auto earlier_read = [this, first]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return stop_ || building_.empty() || *building_.begin() >= first;
+    };
+    mu_.Await(absl::Condition(&earlier_read));
     mu_.Unlock();
     options_.on_epoch_start(epoch);
     mu_.Lock();
@@ -121,9 +127,11 @@ void Loader::WorkerLoop() {
       if (stop_) return;
       seq = next_claim_++;
       order = OrderForEpochLocked(seq / batches_per_epoch_);
+      building_.insert(seq);
     }
     absl::StatusOr<Minibatch> mb = Build(seq, *order);
     absl::MutexLock lock(&mu_);
+    building_.erase(seq);
     ready_.emplace(seq, std::move(mb));
   }
 }

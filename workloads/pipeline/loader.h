@@ -56,11 +56,13 @@ struct LoaderOptions {
   int prefetch_depth = 0;  // 0 = 2 * workers (at least 1)
   uint64_t seed = 0;
   bool shuffle = true;  // true for training, false for inference
-  // Called once per epoch, before any sample of that epoch is read, on the
-  // thread that claims the epoch's first minibatch (a worker, or Next()'s
-  // caller with workers = 0), without the loader's lock: minibatches of
-  // the previous epoch keep flowing meanwhile. Used for the page cache
-  // (drop, residency). May be empty.
+  // Called once per epoch, before any sample of that epoch is read and
+  // after every minibatch of the earlier epochs has been read (built), on
+  // the thread that claims the epoch's first minibatch (a worker, or
+  // Next()'s caller with workers = 0), without the loader's lock: built
+  // minibatches of the previous epoch keep flowing to Next() meanwhile.
+  // Used for the page cache (drop, residency): a worker still reading the
+  // previous epoch's files would put them back after a drop. May be empty.
   std::function<void(int64_t epoch)> on_epoch_start;
 };
 
@@ -104,6 +106,8 @@ class Loader {
       ABSL_GUARDED_BY(mu_);
   // Epochs whose on_epoch_start is running; their samples wait for it.
   std::set<int64_t> epochs_starting_ ABSL_GUARDED_BY(mu_);
+  // Minibatches a worker has claimed and is building (reading).
+  std::set<int64_t> building_ ABSL_GUARDED_BY(mu_);
   std::vector<std::thread> threads_;  // touched only by Create and ~Loader
 };
 
