@@ -22,7 +22,7 @@ asserts nothing.
 
   workloads/bench/bench_vs_pytorch.py --workload build/workloads/powersweep-workload \\
       [--data-dir var/data] [--rounds 1] [--quick] [--minibatches N] \\
-      [--only vae,dqn,gpt2_small]
+      [--only vae,dqn,gpt2_small] [--task train|infer]
 
 Rows: lenet5 (Fashion-MNIST) and resnet18 (a JPEG folder at 64x64),
 training with 0 and 2 loader workers, and resnet18 inference; alexnet,
@@ -165,6 +165,8 @@ def main():
     p.add_argument("--only", default="",
                    help="run only the configurations of these models "
                         "(comma-separated, e.g. lstm_lm,mobilebert)")
+    p.add_argument("--task", choices=("train", "infer"), default="",
+                   help="run only the configurations of this task")
     a = p.parse_args()
     only = set(filter(None, a.only.split(",")))
     wanted = lambda *models: not only or bool(only & set(models))
@@ -294,6 +296,8 @@ def main():
           "tokens/s powersweep pytorch | ttft s, per-token s powersweep "
           "pytorch")
     for c in configs:
+        if a.task and c.get("task", "train") != a.task:
+            continue
         if only and c["model"] not in only:
             continue
         if a.minibatches > 0:
