@@ -1,5 +1,6 @@
 #include "controller/modeling/profiling_sweep.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -81,7 +82,12 @@ std::string KeepEarlierRunSettings(const v1::SweepSpec& earlier,
   }
   if (earlier.tenants_size() > 0) *sweep->mutable_tenants() = earlier.tenants();
   if (earlier.has_settle()) *sweep->mutable_settle() = earlier.settle();
-  if (earlier.has_vm()) *sweep->mutable_vm() = earlier.vm();
+  // A vm size is valid only in a sweep that runs vm.
+  if (earlier.has_vm() &&
+      std::find(sweep->runtimes().begin(), sweep->runtimes().end(),
+                v1::RUNTIME_VM) != sweep->runtimes().end()) {
+    *sweep->mutable_vm() = earlier.vm();
+  }
   if (earlier.prefetch_depths_size() > 0) {
     *sweep->mutable_prefetch_depths() = earlier.prefetch_depths();
   }

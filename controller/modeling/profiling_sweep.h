@@ -34,7 +34,8 @@ v1::SweepSpec ProfilingSweep(const v1::PlanProfilingRequest& r,
 // on: from `earlier` it keeps repetitions and the stop condition (minibatches,
 // epochs, duration) unless `request` set them, and always placement,
 // devices, settle, threads, tenants, seed, telemetry rate, timeout, retries,
-// container image, prefetch, page cache, input size, seq_len, vocab and vm.
+// container image, prefetch, page cache, input size, seq_len, vocab and vm
+// (when `sweep` runs vm).
 // Returns what was kept, in words ("repetitions 3, placement
 // every_device"), for the plan's notes; empty when nothing differed from
 // the defaults.
