@@ -111,7 +111,8 @@ bool Rpc(Call call, double deadline_s, const CliOptions& opt,
   return false;
 }
 
-// A run of `model` to run the verification like; null when none is found.
+// A run of `model` to run the verification like, in *like; false (and
+// *code set, the error printed) when none is found.
 bool FindRunLike(v1::Control::StubInterface* stub,
                  const v1::WorkloadModel& model, const CliOptions& opt,
                  std::ostream& err, v1::RunSpec* like, int* code) {
