@@ -32,20 +32,24 @@ bool SameKnobs(const v1::PowerMode& a, const v1::PowerMode& b) {
          a.mem_freq_hz() == b.mem_freq_hz();
 }
 
-// The budget's figure of a prediction and whether it meets the budget.
+// The request's one budget: its limit, its name and the figure of a
+// prediction it is on.
 struct Budget {
   double limit = 0;
   const char* what = "";
-  double Of(const v1::ModePrediction& p) const {
-    if (what == std::string("epoch time")) return p.epoch_time_s();
-    if (what == std::string("mean power")) return p.power_w();
-    return p.epoch_energy_j();
-  }
+  double (v1::ModePrediction::*figure)() const = nullptr;
+  double Of(const v1::ModePrediction& p) const { return (p.*figure)(); }
 };
 Budget BudgetOf(const v1::BestRequest& r) {
-  if (r.max_epoch_time_s() > 0) return {r.max_epoch_time_s(), "epoch time"};
-  if (r.max_power_w() > 0) return {r.max_power_w(), "mean power"};
-  return {r.max_energy_j(), "epoch energy"};
+  if (r.max_epoch_time_s() > 0) {
+    return {r.max_epoch_time_s(), "epoch time",
+            &v1::ModePrediction::epoch_time_s};
+  }
+  if (r.max_power_w() > 0) {
+    return {r.max_power_w(), "mean power", &v1::ModePrediction::power_w};
+  }
+  return {r.max_energy_j(), "epoch energy",
+          &v1::ModePrediction::epoch_energy_j};
 }
 
 }  // namespace
