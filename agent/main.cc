@@ -20,6 +20,7 @@
 #include "agent/agent_factory.h"
 #include "agent/cli/flag_names.h"
 #include "agent/metrics/agent_metrics_page.h"
+#include "agent/platform/jetson/nvpmodel_reboot.h"
 #include "agent/run/latest_reading.h"
 #include "agent/run/observed_platform.h"
 #include "agent/probe/probe_report.h"
@@ -90,7 +91,8 @@ ABSL_FLAG(std::string, sysfs_root, "/",
           "jetson: root under which /sys, /proc and /etc are read (a fake "
           "tree for tests)");
 ABSL_FLAG(std::string, device_class, "",
-          "twin: the simulated class (orin-agx, xavier-agx, xavier-nx, nano)");
+          "twin: the simulated class (orin-agx, xavier-agx, xavier-nx, nano, "
+          "orin-nx, orin-nano, thor)");
 ABSL_FLAG(int64_t, instance, 0,
           "twin: instance number; default device id <class>-twin-<instance>");
 ABSL_FLAG(uint64_t, twin_seed, 1,
@@ -113,6 +115,14 @@ ABSL_FLAG(std::string, metrics_listen, "",
           "state) at http://HOST:PORT/metrics, e.g. 127.0.0.1:9465 (port 0 "
           "picks a free port); empty: off. A non-loopback address needs "
           "--metrics_allow_remote");
+ABSL_FLAG(bool, allow_reboot, false,
+          "jetson: a run whose preset needs a reboot (its GPU power gating "
+          "differs from the board's) is declined, the run goes back to the "
+          "queue, and the agent reboots the board into the mode with "
+          "`nvpmodel -m ID`; systemd starts the agent again after the boot. "
+          "Off: such runs fail with the reason");
+ABSL_FLAG(std::string, nvpmodel, "/usr/sbin/nvpmodel",
+          "jetson, with --allow_reboot: the nvpmodel binary");
 ABSL_FLAG(bool, metrics_allow_remote, false,
           "allow --metrics_listen on an address other machines can reach "
           "(the page has no authentication)");
@@ -238,6 +248,16 @@ int Main(bool probe) {
     return Fail("--tls_server_name: only used with --tls_ca (TLS)");
   }
 
+  std::unique_ptr<jetson::NvpmodelReboot> reboot;
+  if (absl::GetFlag(FLAGS_allow_reboot)) {
+    if (platform_name != "jetson") {
+      return Fail("--allow_reboot: only with --platform=jetson");
+    }
+    reboot = std::make_unique<jetson::NvpmodelReboot>(
+        jetson::NvpmodelRebootOptions{ecfg.work_dir,
+                                      absl::GetFlag(FLAGS_nvpmodel)});
+    scfg.reboot = reboot.get();
+  }
   HealthChecker health(platform, &clock, health_options);
   scfg.health = &health;
   scfg.latest = &reading;

@@ -71,6 +71,28 @@ struct ProbeDetails {
   std::vector<std::string> warnings;
 };
 
+// A power mode the board can enter only through a reboot (a Jetson preset
+// whose GPU power gating differs from the board's): which nvpmodel mode to
+// reboot into, and why.
+struct RebootTarget {
+  std::string preset;
+  int nvpmodel_id = -1;
+  std::string reason;
+};
+
+// Reboots the board into a mode (agent --allow_reboot; the Jetson one runs
+// `nvpmodel -m ID` and answers its reboot prompt). Thread-safe.
+class BoardReboot {
+ public:
+  virtual ~BoardReboot() = default;
+  // Non-empty: why the agent must not reboot for `target` again (a reboot
+  // into it was already tried and the board still needs one).
+  virtual std::string Blocked(const RebootTarget& target) = 0;
+  // Starts the reboot; returns once it is under way (the board goes down
+  // soon after) or with the reason it could not start.
+  virtual absl::Status Start(const RebootTarget& target) = 0;
+};
+
 class Platform {
  public:
   virtual ~Platform() = default;
@@ -90,6 +112,11 @@ class Platform {
   virtual std::vector<KnobReport> DescribeKnobs() { return {}; }
   virtual std::vector<SensorReport> DescribeSensors() { return {}; }
   virtual ProbeDetails DescribeProbe() { return {}; }
+  // The reboot `mode` needs on this board; nullopt when it needs none
+  // (the default: only a Jetson's power-gating presets do).
+  virtual std::optional<RebootTarget> RebootFor(const v1::PowerMode& mode) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace powersweep

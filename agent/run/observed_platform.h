@@ -44,6 +44,9 @@ class ObservedPlatform : public Platform {
     return inner_->DescribeSensors();
   }
   ProbeDetails DescribeProbe() override { return inner_->DescribeProbe(); }
+  std::optional<RebootTarget> RebootFor(const v1::PowerMode& mode) override {
+    return inner_->RebootFor(mode);
+  }
 
  private:
   Platform* const inner_;

@@ -66,12 +66,14 @@ Session::~Session() {
     if (ctx_ != nullptr) ctx_->TryCancel();
   }
   executor_->Cancel(0, "agent shutting down");
-  std::thread worker;
+  std::thread worker, reboot;
   {
     absl::MutexLock lock(&mu_);
     worker = std::move(worker_);
+    reboot = std::move(reboot_);
   }
   if (worker.joinable()) worker.join();
+  if (reboot.joinable()) reboot.join();
   if (timer_.joinable()) timer_.join();
   {
     absl::MutexLock lock(&out_mu_);
@@ -326,9 +328,22 @@ void Session::HandleAssign(const v1::RunSpec& spec) {
   if (idle && config_.health != nullptr) {
     health = config_.health->Check(/*idle=*/false);
   }
+  std::optional<RebootTarget> reboot;
+  if (idle && config_.reboot != nullptr) {
+    reboot = platform_->RebootFor(spec.power_mode());
+    const std::string blocked =
+        reboot.has_value() ? config_.reboot->Blocked(*reboot) : "";
+    if (!blocked.empty()) {
+      PS_LOG(WARNING) << "run " << spec.run_id() << " needs a reboot into "
+                      << reboot->preset << ": " << blocked;
+      reboot.reset();  // accepted; Apply fails with the reason
+    }
+  }
   absl::MutexLock lock(&mu_);
   if (stopping_) {
     r->set_reason("the agent is shutting down");
+  } else if (rebooting_) {
+    r->set_reason("the agent is rebooting the board");
   } else if (busy_ && busy_run_id_ == spec.run_id() &&
              busy_attempt_ == spec.attempt()) {
     r->set_accepted(true);  // a repeat of the assignment it executes
@@ -340,6 +355,16 @@ void Session::HandleAssign(const v1::RunSpec& spec) {
   } else if (health.has_value() && !health->healthy()) {
     r->set_reason(absl::StrCat("unhealthy: ", health->reason()));
     *r->mutable_health() = *health;
+  } else if (reboot.has_value()) {
+    r->set_reason(absl::StrCat(
+        "rebooting the board into ", reboot->preset, " (nvpmodel -m ",
+        reboot->nvpmodel_id,
+        "): its GPU power gating differs from the board's; the run goes "
+        "back to the queue and is assigned again after the boot"));
+    rebooting_ = true;  // no runs until the reboot (or its failure)
+    if (reboot_.joinable()) reboot_.join();
+    reboot_ = std::thread(
+        [this, target = *reboot] { RebootAfterReply(target); });
   } else {
     r->set_accepted(true);
     busy_ = true;
@@ -365,6 +390,27 @@ void Session::HandleAssign(const v1::RunSpec& spec) {
                     << r->reason();
   }
   Enqueue(std::move(reply));
+}
+
+void Session::RebootAfterReply(const RebootTarget& target) {
+  // The declining reply first: the controller puts the run back.
+  const int64_t end = clock_->MonotonicNanos() + int64_t{3} * 1000000000;
+  while (clock_->MonotonicNanos() < end) {
+    {
+      absl::MutexLock lock(&out_mu_);
+      if (outq_.empty()) break;
+    }
+    clock_->SleepFor(absl::Milliseconds(20));
+  }
+  absl::Status st = config_.reboot->Start(target);
+  if (st.ok()) return;  // the board goes down
+  PS_LOG(ERROR) << "cannot reboot into " << target.preset << ": " << st
+                << "; taking runs again (that mode's runs will fail)";
+  absl::MutexLock lock(&mu_);
+  rebooting_ = false;
+  if (shutdown_) return;
+  // The controller gave up on this session's assignments: register anew.
+  if (ctx_ != nullptr) ctx_->TryCancel();
 }
 
 void Session::Shutdown() {

@@ -72,6 +72,14 @@ struct SessionConfig {
   // previous heartbeat of this registration carried. Null: heartbeats carry
   // none. Must outlive the session.
   const LatestReading* latest = nullptr;
+  // --allow_reboot: an assignment whose power mode needs a reboot
+  // (Platform::RebootFor) is declined, so the run goes back to the
+  // controller's queue, and the board is rebooted into the mode; the agent
+  // comes back after the boot (systemd) and is assigned the run again. A
+  // target the reboot already tried (BoardReboot::Blocked) is accepted and
+  // fails at Apply with the reason. Null: runs that need a reboot fail.
+  // Must outlive the session.
+  BoardReboot* reboot = nullptr;
 };
 
 class Session : public RunSink {
@@ -108,6 +116,9 @@ class Session : public RunSink {
   v1::AgentMessage MakeRegister();
   void Serve(Stream* stream);
   void HandleAssign(const v1::RunSpec& spec);
+  // After the declining AssignReply has gone out (bounded wait): reboots;
+  // on failure the agent takes runs again and reconnects.
+  void RebootAfterReply(const RebootTarget& target);
   void TimerLoop();
   void SenderLoop();
   void Enqueue(v1::AgentMessage msg);
@@ -145,6 +156,7 @@ class Session : public RunSink {
   mutable absl::Mutex mu_;
   grpc::ClientContext* ctx_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;   // no new runs
+  bool rebooting_ ABSL_GUARDED_BY(mu_) = false;  // --allow_reboot under way
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;   // end Run()
   bool busy_ ABSL_GUARDED_BY(mu_) = false;
   int64_t busy_run_id_ ABSL_GUARDED_BY(mu_) = 0;
@@ -162,6 +174,7 @@ class Session : public RunSink {
   int resend_rounds_ ABSL_GUARDED_BY(mu_) = 0;  // unanswered resends in a row
   std::string resume_token_ ABSL_GUARDED_BY(mu_);
   std::thread worker_ ABSL_GUARDED_BY(mu_);
+  std::thread reboot_ ABSL_GUARDED_BY(mu_);
   std::thread timer_;
   std::thread sender_;
 };

@@ -4,7 +4,10 @@
 // name states the core count (MODE_30W_6CORE), cores come from the name.
 // MAXN is "everything uncapped" on every board. Ids: Orin AGX and Xavier
 // AGX as in their stock nvpmodel.conf (MAXN = 0); Xavier NX ids are not in
-// the reference (-1); Nano MAXN = 0, 5W = 1.
+// the reference (-1); Nano MAXN = 0, 5W = 1. The 2026 classes (Orin NX and
+// Orin Nano with JetPack 6.2's Super modes, Thor) follow the public
+// sources listed in docs/jetson.md: NVIDIA's Super nvpmodel.conf files for
+// Orin, `nvpmodel -q` output and published dumps for Thor.
 #include "common/power/preset.h"
 
 namespace powersweep {
@@ -73,6 +76,54 @@ std::vector<PresetMode> XavierNx() {
   return out;
 }
 
+PresetMode Masked(PresetMode p, int64_t gpu_pg_mask) {
+  p.gpu_pg_mask = gpu_pg_mask;
+  return p;
+}
+
+// nvpmodel_p3767_0000_super.conf (Orin NX 16 GB, JetPack 6.2); default 4.
+// TPC_PG_MASK 240 = 4 TPCs, 252 = 2 TPCs: 10W and 15W need a reboot from
+// the others.
+std::vector<PresetMode> OrinNx() {
+  return {Masked(Nv(0, "MAXN_SUPER", 8, kNoCap, kNoCap, kNoCap, kMaxn), 240),
+          Masked(Nv(1, "10W", 4, 1190400, 612000000, 2133000000), 252),
+          Masked(Nv(2, "15W", 4, 1420800, 612000000, kNoCap), 252),
+          Masked(Nv(3, "25W", 8, 1497600, 408000000, kNoCap), 240),
+          Masked(Nv(4, "40W", 8, 1497600, 1173000000, kNoCap), 240)};
+}
+
+// nvpmodel_p3767_0003_super.conf (Orin Nano 8 GB, JetPack 6.2); default 1.
+// 7W (ID 3) is on real units and needs a reboot; its Super caps were not
+// found: these are the pre-Super conf's 7W caps.
+std::vector<PresetMode> OrinNano() {
+  return {Masked(Nv(0, "15W", 6, 1497600, 612000000, 2133000000), 240),
+          Masked(Nv(1, "25W", 6, 1344000, 918000000, 3199000000), 240),
+          Masked(Nv(2, "MAXN_SUPER", 6, kNoCap, kNoCap, kNoCap, kMaxn), 240),
+          Nv(3, "7W", 4, 960000, 408000000, 2133000000,
+             "caps of the pre-Super 7W mode (the Super conf's were not "
+             "found); needs a reboot from the other modes")};
+}
+
+// Thor T5000 (JetPack 7): IDs, names and default (120W) from real
+// `nvpmodel -q`; modes 2 and 3 change the GPU power gating (10 -> 6 TPCs)
+// and need a reboot (NVIDIA's nvpmodel prompts for one). Masks 64 / 15873
+// and the caps of 90W and 70W are from one published characterisation,
+// not from NVIDIA's conf (not public).
+std::vector<PresetMode> Thor() {
+  return {Masked(Nv(0, "MAXN", 14, kNoCap, kNoCap, kNoCap, kMaxn), 64),
+          Masked(Nv(1, "120W", 14, kNoCap, 1386000000, kKnobUnset,
+                    "GPU cap as measured under 120W, not from the conf"),
+                 64),
+          Masked(Nv(2, "90W", 12, kKnobUnset, kKnobUnset, kKnobUnset,
+                    "caps not in public sources; needs a reboot from MAXN "
+                    "or 120W"),
+                 15873),
+          Masked(Nv(3, "70W", 12, 1998000, kKnobUnset, kKnobUnset,
+                    "CPU cap from a published spec sheet; needs a reboot "
+                    "from MAXN or 120W"),
+                 15873)};
+}
+
 std::vector<PresetMode> Nano() {
   return {Nv(0, "MAXN", 4, kNoCap, kNoCap, kNoCap, kMaxn),
           Nv(1, "5W", 0, kKnobUnset, kKnobUnset, kKnobUnset,
@@ -87,6 +138,9 @@ std::vector<PresetMode> BuiltInNvpmodelPresets(
   if (device_class == "xavier-agx") return XavierAgx();
   if (device_class == "xavier-nx") return XavierNx();
   if (device_class == "nano") return Nano();
+  if (device_class == "orin-nx") return OrinNx();
+  if (device_class == "orin-nano") return OrinNano();
+  if (device_class == "thor") return Thor();
   return {};
 }
 

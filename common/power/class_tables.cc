@@ -1,7 +1,9 @@
 // Built-in device-class tables (declared in mode_space.h). Values from
 // /work/shared/reference/jetson-platform.md ("Per board" and "Frequency
-// steps", taken from public DVFS scripts). Boards can differ between
-// JetPack releases; agents read back what the kernel really set.
+// steps", taken from public DVFS scripts) and, for the 2026 classes (thor,
+// orin-nx, orin-nano), from the public sources listed per class in
+// docs/jetson.md. Boards can differ between JetPack releases; agents read
+// the real tables from sysfs and read back what the kernel really set.
 #include <algorithm>
 #include <utility>
 
@@ -81,6 +83,51 @@ std::vector<DeviceClassSpec> BuiltInDeviceClasses() {
        1007250000, 1058250000, 1109250000},
       {204000000, 408000000, 665600000, 800000000, 1065600000, 1331200000,
        1600000000}});
+
+  // Orin NX 16 GB (t234, JetPack 6.2 Super): 8 cores, assumed in two
+  // clusters of 4 (its 10W/15W modes turn cpu4-7 off). CPU 115200 + 76800
+  // steps up to 1958400, then 1984000 (a public NX table; its ends agree
+  // with the Super nvpmodel.conf caps). GPU 306..1122 MHz in 102 MHz steps
+  // and the Super maximum 1173 MHz (the 40W cap; the steps between are the
+  // pre-Super table's grid). EMC: the four lockable Orin points.
+  classes.push_back(DeviceClassSpec{
+      "orin-nx",
+      8,
+      {0, 4},
+      Steps(115200, 76800, 1958400, {1984000}),
+      Steps(306000000, 102000000, 1122000000, {1173000000}),
+      {204000000, 665600000, 2133000000, 3199000000}});
+
+  // Orin Nano 8 GB (t234, JetPack 6.2 Super): 6 cores, assumed in clusters
+  // cpu0-3 and cpu4-5 (tegrastats shows the two groups at two clocks). CPU
+  // 115200..1728000 in 76800 steps (22; the ends are in real dumps), GPU
+  // 306..1020 MHz in 102 MHz steps, EMC the four lockable Orin points.
+  classes.push_back(DeviceClassSpec{
+      "orin-nano",
+      6,
+      {0, 4},
+      Steps(115200, 76800, 1728000),
+      Steps(306000000, 102000000, 1020000000),
+      {204000000, 665600000, 2133000000, 3199000000}});
+
+  // Jetson AGX Thor T5000 (t264, JetPack 7): 14 cores, assumed in 7
+  // cpufreq policies of 2 (NVIDIA's tuning guide sets governors on cpu0,
+  // 2, ..., 12). No public frequency table was found: these are the values
+  // seen in public dumps of real boards (CPU 972 MHz idle, 1350 MHz, the
+  // 70W cap 1998 MHz, MAXN 2601 MHz; GPU gpu-gpc-0 at 314 MHz idle,
+  // 1386 MHz under 120W, MAXN 1575 MHz; EMC 665.6 MHz minimum, 2750 MHz
+  // idle, 4266 MHz maximum). A board's agent reads its real tables.
+  classes.push_back(DeviceClassSpec{
+      "thor",
+      14,
+      {0, 2, 4, 6, 8, 10, 12},
+      {972000, 1350000, 1998000, 2601000},
+      {314000000, 1386000000, 1575000000},
+      {665600000, 2750000000, 4266000000}});
+  std::sort(classes.begin(), classes.end(),
+            [](const DeviceClassSpec& a, const DeviceClassSpec& b) {
+              return a.name < b.name;
+            });
   return classes;
 }
 

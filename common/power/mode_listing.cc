@@ -15,6 +15,7 @@ v1::PowerModePreset ToProto(const PresetMode& preset) {
   p.set_gpu_max_hz(preset.gpu_max_hz);
   p.set_mem_max_hz(preset.mem_max_hz);
   p.set_note(preset.note);
+  if (preset.gpu_pg_mask >= 0) p.set_gpu_pg_mask(preset.gpu_pg_mask);
   return p;
 }
 
@@ -35,6 +36,11 @@ absl::StatusOr<v1::ListModesResponse> ListModesFor(
     return absl::NotFoundError(absl::StrCat(
         "device ", device.identity().device_id(), " has class '", cls,
         "', which the power-mode catalog does not know"));
+  }
+  if (device.identity().device_id().empty() && entry->spec.cpu_cores == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "class ", cls, ": its modes depend on the device (cores, cpufreq); "
+        "name a registered device of the class"));
   }
   DeviceClassSpec spec = entry->spec;
   // Classes whose CPU steps vary per device (host: cpufreq, or emulated

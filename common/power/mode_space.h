@@ -27,7 +27,9 @@
 namespace powersweep {
 
 struct DeviceClassSpec {
-  std::string name;  // "host", "orin-agx", "xavier-agx", "xavier-nx", "nano"
+  // "host", "nano", "orin-agx", "orin-nano", "orin-nx", "thor",
+  // "xavier-agx", "xavier-nx".
+  std::string name;
   // Cores of the board; 0 = varies per device (host: the agent reports it).
   int cpu_cores = 0;
   // First core of each CPU cluster (one cpufreq policy per cluster), e.g.
@@ -39,8 +41,8 @@ struct DeviceClassSpec {
   std::vector<int64_t> mem_freqs_hz;
 };
 
-// The built-in classes, sorted by name: host, nano, orin-agx, xavier-agx,
-// xavier-nx.
+// The built-in classes, sorted by name: host, nano, orin-agx, orin-nano,
+// orin-nx, thor, xavier-agx, xavier-nx.
 std::vector<DeviceClassSpec> BuiltInDeviceClasses();
 // NotFound naming the class and listing the known ones.
 absl::StatusOr<DeviceClassSpec> FindBuiltInDeviceClass(const std::string& name);

@@ -197,7 +197,7 @@ class Parser {
       return Freq(what, value, is_max ? &m->gpu_max_hz : &m->gpu_min_hz);
     } else if (param == "EMC" && is_max) {
       return Freq(what, value, &m->emc_max_hz);
-    } else if (param == "TPC_POWER_GATING" && arg == "TPC_PG_MASK") {
+    } else if (IsPgMask(param, arg)) {
       return Number(what, value, &m->tpc_pg_mask);
     }
     return absl::OkStatus();  // other parameters: kept in settings only
@@ -210,6 +210,17 @@ class Parser {
   int pm_config_line_ = 0;
   NvpmodelConf conf_;
 };
+
+}  // namespace
+
+bool IsPgMask(absl::string_view param, absl::string_view arg) {
+  // Orin: TPC_POWER_GATING TPC_PG_MASK. Thor's files name their
+  // parameters differently (not public): any *POWER_GATING* *PG_MASK.
+  return absl::StrContains(param, "POWER_GATING") &&
+         absl::EndsWith(arg, "PG_MASK");
+}
+
+namespace {
 
 int64_t Combine(const std::map<std::string, int64_t>& per_cluster) {
   int64_t out = kKnobUnset;
@@ -242,6 +253,7 @@ PresetMode NvpmodelMode::ToPreset() const {
   p.gpu_max_hz = gpu_max_hz;
   p.gpu_min_hz = gpu_min_hz;
   p.mem_max_hz = emc_max_hz;
+  p.gpu_pg_mask = tpc_pg_mask;
   return p;
 }
 

@@ -81,6 +81,10 @@ struct NvpmodelConf {
   std::vector<PresetMode> Presets() const;
 };
 
+// Whether PARAM `param` ARG `arg` is the GPU power-gating mask
+// (TPC_POWER_GATING TPC_PG_MASK on Orin).
+bool IsPgMask(absl::string_view param, absl::string_view arg);
+
 // `source` names the text in error messages ("/etc/nvpmodel.conf").
 absl::StatusOr<NvpmodelConf> ParseNvpmodelConf(absl::string_view text,
                                                absl::string_view source);

@@ -34,6 +34,10 @@ struct PresetMode {
   int64_t gpu_max_hz = kKnobUnset;
   int64_t gpu_min_hz = kKnobUnset;
   int64_t mem_max_hz = kKnobUnset;
+  // The GPU's TPC power-gating mask of an nvpmodel mode (-1: not given).
+  // Boards apply a new mask only at boot: switching between two modes
+  // whose masks differ needs a reboot (Orin's 7W, Thor's 90W and 70W).
+  int64_t gpu_pg_mask = -1;
   std::string note;         // where values come from, values not given
 };
 

@@ -24,6 +24,14 @@ int CmdImportTegrastats(v1::Control::StubInterface* stub,
         << " lines that are not tegrastats samples (first: "
         << log->first_problem << ")\n";
   }
+  const bool no_gpu_util = log->lines_without_gpu_util > 0;
+  if (no_gpu_util) {
+    err << "note: " << log->lines_without_gpu_util << " of "
+        << log->samples.size()
+        << " lines print no GPU utilisation (Thor's \"GR3D_FREQ @[...]\"): "
+           "their gpu_util is stored as 0, not measured; the source says "
+           "so\n";
+  }
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(10));
   v1::ImportTelemetryResponse resp;
@@ -38,7 +46,8 @@ int CmdImportTegrastats(v1::Control::StubInterface* stub,
     v1::ImportTelemetryChunk chunk;
     if (i == 0) {
       chunk.set_device_id(import.device_id);
-      chunk.set_source("tegrastats:" + import.file);
+      chunk.set_source("tegrastats:" + import.file +
+                       (no_gpu_util ? " (gpu_util not reported)" : ""));
       if (log->first_date.has_value()) {
         chunk.set_started_unix_ms(absl::ToUnixMillis(*log->first_date));
       }

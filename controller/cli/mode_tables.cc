@@ -24,6 +24,21 @@ Table ModesTable(const v1::ListModesResponse& modes) {
               "cpu_mhz", "gpu_mhz", "emc_mhz", "note"};
   t.numeric = {false, false, true, false, true, false, false, false, false};
   for (const v1::PowerModePreset& p : modes.presets()) {
+    std::string note = p.note();
+    if (p.has_gpu_pg_mask()) {
+      // Modes of another GPU power gating: a board switches only by reboot.
+      std::vector<std::string> others;
+      for (const v1::PowerModePreset& o : modes.presets()) {
+        if (o.has_gpu_pg_mask() && o.gpu_pg_mask() != p.gpu_pg_mask()) {
+          others.push_back(o.name());
+        }
+      }
+      if (!others.empty()) {
+        absl::StrAppend(&note, note.empty() ? "" : "; ",
+                        "reboot to or from ", absl::StrJoin(others, ", "),
+                        " (GPU power-gating mask ", p.gpu_pg_mask(), ")");
+      }
+    }
     t.rows.push_back(
         {p.name(), p.source(),
          p.nvpmodel_id() >= 0 ? std::to_string(p.nvpmodel_id()) : "-",
@@ -31,7 +46,7 @@ Table ModesTable(const v1::ListModesResponse& modes) {
          p.cpu_cores() > 0 ? std::to_string(p.cpu_cores()) : "-",
          PresetKnobMhz(p.cpu_max_khz(), 1000),
          PresetKnobMhz(p.gpu_max_hz(), 1000000),
-         PresetKnobMhz(p.mem_max_hz(), 1000000), p.note()});
+         PresetKnobMhz(p.mem_max_hz(), 1000000), note});
   }
   return t;
 }
@@ -42,8 +57,10 @@ std::string CustomSpaceLine(const v1::ListModesResponse& modes) {
     nvpmodel += p.source() == "nvpmodel";
   }
   const int studies = modes.presets_size() - nvpmodel;
-  std::string line = absl::StrCat(modes.device_id(), " (",
-                                  modes.device_class(), "): ");
+  std::string line =
+      modes.device_id().empty()
+          ? absl::StrCat("class ", modes.device_class(), ": ")
+          : absl::StrCat(modes.device_id(), " (", modes.device_class(), "): ");
   if (modes.presets_size() == 0) {
     absl::StrAppend(&line, "no presets");
   } else {

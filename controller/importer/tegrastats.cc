@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/power/board_rails.h"
 
 namespace powersweep {
 namespace {
@@ -43,16 +44,24 @@ bool ParseRam(absl::string_view tok, int64_t* used, int64_t* total) {
   return true;
 }
 
-// "12%@729", "12%", "0%@[0,0]", "0%@[114]" -> util 0..1 and the highest
-// frequency in MHz (0 when absent).
-bool ParseLoad(absl::string_view tok, double* util, double* mhz) {
+// "12%@729", "12%", "0%@[0,0]", "0%@[114]", and Thor's "@[1575,1575,1575]"
+// (no utilisation) -> util 0..1 and the highest frequency in MHz (0 when
+// absent). `has_util` says whether a utilisation was printed.
+bool ParseLoad(absl::string_view tok, double* util, double* mhz,
+               bool* has_util = nullptr) {
   std::vector<absl::string_view> parts = absl::StrSplit(tok, '@');
   absl::string_view pct = parts[0];
-  if (!absl::ConsumeSuffix(&pct, "%")) return false;
-  double p = 0;
-  if (!IsNumber(pct, &p)) return false;
-  *util = p / 100.0;
+  *util = 0;
   *mhz = 0;
+  if (has_util != nullptr) *has_util = !pct.empty();
+  if (pct.empty()) {
+    if (has_util == nullptr || parts.size() != 2) return false;
+  } else {
+    if (!absl::ConsumeSuffix(&pct, "%")) return false;
+    double p = 0;
+    if (!IsNumber(pct, &p)) return false;
+    *util = p / 100.0;
+  }
   if (parts.size() == 1) return true;
   if (parts.size() != 2) return false;
   absl::string_view f = parts[1];
@@ -66,22 +75,21 @@ bool ParseLoad(absl::string_view tok, double* util, double* mhz) {
   return true;
 }
 
-// "2390mW/2390mW" (JetPack 5+) or "463/463" (JetPack 4) -> current mW.
+// "2390mW/2390mW" (JetPack 5+), "463/463" (JetPack 4), or current/average/
+// maximum "2390mW/2390mW/4100mW" -> current mW.
 bool ParseRail(absl::string_view tok, double* mw) {
   std::vector<absl::string_view> parts = absl::StrSplit(tok, '/');
-  if (parts.size() != 2) return false;
-  absl::string_view cur = parts[0], avg = parts[1];
-  const bool units = absl::ConsumeSuffix(&cur, "mW");
-  if (units != absl::ConsumeSuffix(&avg, "mW")) return false;
-  double c = 0, a = 0;
-  if (!IsNumber(cur, &c) || !IsNumber(avg, &a)) return false;
-  for (absl::string_view s : {cur, avg}) {
-    for (char ch : s) {
+  if (parts.size() != 2 && parts.size() != 3) return false;
+  const bool units = absl::EndsWith(parts[0], "mW");
+  for (absl::string_view& p : parts) {
+    if (absl::ConsumeSuffix(&p, "mW") != units) return false;
+    double v = 0;
+    if (!IsNumber(p, &v)) return false;
+    for (char ch : p) {
       if (!absl::ascii_isdigit(ch) && ch != '.') return false;
     }
   }
-  *mw = c;
-  return true;
+  return IsNumber(parts[0], mw);
 }
 
 bool IsRailName(absl::string_view name) {
@@ -91,11 +99,13 @@ bool IsRailName(absl::string_view name) {
   });
 }
 
-// "CPU@41.437C", "tj@41.656C", "cpu@52.562C".
+// "CPU@41.437C", "tj@41.656C", "cpu@52.562C", and JetPack 7.2's current/
+// maximum "cpu@45.375C/45.812C" (the current value is kept).
 bool ParseTemperature(absl::string_view tok, std::string* name, double* c) {
   const size_t at = tok.find('@');
   if (at == absl::string_view::npos || at == 0) return false;
   absl::string_view value = tok.substr(at + 1);
+  value = value.substr(0, value.find('/'));
   if (!absl::ConsumeSuffix(&value, "C")) return false;
   if (!IsNumber(value, c)) return false;
   *name = std::string(tok.substr(0, at));
@@ -128,7 +138,7 @@ absl::Status ParseCores(absl::string_view tok, v1::TelemetrySample* s) {
 void SetTotal(v1::TelemetrySample* s) {
   double sum = 0;
   for (const v1::RailSample& r : s->rails()) {
-    if (r.name() == "VDD_IN" || r.name() == "POM_5V_IN") {
+    if (IsBoardInputRail(r.name())) {
       s->set_power_mw(r.power_mw());
       s->set_power_provenance(v1::PROVENANCE_MEASURED);
       return;
@@ -183,12 +193,16 @@ absl::StatusOr<TegrastatsLine> ParseTegrastatsLine(absl::string_view line) {
       ++i;
     } else if ((t == "EMC_FREQ" || t == "GR3D_FREQ") && has_next) {
       double util = 0, mhz = 0;
-      if (!ParseLoad(next, &util, &mhz)) return bad(absl::StrCat(t, " '", next, "'"));
+      bool has_util = true;
+      if (!ParseLoad(next, &util, &mhz, t == "GR3D_FREQ" ? &has_util : nullptr)) {
+        return bad(absl::StrCat(t, " '", next, "'"));
+      }
       if (t == "EMC_FREQ") {
         s.set_mem_freq_hz(std::llround(mhz * 1e6));
       } else {
         s.set_gpu_util(util);
         s.set_gpu_freq_hz(std::llround(mhz * 1e6));
+        out.gpu_util_reported = has_util;
       }
       ++i;
     } else if (double mw = 0; IsRailName(t) && has_next && ParseRail(next, &mw)) {
@@ -239,6 +253,7 @@ absl::StatusOr<TegrastatsLog> ParseTegrastatsLog(std::istream& in,
       }
       continue;
     }
+    if (!parsed->gpu_util_reported) ++log.lines_without_gpu_util;
     double t = 0;
     if (log.samples.empty()) {
       log.first_date = parsed->date;

@@ -8,8 +8,16 @@
 //   "CPU [0%,..]" without "@freq" when not run as root.
 // - JetPack 5 (Orin AGX, Xavier NX): rails as "NAME 2390mW/2390mW",
 //   "GR3D_FREQ 0%@0" or "0%@[114]".
-// - JetPack 6 (Orin): "GR3D_FREQ 0%@[0,0]" (one frequency per GPC; the
-//   highest is kept), lower-case temperatures ("cpu@52.562C").
+// - JetPack 6 and 7 (Orin): "GR3D_FREQ 0%@[0,0]" or "0%@[1300,1300]" (one
+//   frequency per GPC; the highest is kept), lower-case temperatures
+//   ("cpu@52.562C").
+// - Thor (JetPack 7): "GR3D_FREQ @[1575,1575,1575]" (three GPCs, no
+//   utilisation: gpu_util is 0 and the line counts in
+//   lines_without_gpu_util), "EMC_FREQ 0%@4266", no NVDLA fields; the
+//   input rail is VIN.
+// - JetPack 7.2 prints rails as current/average/maximum ("VDD_IN
+//   3462mW/3522mW/3582mW") and temperatures as current/maximum
+//   ("cpu@45.375C/45.812C"); the current values are kept.
 // Every line may start with a date "MM-DD-YYYY HH:MM:SS" (newer tegrastats
 // versions), read as UTC.
 //
@@ -19,8 +27,9 @@
 // (GR3D) utilization and frequency; temperatures "NAME@VALUEC" (PMIC,
 // which reads a constant 100 C, and sensors at -256 C, which are off, are
 // skipped); every rail (current value, not the average) except "NC" with
-// PROVENANCE_MEASURED; power_mw = the VDD_IN or POM_5V_IN rail when
-// present, else the sum of the rails (VIN_SYS_5V0 is never the total).
+// PROVENANCE_MEASURED; power_mw = the board's input rail when present
+// (VDD_IN, POM_5V_IN or VIN: common/power/board_rails.h), else the sum of
+// the rails (VIN_SYS_5V0 is never the total).
 // Tokens it does not know (APE, NVENC, MTS, ...) are ignored.
 //
 // Timestamps: t_s is 0 at the first line. A dated line gets its date minus
@@ -47,6 +56,9 @@ namespace powersweep {
 struct TegrastatsLine {
   v1::TelemetrySample sample;  // t_s not set
   std::optional<absl::Time> date;
+  // false when GR3D_FREQ printed no utilisation (Thor): gpu_util is 0,
+  // not measured.
+  bool gpu_util_reported = true;
 };
 
 // One line. InvalidArgument naming the line's problem when it is not a
@@ -58,6 +70,7 @@ struct TegrastatsLog {
   std::optional<absl::Time> first_date;
   int skipped_lines = 0;             // blank lines are not counted
   std::string first_problem;         // "line N: ..." of the first skipped
+  int lines_without_gpu_util = 0;    // imported lines with no GPU util
 };
 
 // Every line of `in`; lines that do not parse are skipped and counted.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
@@ -149,9 +150,19 @@ grpc::Status ControlService::ListModes(grpc::ServerContext* context,
     *response = *std::move(modes);
     return grpc::Status::OK;
   }
+  // A class name: its catalog, without a device.
+  if (power_catalog_.Find(request->device_id()) != nullptr) {
+    v1::DeviceStatus cls;
+    cls.mutable_identity()->set_device_class(request->device_id());
+    auto modes = ListModesFor(cls, power_catalog_);
+    if (!modes.ok()) return ToGrpcStatus(modes.status());
+    *response = *std::move(modes);
+    return grpc::Status::OK;
+  }
   return ToGrpcStatus(absl::NotFoundError(
-      "unknown device '" + request->device_id() +
-      "' (see `powersweep devices` for the registered ones)"));
+      "unknown device or class '" + request->device_id() +
+      "' (see `powersweep devices` for the registered devices; classes: " +
+      absl::StrJoin(power_catalog_.ClassNames(), ", ") + ")"));
 }
 
 grpc::Status ControlService::Compare(grpc::ServerContext* context,

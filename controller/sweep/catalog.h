@@ -42,7 +42,8 @@ struct DeviceClassInfo {
 
 class DeviceClassCatalog {
  public:
-  // The built-in classes: host, orin-agx, xavier-agx, xavier-nx, nano
+  // The built-in classes (host, nano, orin-agx, orin-nano, orin-nx, thor,
+  // xavier-agx, xavier-nx)
   // (PowerCatalog::Default()).
   static DeviceClassCatalog Default();
 

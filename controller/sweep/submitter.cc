@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "controller/sweep/expand.h"
+#include "controller/sweep/gating_order.h"
 #include "controller/sweep/problem_list.h"
 #include "controller/sweep/validate.h"
 
@@ -37,7 +38,10 @@ absl::StatusOr<v1::SubmitSweepResponse> SweepSubmitter::Submit(
         "into smaller sweeps)"));
   }
 
-  const std::vector<v1::RunSpec> runs = ExpandSweep(full, placement);
+  std::vector<v1::RunSpec> runs = ExpandSweep(full, placement);
+  const std::string grouped =
+      GroupRunsByGpuGating(&runs, PowerCatalog::Default());
+  if (!grouped.empty()) warnings.push_back(grouped);
   PS_ASSIGN_OR_RETURN(int64_t sweep_id,
                       store_->CreateSweep(full, runs, clock_->Now()));
 

@@ -74,6 +74,9 @@ BOARDS=(
   "xavier-agx-jp5 xavier-agx 8x29x14x9 MODE_30W_ALL SOC"
   "xavier-nx-jp5 xavier-nx 6x25x15x7 MODE_15W_6CORE VDD_IN"
   "nano-jp4 nano 4x15x12x1 MAXN POM_5V_IN"
+  "orin-nx-jp62 orin-nx 8x26x10x4 MAXN_SUPER VDD_IN"
+  "orin-nano-jp62 orin-nano 6x22x8x4 25W VDD_SOC"
+  "thor-jp7 thor 14x4x3x3 120W VIN"
 )
 for b in "${BOARDS[@]}"; do
   read -r tree cls space preset rail <<<"$b"
@@ -87,7 +90,8 @@ for b in "${BOARDS[@]}"; do
   "$AGENT_NATIVE" probe --platform=jetson --sysfs-root="$FIXTURES/$tree" >"$native_out" 2>&1
   if [ $rc -ne 0 ]; then fail "probe $tree: exit $rc under qemu" "$(tail -5 "$arm_out")"; continue; fi
   missing=""
-  for want in "class      $cls" "$space = " "$preset" "rail $rail" "mW (measured)" "cpu_cores" "gpu_freq_hz"; do
+  grep -qE -- "^  class +$cls\$" "$arm_out" || missing+="'class $cls' "
+  for want in "$space = " "$preset" "rail $rail" "mW (measured)" "cpu_cores" "gpu_freq_hz"; do
     grep -qF -- "$want" "$arm_out" || missing+="'$want' "
   done
   if grep -qF "cannot open" "$arm_out"; then missing+="(says 'cannot open') "; fi

@@ -91,8 +91,14 @@ absl::StatusOr<ModePlan> PlanMode(SysfsIo& io, const BoardInfo& board,
     }
     absl::StatusOr<v1::PowerMode> resolved = presets(mode.preset());
     if (!resolved.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "preset: \"", mode.preset(), "\": ", resolved.status().message()));
+      // A mode that needs a reboot stays FailedPrecondition (the board's
+      // state, not the request, is in the way); the rest are bad names.
+      return absl::Status(
+          absl::IsFailedPrecondition(resolved.status())
+              ? absl::StatusCode::kFailedPrecondition
+              : absl::StatusCode::kInvalidArgument,
+          absl::StrCat("preset: \"", mode.preset(), "\": ",
+                       resolved.status().message()));
     }
     preset_mode = *resolved;
     if (m.cpu_cores() == 0) m.set_cpu_cores(preset_mode.cpu_cores());
@@ -122,8 +128,9 @@ absl::StatusOr<ModePlan> PlanMode(SysfsIo& io, const BoardInfo& board,
   }
   if (plan.gpu_freq_hz != 0 && !board.gpu.present) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "gpu_freq_hz: no GPU devfreq node (device/of_node/name gv11b, gp10b, "
-        "ga10b, gb10b or gpu) under ", io.Resolve("/sys/class/devfreq")));
+        "gpu_freq_hz: no GPU devfreq node (17000000.gpu, 17000000.ga10b, "
+        "gpu-gpc-0, ..., or device/of_node/name gv11b, gp10b, ga10b, gb10b "
+        "or gpu) under ", io.Resolve("/sys/class/devfreq")));
   }
   if (plan.mem_freq_hz != 0 && !board.emc.present) {
     absl::Status s = io.CheckWritable(board.emc.Path("rate"));
@@ -172,7 +179,10 @@ absl::StatusOr<ModePlan> PlanMode(SysfsIo& io, const BoardInfo& board,
     files.push_back(board.gpu.devfreq_dir + "/max_freq");
     files.push_back(board.gpu.devfreq_dir + "/min_freq");
   }
-  if (plan.mem_freq_hz > 0) {
+  if (plan.mem_freq_hz > 0 && board.emc.devfreq()) {
+    files.push_back(board.emc.devfreq_dir + "/max_freq");
+    files.push_back(board.emc.devfreq_dir + "/min_freq");
+  } else if (plan.mem_freq_hz > 0) {
     for (const char* f : {"mrq_rate_locked", "state", "rate"}) {
       files.push_back(board.emc.Path(f));
     }
@@ -213,7 +223,11 @@ absl::Status WriteMode(SysfsIo& io, const BoardInfo& board,
     if (!s.ok()) return s;
     if (!after.ok()) return after;
   }
-  if (plan.mem_freq_hz > 0) {
+  if (plan.mem_freq_hz > 0 && board.emc.devfreq()) {
+    PS_RETURN_IF_ERROR(WriteMinMax(io, board.emc.devfreq_dir + "/min_freq",
+                                   board.emc.devfreq_dir + "/max_freq",
+                                   plan.mem_freq_hz, plan.mem_freq_hz));
+  } else if (plan.mem_freq_hz > 0) {
     for (const auto& [file, value] :
          std::vector<std::pair<std::string, std::string>>{
              {"mrq_rate_locked", "1"},

@@ -14,8 +14,11 @@
 //             (min = max).
 //  ReadBack   reads every value back (cpuN/online, scaling_cur_freq,
 //             devfreq cur_freq, EMC rate), polling through the Clock until
-//             they match or the settle timeout passes. What the kernel
-//             clamped is in `actual` and in `notes`, never hidden.
+//             they match the plan and read the same twice in a row, and at
+//             least the documented latency of the slowest knob written has
+//             passed (MinSettle), or the settle timeout passes. The wait is
+//             `settle_s` of the result. What the kernel clamped is in
+//             `actual` and in `notes`, never hidden.
 // Stateless functions; the caller serializes access to the board.
 #ifndef POWERSWEEP_AGENT_PLATFORM_JETSON_APPLY_H_
 #define POWERSWEEP_AGENT_PLATFORM_JETSON_APPLY_H_
@@ -30,6 +33,7 @@
 #include "agent/platform/jetson/discovery.h"
 #include "agent/platform/jetson/sysfs_io.h"
 #include "common/clock.h"
+#include "common/power/clock_latency.h"
 #include "powersweep/v1/device.pb.h"
 
 namespace powersweep {
@@ -61,6 +65,10 @@ absl::StatusOr<ModePlan> PlanMode(SysfsIo& io, const BoardInfo& board,
 absl::Status WriteMode(SysfsIo& io, const BoardInfo& board,
                        const ModePlan& plan,
                        const std::string& gpu_control_after);
+
+// The largest clock latency (common/power/clock_latency.h) of the knobs
+// `plan` writes; zero when it writes none.
+absl::Duration MinSettle(const ModePlan& plan);
 
 struct SettleOptions {
   absl::Duration timeout = absl::Milliseconds(200);

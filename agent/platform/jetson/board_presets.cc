@@ -1,9 +1,11 @@
 #include "agent/platform/jetson/board_presets.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -31,13 +33,75 @@ std::string ContentHash(const std::string& text) {
   return absl::StrFormat("%016x", h);
 }
 
+// "pmode:0002 fmode:quiet" -> 2; -1 when absent or malformed.
+int StatusMode(const std::string& text) {
+  const size_t at = text.find("pmode:");
+  if (at == std::string::npos) return -1;
+  int id = -1;
+  const size_t b = at + 6;
+  const size_t e = text.find_first_not_of("0123456789", b);
+  if (!absl::SimpleAtoi(text.substr(b, e == std::string::npos ? e : e - b),
+                        &id)) {
+    return -1;
+  }
+  return id;
+}
+
+// The GPU power-gating mask the board runs now: read from the file the
+// conf's power-gating PARAM names (Orin: /sys/devices/platform/gpu.0/
+// tpc_pg_mask), else the mask of the mode nvpmodel last set
+// (/var/lib/nvpmodel/status), else unknown.
+void FindCurrentPgMask(SysfsIo& io, const NvpmodelConf* conf,
+                       BoardPresets* out) {
+  if (conf != nullptr) {
+    for (const NvpmodelParam& param : conf->params) {
+      for (const auto& [arg, path] : param.paths) {
+        if (!IsPgMask(param.name, arg)) continue;
+        absl::StatusOr<int64_t> mask = ReadInt(io, path);
+        if (mask.ok()) {
+          out->current_pg_mask = *mask;
+          out->current_pg_mask_source = io.Resolve(path);
+          return;
+        }
+      }
+    }
+  }
+  const int id = StatusMode(ReadTextOr(io, kNvpmodelStatusPath));
+  for (const PresetMode& p : out->modes) {
+    if (id >= 0 && p.source == kSourceNvpmodel && p.nvpmodel_id == id &&
+        p.gpu_pg_mask >= 0) {
+      out->current_pg_mask = p.gpu_pg_mask;
+      out->current_pg_mask_source = absl::StrCat(
+          "mode ", id, " (", p.name, ") in ", io.Resolve(kNvpmodelStatusPath));
+      return;
+    }
+  }
+}
+
 }  // namespace
+
+std::string RebootNeed(const PresetMode& preset, const BoardPresets& presets) {
+  if (preset.gpu_pg_mask < 0 || presets.current_pg_mask < 0 ||
+      preset.gpu_pg_mask == presets.current_pg_mask) {
+    return "";
+  }
+  return absl::StrCat(
+      preset.name, " needs the GPU power-gating mask ", preset.gpu_pg_mask,
+      " and this board runs ", presets.current_pg_mask, " (",
+      presets.current_pg_mask_source,
+      "): the mask changes only at boot, and the agent does not imitate it "
+      "with clocks. Switch with `sudo nvpmodel -m ",
+      preset.nvpmodel_id >= 0 ? absl::StrCat(preset.nvpmodel_id) : "<id>",
+      "` and reboot, then run this mode's runs (a sweep of its own, or "
+      "`powersweep rerun`)");
+}
 
 BoardPresets LoadBoardPresets(SysfsIo& io, const BoardInfo& board,
                               const PowerCatalog& catalog) {
   BoardPresets out;
   std::set<std::string> names;
   bool from_board = false;
+  std::optional<NvpmodelConf> parsed;
   if (io.Exists(kNvpmodelConfPath)) {
     absl::StatusOr<std::string> text = io.Read(kNvpmodelConfPath);
     absl::StatusOr<NvpmodelConf> conf =
@@ -53,6 +117,7 @@ BoardPresets LoadBoardPresets(SysfsIo& io, const BoardInfo& board,
         names.insert(p.name);
         out.modes.push_back(std::move(p));
       }
+      parsed = *std::move(conf);
     } else {
       out.warnings.push_back(
           absl::StrCat(conf.status().message(),
@@ -72,6 +137,7 @@ BoardPresets LoadBoardPresets(SysfsIo& io, const BoardInfo& board,
       out.modes.push_back(p);
     }
   }
+  FindCurrentPgMask(io, parsed ? &*parsed : nullptr, &out);
   return out;
 }
 
@@ -94,8 +160,16 @@ PresetResolver MakePresetResolver(BoardPresets presets, BoardInfo board) {
              const std::string& name) -> absl::StatusOr<v1::PowerMode> {
     std::vector<std::string> known;
     for (const PresetMode& p : presets.modes) {
-      if (p.name == name) return PresetKnobs(p, board);
-      known.push_back(p.name);
+      if (p.name != name) {
+        known.push_back(p.name);
+        continue;
+      }
+      const std::string reboot = RebootNeed(p, presets);
+      if (!reboot.empty()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("preset ", reboot));
+      }
+      return PresetKnobs(p, board);
     }
     return absl::NotFoundError(absl::StrCat("no such mode on this ",
                                             board.device_class, " (known: ",

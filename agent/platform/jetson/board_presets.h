@@ -30,6 +30,8 @@ namespace powersweep {
 namespace jetson {
 
 inline constexpr char kNvpmodelConfPath[] = "/etc/nvpmodel.conf";
+// nvpmodel's record of the mode it last set ("pmode:0001 fmode:...").
+inline constexpr char kNvpmodelStatusPath[] = "/var/lib/nvpmodel/status";
 
 struct BoardPresets {
   std::vector<PresetMode> modes;     // nvpmodel modes first, then studies
@@ -39,7 +41,17 @@ struct BoardPresets {
   std::string nvpmodel_fingerprint;
   int nvpmodel_default_id = -1;      // PM_CONFIG DEFAULT; -1 when unknown
   std::vector<std::string> warnings;  // e.g. the conf did not parse
+  // The GPU power-gating mask the board runs (-1: unknown) and where it was
+  // read: the conf's power-gating file, else the mode in nvpmodel's status.
+  int64_t current_pg_mask = -1;
+  std::string current_pg_mask_source;
 };
+
+// Why `preset` cannot be applied without a reboot: its GPU power-gating
+// mask is known and differs from the board's (Thor's 90W and 70W from MAXN
+// or 120W; Orin NX 10W/15W from the others). "" when it can, or when either
+// mask is unknown.
+std::string RebootNeed(const PresetMode& preset, const BoardPresets& presets);
 
 // Never fails: a missing or broken conf falls back to the built-in presets
 // with a warning naming the file.
@@ -49,7 +61,9 @@ BoardPresets LoadBoardPresets(SysfsIo& io, const BoardInfo& board,
 // The knobs of `preset` on `board` (see the header comment).
 v1::PowerMode PresetKnobs(const PresetMode& preset, const BoardInfo& board);
 
-// Resolves names over `presets.modes`; NotFound listing the known names.
+// Resolves names over `presets.modes`; NotFound listing the known names;
+// FailedPrecondition with RebootNeed's reason for a mode that needs a
+// reboot.
 PresetResolver MakePresetResolver(BoardPresets presets, BoardInfo board);
 
 }  // namespace jetson

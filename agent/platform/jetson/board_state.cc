@@ -53,7 +53,15 @@ absl::StatusOr<BoardState> RecordState(SysfsIo& io, const BoardInfo& board) {
     state.gpu_min_hz = lo;
     state.gpu_max_hz = hi;
   }
-  if (board.emc.present) {
+  if (board.emc.present && board.emc.devfreq()) {
+    const std::string& d = board.emc.devfreq_dir;
+    PS_ASSIGN_OR_RETURN(int64_t lo, ReadInt(io, d + "/min_freq"));
+    PS_ASSIGN_OR_RETURN(int64_t hi, ReadInt(io, d + "/max_freq"));
+    state.has_emc = true;
+    state.emc_devfreq_dir = d;
+    state.emc_min_hz = lo;
+    state.emc_max_hz = hi;
+  } else if (board.emc.present) {
     absl::StatusOr<int64_t> rate = ReadInt(io, board.emc.Path("rate"));
     absl::StatusOr<int64_t> locked =
         ReadInt(io, board.emc.Path("mrq_rate_locked"));
@@ -110,7 +118,11 @@ absl::Status RestoreState(SysfsIo& io, const BoardState& state) {
                              state.gpu_min_hz, state.gpu_max_hz));
     Keep(&first, io.Write(state.gpu_power_control, state.gpu_control));
   }
-  if (state.emc_touched && state.has_emc) {
+  if (state.emc_touched && state.has_emc && !state.emc_devfreq_dir.empty()) {
+    Keep(&first, WriteMinMax(io, state.emc_devfreq_dir + "/min_freq",
+                             state.emc_devfreq_dir + "/max_freq",
+                             state.emc_min_hz, state.emc_max_hz));
+  } else if (state.emc_touched && state.has_emc) {
     const std::string d = kEmcDir;
     Keep(&first, io.Write(d + "/rate", absl::StrCat(state.emc_rate_hz)));
     Keep(&first, io.Write(d + "/state", absl::StrCat(state.emc_state)));

@@ -1,6 +1,7 @@
 // BoardState: the knobs of a Jetson as they were before the agent changed
 // them (online cores, every active cluster's scaling min/max, GPU devfreq
-// min/max and power control, EMC rate/lock/state), which of them the agent
+// min/max and power control, EMC rate/lock/state or, on Thor, the bwmgr
+// devfreq min/max), which of them the agent
 // touched since, and how to put them back. Serialized to JSON for the
 // restore file that survives an agent crash (restore_file.h).
 //
@@ -40,6 +41,11 @@ struct BoardState {
   int64_t emc_rate_hz = 0;
   int64_t emc_locked = 0;
   int64_t emc_state = 0;
+  // Non-empty: the EMC is this devfreq node (Thor's bwmgr), restored
+  // through its min/max like the GPU; the three fields above are unused.
+  std::string emc_devfreq_dir;
+  int64_t emc_min_hz = 0;
+  int64_t emc_max_hz = 0;
   // What an Apply changed since the state was recorded; Restore writes
   // back only these.
   bool cores_touched = false;

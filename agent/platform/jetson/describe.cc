@@ -105,7 +105,14 @@ std::vector<KnobReport> JetsonPlatform::DescribeKnobs() {
                   : absl::StrCat(Steps(board_.emc.rates_hz),
                                  board_.emc.rates_from_board ? ""
                                                              : " (class table)");
-  if (board_.emc.present) {
+  if (board_.emc.present && board_.emc.devfreq()) {
+    emc.current = Current(*io_, board_.emc.RatePath());
+    Writable(*io_,
+             {board_.emc.devfreq_dir + "/min_freq",
+              board_.emc.devfreq_dir + "/max_freq"},
+             &emc);
+    if (emc.settable) emc.note = "bwmgr devfreq min/max, pinned";
+  } else if (board_.emc.present) {
     emc.current = Current(*io_, board_.emc.Path("rate"));
     Writable(*io_,
              {board_.emc.Path("mrq_rate_locked"), board_.emc.Path("state"),
@@ -129,6 +136,7 @@ std::vector<SensorReport> JetsonPlatform::DescribeSensors() {
     s.name = r.name;
     s.kind = static_cast<int>(i) == board_.total_rail ? "rail (board total)"
                                                        : "rail";
+    if (!r.monitor.empty()) s.kind += ", " + r.monitor;
     s.source = r.power_path.empty() ? r.voltage_path + " x " + r.current_path
                                     : r.power_path;
     s.provenance = v1::PROVENANCE_MEASURED;
@@ -139,14 +147,18 @@ std::vector<SensorReport> JetsonPlatform::DescribeSensors() {
                    v1::PROVENANCE_MEASURED});
   }
   for (const ThermalZone& z : board_.thermal) {
-    out.push_back({z.name, "thermal", z.temp_path, v1::PROVENANCE_MEASURED});
+    out.push_back({z.name,
+                   z.gated ? "thermal (power-gated now: a gap until it "
+                             "answers)"
+                           : "thermal",
+                   z.temp_path, v1::PROVENANCE_MEASURED});
   }
   if (!board_.gpu.load_path.empty()) {
     out.push_back({"gpu", "load (per mille)", board_.gpu.load_path,
                    v1::PROVENANCE_MEASURED});
   }
   if (board_.emc.present) {
-    out.push_back({"emc", "clock rate", board_.emc.Path("rate"),
+    out.push_back({"emc", "clock rate", board_.emc.RatePath(),
                    v1::PROVENANCE_MEASURED});
   }
   return out;

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/power/mode_space.h"
 #include "common/status_macros.h"
 
 namespace powersweep {
@@ -24,7 +25,13 @@ constexpr char kReleasePath[] = "/etc/nv_tegra_release";
 constexpr char kOsReleasePath[] = "/proc/sys/kernel/osrelease";
 constexpr char kEmcTablesDir[] = "/sys/kernel/debug/bpmp/debug/emc/tables/regular";
 
+// Device-tree node names of the integrated GPUs (device/of_node/name).
 const char* const kGpuNodeNames[] = {"gv11b", "gp10b", "ga10b", "gb10b", "gpu"};
+// devfreq node names of the GPU: Nano, Xavier, Orin (JetPack 5, 6) and
+// Thor's graphics clock (its gpu-nvd-0 is another clock domain).
+const char* const kGpuDevfreqNames[] = {"57000000.gpu", "17000000.gv11b",
+                                        "17000000.ga10b", "17000000.gpu",
+                                        "gpu-gpc-0"};
 
 std::vector<int64_t> ReadIntListOr(SysfsIo& io, const std::string& path) {
   absl::StatusOr<std::string> text = io.Read(path);
@@ -43,13 +50,15 @@ absl::StatusOr<int> ChipId(SysfsIo& io) {
   if (id.ok()) return static_cast<int>(*id);
   absl::StatusOr<std::string> compat = io.Read(kCompatiblePath);
   const std::string all = compat.ok() ? *compat : "";
+  if (absl::StrContains(all, "tegra264")) return 38;
   if (absl::StrContains(all, "tegra234")) return 35;
   if (absl::StrContains(all, "tegra194")) return 25;
   if (absl::StrContains(all, "tegra210")) return 33;
   return absl::FailedPreconditionError(absl::StrCat(
       io.Resolve(kChipIdPath), " is missing or unreadable and ",
       io.Resolve(kCompatiblePath),
-      " names no known Tegra SoC (tegra194, tegra210, tegra234): not a "
+      " names no known Tegra SoC (tegra194, tegra210, tegra234, tegra264): "
+      "not a "
       "supported Jetson"));
 }
 
@@ -106,9 +115,10 @@ GpuNode DiscoverGpu(SysfsIo& io) {
     const std::string of_name = ReadTextOr(io, dir + "/device/of_node/name");
     bool match = false;
     for (const char* n : kGpuNodeNames) match = match || of_name == n;
+    for (const char* n : kGpuDevfreqNames) match = match || node == n;
     if (!match) continue;
     gpu.present = true;
-    gpu.of_node_name = of_name;
+    gpu.of_node_name = of_name.empty() ? node : of_name;
     gpu.devfreq_dir = dir;
     gpu.power_control = dir + "/device/power/control";
     gpu.freqs_hz = ReadIntListOr(io, dir + "/available_frequencies");
@@ -128,6 +138,15 @@ GpuNode DiscoverGpu(SysfsIo& io) {
 EmcKnobs DiscoverEmc(SysfsIo& io, const std::string& device_class) {
   EmcKnobs emc;
   emc.present = io.Read(emc.Path("rate")).ok();
+  if (!emc.present && io.Read(std::string(kEmcDevfreqDir) + "/cur_freq").ok()) {
+    emc.present = true;
+    emc.devfreq_dir = kEmcDevfreqDir;
+    emc.rates_hz =
+        ReadIntListOr(io, emc.devfreq_dir + "/available_frequencies");
+    emc.rates_from_board = !emc.rates_hz.empty();
+    if (emc.rates_hz.empty()) emc.rates_hz = ClassEmcRatesHz(device_class);
+    return emc;
+  }
   if (!emc.present) return emc;
   for (const std::string& name : io.List(kEmcTablesDir)) {
     int64_t khz = 0;
@@ -175,32 +194,34 @@ absl::StatusOr<std::string> ParseL4tRelease(const std::string& text) {
       "got \"", text.substr(0, text.find('\n')), "\""));
 }
 
+int JetpackOfL4t(int l4t_major) {
+  if (l4t_major > 0 && l4t_major <= 32) return 4;
+  if (l4t_major == 35) return 5;
+  if (l4t_major == 36) return 6;
+  if (l4t_major == 38 || l4t_major == 39) return 7;
+  return 0;
+}
+
 absl::StatusOr<std::string> BoardClass(int chip_id, const std::string& model) {
   const std::string m = absl::AsciiStrToLower(model);
+  if (chip_id == 38) return "thor";
   if (chip_id == 35 && absl::StrContains(m, "agx")) return "orin-agx";
+  if (chip_id == 35 && absl::StrContains(m, "orin nx")) return "orin-nx";
+  if (chip_id == 35 && absl::StrContains(m, "orin nano")) return "orin-nano";
   if (chip_id == 25) {
     return absl::StrContains(m, " nx") ? "xavier-nx" : "xavier-agx";
   }
   if (chip_id == 33 && absl::StrContains(m, "nano")) return "nano";
   return absl::InvalidArgumentError(absl::StrCat(
       "chip id ", chip_id, ", model \"", model,
-      "\": not a supported board class (orin-agx, xavier-agx, xavier-nx, "
-      "nano)"));
+      "\": not a supported board class (thor, orin-agx, orin-nx, orin-nano, "
+      "xavier-agx, xavier-nx, nano)"));
 }
 
 std::vector<int64_t> ClassEmcRatesHz(const std::string& device_class) {
-  // Orin AGX has no rate tables in debugfs: the floor, the usual boot cap
-  // and the maximum (the controller's catalog offers the same three).
-  if (device_class == "orin-agx") return {204000000, 2133000000, 3199000000};
-  if (device_class == "xavier-agx") {
-    return {204000000,  408000000,  665600000,  800000000, 1065600000,
-            1331200000, 1600000000, 1866000000, 2133000000};
-  }
-  if (device_class == "xavier-nx") {
-    return {204000000,  408000000,  665600000, 800000000,
-            1065600000, 1331200000, 1600000000};
-  }
-  return {};  // nano: no BPMP debugfs; EMC not settable in this version
+  // The controller's catalog offers the same rates (common/power).
+  absl::StatusOr<DeviceClassSpec> spec = FindBuiltInDeviceClass(device_class);
+  return spec.ok() ? spec->mem_freqs_hz : std::vector<int64_t>{};
 }
 
 absl::StatusOr<BoardInfo> DiscoverBoard(SysfsIo& io) {
@@ -222,7 +243,7 @@ absl::StatusOr<BoardInfo> DiscoverBoard(SysfsIo& io) {
       board.l4t_release = *l4t;
       int major = 0;
       if (absl::SimpleAtoi(l4t->substr(0, l4t->find('.')), &major)) {
-        board.jetpack = major <= 32 ? 4 : major == 35 ? 5 : major >= 36 ? 6 : 0;
+        board.jetpack = JetpackOfL4t(major);
       }
     }
   }

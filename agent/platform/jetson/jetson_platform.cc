@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "agent/telemetry/proc_readers.h"
 #include "common/log.h"
 #include "common/status_macros.h"
@@ -65,11 +66,37 @@ ProbeDetails JetsonPlatform::DescribeProbe() {
   out.details = {{"model", board_.model},
                  {"chip id", absl::StrCat(board_.chip_id)},
                  {"JetPack", absl::StrCat(board_.jetpack)}};
+  out.details.push_back(
+      {"GPU power gating",
+       presets_.current_pg_mask < 0
+           ? "unknown (no power-gating file, no nvpmodel status): modes "
+             "that need a reboot are not detected"
+           : absl::StrCat("mask ", presets_.current_pg_mask, " (",
+                          presets_.current_pg_mask_source, ")")});
+  std::vector<std::string> reboot;
   out.presets_source = presets_.nvpmodel_source;
   out.preset_names.emplace();
-  for (const PresetMode& p : presets_.modes) out.preset_names->push_back(p.name);
+  for (const PresetMode& p : presets_.modes) {
+    out.preset_names->push_back(p.name);
+    if (!RebootNeed(p, presets_).empty()) reboot.push_back(p.name);
+  }
+  if (!reboot.empty()) {
+    out.details.push_back({"need a reboot", absl::StrJoin(reboot, " ")});
+  }
   out.warnings = presets_.warnings;
   return out;
+}
+
+std::optional<RebootTarget> JetsonPlatform::RebootFor(
+    const v1::PowerMode& mode) {
+  if (mode.preset().empty()) return std::nullopt;
+  for (const PresetMode& p : presets_.modes) {
+    if (p.name != mode.preset()) continue;
+    std::string reason = RebootNeed(p, presets_);
+    if (reason.empty() || p.nvpmodel_id < 0) return std::nullopt;
+    return RebootTarget{p.name, p.nvpmodel_id, std::move(reason)};
+  }
+  return std::nullopt;
 }
 
 v1::DeviceCapabilities JetsonPlatform::Capabilities() const {

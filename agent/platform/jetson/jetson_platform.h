@@ -80,6 +80,7 @@ class JetsonPlatform : public Platform {
   std::vector<SensorReport> DescribeSensors() override;
   // The sysfs root, the board's model, chip and JetPack, its presets.
   ProbeDetails DescribeProbe() override;
+  std::optional<RebootTarget> RebootFor(const v1::PowerMode& mode) override;
 
   // Restore() with its outcome.
   absl::Status RestoreWithStatus();

@@ -1,5 +1,6 @@
 // ReadBack and OnlineCpus (see apply.h).
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -50,7 +51,7 @@ Observed Observe(SysfsIo& io, const BoardInfo& board) {
     else o.errors.push_back(std::string(hz.status().message()));
   }
   if (board.emc.present) {
-    absl::StatusOr<int64_t> hz = ReadInt(io, board.emc.Path("rate"));
+    absl::StatusOr<int64_t> hz = ReadInt(io, board.emc.RatePath());
     if (hz.ok()) o.mem_hz = *hz;
     else o.errors.push_back(std::string(hz.status().message()));
   }
@@ -72,7 +73,17 @@ bool Settled(const Observed& o, const ModePlan& plan) {
   return true;
 }
 
+bool SameReadings(const Observed& a, const Observed& b) {
+  return a.online == b.online && a.clusters == b.clusters &&
+         a.gpu_hz == b.gpu_hz && a.mem_hz == b.mem_hz;
+}
+
 }  // namespace
+
+absl::Duration MinSettle(const ModePlan& plan) {
+  return ClockSettleLatency(plan.cpu_cores > 0 || plan.cpu_freq_khz > 0,
+                            plan.gpu_freq_hz > 0, plan.mem_freq_hz > 0);
+}
 
 std::vector<int> OnlineCpus(SysfsIo& io, const BoardInfo& board) {
   std::vector<int> online;
@@ -87,14 +98,27 @@ v1::AppliedPowerMode ReadBack(SysfsIo& io, const BoardInfo& board,
                               const v1::PowerMode& requested,
                               const ModePlan& plan, Clock* clock,
                               const SettleOptions& settle) {
-  const int64_t deadline =
-      clock->MonotonicNanos() + absl::ToInt64Nanoseconds(settle.timeout);
+  const int64_t start = clock->MonotonicNanos();
+  const int64_t deadline = start + absl::ToInt64Nanoseconds(settle.timeout);
+  const int64_t min_wait = absl::ToInt64Nanoseconds(MinSettle(plan));
+  // Settled: the values match the plan, read the same twice in a row, and
+  // at least the documented latency of the slowest knob written has
+  // passed. Nothing written: nothing to wait for.
   Observed o = Observe(io, board);
-  while (!Settled(o, plan) && clock->MonotonicNanos() < deadline) {
+  Observed prev;
+  bool have_prev = false;
+  int64_t now = start;
+  while (!plan.empty() && now < deadline &&
+         !(Settled(o, plan) && have_prev && SameReadings(prev, o) &&
+           now - start >= min_wait)) {
     clock->SleepFor(settle.poll);
+    prev = std::move(o);
+    have_prev = true;
     o = Observe(io, board);
+    now = clock->MonotonicNanos();
   }
   v1::AppliedPowerMode applied;
+  applied.set_settle_s(static_cast<double>(now - start) / 1e9);
   *applied.mutable_requested() = requested;
   v1::PowerMode* actual = applied.mutable_actual();
   actual->set_preset(requested.preset());
@@ -135,7 +159,8 @@ v1::AppliedPowerMode ReadBack(SysfsIo& io, const BoardInfo& board,
   }
   if (!board.emc.present) {
     applied.add_notes(
-        "mem_freq_hz: EMC not readable (no BPMP debugfs or not root)");
+        "mem_freq_hz: EMC not readable (no BPMP debugfs, no bwmgr devfreq, "
+        "or not root)");
   }
   return applied;
 }

@@ -144,6 +144,20 @@ void ReadEmc(const Struct& root, BoardState* s,
              std::vector<std::string>* warnings) {
   s->has_emc = Field(root, "has_emc").bool_value();
   if (!s->has_emc) return;
+  s->emc_devfreq_dir = Field(root, "emc_devfreq_dir").string_value();
+  if (!s->emc_devfreq_dir.empty()) {  // Thor's bwmgr
+    std::optional<int64_t> lo = PositiveAt(
+        root, "emc_min_hz", s->emc_devfreq_dir + "/min_freq", warnings);
+    std::optional<int64_t> hi = PositiveAt(
+        root, "emc_max_hz", s->emc_devfreq_dir + "/max_freq", warnings);
+    if (!lo || !hi) {
+      s->has_emc = false;
+      return;
+    }
+    s->emc_min_hz = *lo;
+    s->emc_max_hz = *hi;
+    return;
+  }
   const std::string d = kEmcDir;
   std::optional<int64_t> rate =
       PositiveAt(root, "emc_rate_hz", d + "/rate", warnings);
@@ -188,6 +202,9 @@ std::string StateToJson(const BoardState& s) {
   f["emc_rate_hz"] = Num(static_cast<double>(s.emc_rate_hz));
   f["emc_locked"] = Num(static_cast<double>(s.emc_locked));
   f["emc_state"] = Num(static_cast<double>(s.emc_state));
+  f["emc_devfreq_dir"] = Str(s.emc_devfreq_dir);
+  f["emc_min_hz"] = Num(static_cast<double>(s.emc_min_hz));
+  f["emc_max_hz"] = Num(static_cast<double>(s.emc_max_hz));
   f["cores_touched"] = Bool(s.cores_touched);
   f["cpu_touched"] = Bool(s.cpu_touched);
   f["gpu_touched"] = Bool(s.gpu_touched);
@@ -281,8 +298,10 @@ BoardState KeepDiscoveredKnobs(const BoardState& state, const BoardInfo& board,
       out.has_gpu = false;
     }
   }
-  if (out.has_emc && !board.emc.present) {
-    refuse(kEmcDir);
+  if (out.has_emc &&
+      (!board.emc.present || out.emc_devfreq_dir != board.emc.devfreq_dir)) {
+    refuse(out.emc_devfreq_dir.empty() ? std::string(kEmcDir)
+                                       : out.emc_devfreq_dir);
     out.has_emc = false;
   }
   return out;

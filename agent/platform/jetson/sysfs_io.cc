@@ -39,6 +39,12 @@ absl::Status ErrnoStatus(const std::string& file, int err, bool writing,
       return absl::InvalidArgumentError(absl::StrCat(
           file, ": the kernel rejected \"", value, "\" (", std::strerror(err),
           ")"));
+    case EAGAIN:
+    case ENODATA:
+      // A power-gated sensor (Thor's gpu-thermal): try again later.
+      return absl::UnavailableError(absl::StrCat(
+          file, ": not answering now (", std::strerror(err),
+          "; power-gated?)"));
     default:
       return absl::InternalError(
           absl::StrCat(file, ": ", std::strerror(err)));

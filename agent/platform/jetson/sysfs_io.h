@@ -7,7 +7,9 @@
 //  - a file that cannot be written or read (EACCES/EPERM: not root)
 //    -> FailedPrecondition "<file>: not writable/readable ... run as root";
 //  - a value the kernel rejects (EINVAL, EBUSY) -> InvalidArgument naming
-//    the file and the value.
+//    the file and the value;
+//  - a sensor that does not answer now (EAGAIN, ENODATA: power-gated)
+//    -> Unavailable naming the file.
 // RealSysfsIo holds no mutable state and is thread-safe. Test fakes (see
 // tests/agent/platform/jetson) record writes.
 #ifndef POWERSWEEP_AGENT_PLATFORM_JETSON_SYSFS_IO_H_

@@ -19,12 +19,13 @@ JetsonTelemetry::JetsonTelemetry(const BoardInfo& board, std::string root)
                                            "/cur_freq");
   }
   if (board.emc.present) {
-    emc_rate_ = std::make_unique<ProcFile>(root_ + board.emc.Path("rate"));
+    emc_rate_ = std::make_unique<ProcFile>(root_ + board.emc.RatePath());
   }
   for (const Rail& r : board.rails) {
     RailFiles f;
     f.name = r.name;
     f.iio = !r.power_path.empty();
+    f.mw_per_unit = r.power_in_uw ? 0.001 : 1.0;
     if (f.iio) {
       f.power = ProcFile(root_ + r.power_path);
     } else {
@@ -51,7 +52,7 @@ std::optional<double> JetsonTelemetry::RailPowerMw(RailFiles& r) {
   if (r.iio) {
     std::optional<int64_t> mw = ReadInt(r.power);
     if (!mw) return std::nullopt;
-    return static_cast<double>(*mw);
+    return static_cast<double>(*mw) * r.mw_per_unit;
   }
   std::optional<int64_t> mv = ReadInt(r.voltage);
   std::optional<int64_t> ma = ReadInt(r.current);
@@ -112,7 +113,8 @@ void JetsonTelemetry::Sample(const std::vector<int>& cpus,
   }
   for (ZoneFiles& z : zones_) {
     std::optional<int64_t> milli = ReadInt(z.temp);
-    if (!milli || *milli == -256000) continue;  // sensor off
+    // Off (-256 C) or not answering (EAGAIN while power-gated): a gap.
+    if (!milli || *milli == -256000) continue;
     v1::Temperature* t = sample->add_temperatures();
     t->set_name(z.name);
     t->set_celsius(static_cast<double>(*milli) / 1000.0);

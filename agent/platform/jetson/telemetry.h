@@ -35,7 +35,8 @@ class JetsonTelemetry {
  private:
   struct RailFiles {
     std::string name;
-    bool iio = false;
+    bool iio = false;          // one power file (iio mW, or hwmon uW)
+    double mw_per_unit = 1.0;  // 0.001 for hwmon's microwatts
     ProcFile voltage;
     ProcFile current;
     ProcFile power;

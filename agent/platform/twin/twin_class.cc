@@ -106,6 +106,78 @@ TwinClass Nano() {
   return c;
 }
 
+// The 2026 classes (docs/twin-model.md, docs/jetson.md): module data and
+// public dumps for cores, memory and rails; the constants are assumed,
+// not calibrated against a board.
+TwinClass OrinNx() {
+  TwinClass c;
+  c.name = "orin-nx";
+  c.model = "NVIDIA Jetson Orin NX Engineering Reference Developer Kit "
+            "Super (twin)";
+  c.memory_bytes = int64_t{16} << 30;
+  c.perf = {2048, 0.3, 5000, 32, 0.6, 1.0, 400e6, 2.0, 8.5e-3};
+  c.power.static_mw = {0, 200, 100, 800, 100, 1500};
+  c.power.cpu_static_mw_per_core = 45;
+  c.power.cpu_dyn_mw_per_ghz = 450;
+  c.power.gpu_dyn_mw_per_ghz = 13000;
+  c.power.emc_dyn_mw_per_ghz = 1200;
+  c.power.idle_activity = 0.05;
+  c.power.emc_idle_activity = 0.15;
+  c.power.thermal_c_per_w = 1.2;
+  // ina3221 1-0040: VDD_IN (the module input), VDD_CPU_GPU_CV, VDD_SOC.
+  c.rails = {TotalRail("VDD_IN"), Rail("VDD_CPU_GPU_CV", {kCpu, kGpu, kCv}),
+             Rail("VDD_SOC", {kSoc, kEmc})};
+  return c;
+}
+
+TwinClass OrinNano() {
+  TwinClass c;
+  c.name = "orin-nano";
+  c.model = "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit "
+            "Super (twin)";
+  c.memory_bytes = int64_t{8} << 30;
+  c.perf = {2048, 0.3, 5000, 32, 0.6, 1.0, 100e6, 2.5, 11.7e-3};
+  c.power.static_mw = {0, 150, 100, 600, 0, 1000};
+  c.power.cpu_static_mw_per_core = 40;
+  c.power.cpu_dyn_mw_per_ghz = 400;
+  c.power.gpu_dyn_mw_per_ghz = 9000;
+  c.power.emc_dyn_mw_per_ghz = 900;
+  c.power.idle_activity = 0.05;
+  c.power.emc_idle_activity = 0.15;
+  c.power.thermal_c_per_w = 1.8;
+  // ina3221 1-0040: VDD_IN (the module input), VDD_CPU_GPU_CV, VDD_SOC.
+  c.rails = {TotalRail("VDD_IN"), Rail("VDD_CPU_GPU_CV", {kCpu, kGpu, kCv}),
+             Rail("VDD_SOC", {kSoc, kEmc})};
+  return c;
+}
+
+TwinClass Thor() {
+  TwinClass c;
+  c.name = "thor";
+  c.model = "NVIDIA Jetson AGX Thor Developer Kit (twin)";
+  c.memory_bytes = int64_t{128} << 30;
+  c.perf = {5120, 0.3, 5000, 64, 0.6, 1.5, 2000e6, 2.0, 2.0e-3};
+  // SYS carries the 5 V system rail and the conversion losses only the
+  // input rail sees (idle: VIN 19.8 W against 13.5 W on the other three
+  // rails in a published R38.4 tegrastats line).
+  c.power.static_mw = {0, 1500, 800, 2000, 500, 11800};
+  c.power.cpu_static_mw_per_core = 100;
+  c.power.cpu_dyn_mw_per_ghz = 900;
+  c.power.gpu_dyn_mw_per_ghz = 40000;
+  c.power.emc_dyn_mw_per_ghz = 2500;
+  c.power.idle_activity = 0.05;
+  c.power.emc_idle_activity = 0.15;
+  c.power.thermal_c_per_w = 0.35;
+  // ina3221: VDD_GPU, VDD_CPU_SOC_MSS (CPU, SoC and memory subsystem),
+  // VIN_SYS_5V0; ina238: VIN, the input and the total.
+  RailSpec sys5v = Rail("VIN_SYS_5V0", {kSys});
+  sys5v.weights[kSys] = 0.475;
+  c.rails = {Rail("VDD_GPU", {kGpu}),
+             Rail("VDD_CPU_SOC_MSS", {kCpu, kSoc, kEmc, kCv}), sys5v,
+             TotalRail("VIN")};
+  return c;
+}
+
 TwinClass WithTables(TwinClass c) {
   absl::StatusOr<DeviceClassSpec> spec = FindBuiltInDeviceClass(c.name);
   if (spec.ok()) {
@@ -126,7 +198,10 @@ const std::map<std::string, TwinClass>& Classes() {
       {"orin-agx", WithTables(OrinAgx())},
       {"xavier-agx", WithTables(XavierAgx())},
       {"xavier-nx", WithTables(XavierNx())},
-      {"nano", WithTables(Nano())}};
+      {"nano", WithTables(Nano())},
+      {"orin-nx", WithTables(OrinNx())},
+      {"orin-nano", WithTables(OrinNano())},
+      {"thor", WithTables(Thor())}};
   return *classes;
 }
 
@@ -147,7 +222,8 @@ const TwinClass* FindTwinClass(const std::string& name) {
 }
 
 std::vector<std::string> TwinClassNames() {
-  return {"orin-agx", "xavier-agx", "xavier-nx", "nano"};
+  return {"orin-agx", "xavier-agx", "xavier-nx", "nano",
+          "orin-nx", "orin-nano", "thor"};
 }
 
 }  // namespace powersweep

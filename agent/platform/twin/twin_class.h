@@ -19,9 +19,9 @@ namespace powersweep {
 // Power components of the model; rails are weighted sums of them.
 enum PowerComponent { kCpu = 0, kGpu, kEmc, kSoc, kCv, kSys, kComponents };
 
-// One INA3221 channel as the board labels it. power = sum over components
+// One power-monitor channel (INA3221, Thor's INA238) as the board labels it. power = sum over components
 // of weights[c] * component power. `is_total` marks the board's input rail
-// (VDD_IN, POM_5V_IN): it carries every component (weights all 1).
+// (VDD_IN, POM_5V_IN, VIN): it carries every component (weights all 1).
 struct RailSpec {
   std::string name;
   std::array<double, kComponents> weights{};
@@ -65,7 +65,7 @@ struct TwinPowerConstants {
 };
 
 struct TwinClass {
-  std::string name;       // "orin-agx", "xavier-agx", "xavier-nx", "nano"
+  std::string name;       // "orin-agx", ..., "thor" (TwinClassNames)
   std::string model;      // /proc/device-tree/model of the real board
   int cores = 0;                       // from common/power
   std::vector<int64_t> cpu_freqs_khz;  // ascending, from common/power
@@ -81,7 +81,8 @@ struct TwinClass {
 
 // nullptr when `name` is not a twin class.
 const TwinClass* FindTwinClass(const std::string& name);
-// "orin-agx", "xavier-agx", "xavier-nx", "nano".
+// "orin-agx", "xavier-agx", "xavier-nx", "nano", "orin-nx", "orin-nano",
+// "thor".
 std::vector<std::string> TwinClassNames();
 
 }  // namespace powersweep

@@ -40,6 +40,25 @@ void Cap(const PresetMode& preset, const char* knob, int64_t cap,
   }
 }
 
+// A board switches to a mode whose GPU power gating differs from another
+// mode's only through a reboot (Thor's 90W/70W, Orin NX's 10W/15W); a twin
+// applies the clocks and says what it does not model.
+void GatingNote(const PresetMode& preset, const PowerCatalog& catalog,
+                const std::string& cls, std::vector<std::string>* notes) {
+  const PowerCatalog::ClassEntry* entry = catalog.Find(cls);
+  if (preset.gpu_pg_mask < 0 || entry == nullptr) return;
+  for (const PresetMode& other : entry->presets) {
+    if (other.gpu_pg_mask >= 0 && other.gpu_pg_mask != preset.gpu_pg_mask) {
+      notes->push_back(absl::StrCat(
+          "preset ", preset.name, ": GPU power-gating mask ",
+          preset.gpu_pg_mask, " (", other.name, " has ", other.gpu_pg_mask,
+          "): on a board switching to it needs a reboot; the twin applies "
+          "its clocks and does not model the gated GPU units"));
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<OperatingPoint> ResolvePowerMode(
@@ -60,6 +79,7 @@ absl::StatusOr<OperatingPoint> ResolvePowerMode(
           notes);
       Cap(*preset, "mem", preset->mem_max_hz, cls.mem_freqs_hz, &op.mem_hz,
           notes);
+      GatingNote(*preset, catalog, cls.name, notes);
     }
   }
   if (mode.cpu_cores() < 0 || mode.cpu_cores() > cls.cores) {

@@ -1,5 +1,7 @@
 #include "agent/platform/twin/twin_platform.h"
 
+#include "common/power/clock_latency.h"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -101,6 +103,10 @@ absl::StatusOr<v1::AppliedPowerMode> TwinPlatform::Apply(
                                  ": no hardware knob was written"));
   for (const std::string& note : notes) applied.add_notes(note);
   absl::MutexLock lock(&mu_);
+  // Modeled: a board's documented clock latencies of the knobs that move.
+  applied.set_settle_s(absl::ToDoubleSeconds(ClockSettleLatency(
+      op.cores != current_.cores || op.cpu_khz != current_.cpu_khz,
+      op.gpu_hz != current_.gpu_hz, op.mem_hz != current_.mem_hz)));
   current_ = op;
   load_ = perf_.IdleLoad(current_);
   return applied;

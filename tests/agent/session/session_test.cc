@@ -68,10 +68,13 @@ class SessionTest : public testing::Test {
     unsetenv("FAKE_WORKLOAD_FLAGS");
   }
   void StartSession(HealthChecker* health = nullptr,
-                    const LatestReading* latest = nullptr) {
+                    const LatestReading* latest = nullptr,
+                    BoardReboot* reboot = nullptr,
+                    Platform* platform = nullptr) {
     SessionConfig cfg;
     cfg.health = health;
     cfg.latest = latest;
+    cfg.reboot = reboot;
     cfg.controller = gateway_.Start();
     if (slow_handshake_.count() > 0) {
       const int port =
@@ -82,8 +85,9 @@ class SessionTest : public testing::Test {
     cfg.initial_backoff_s = 0.05;
     cfg.max_backoff_s = 0.2;
     cfg.flush_timeout_s = 5;
-    session_ = std::make_unique<Session>(cfg, &platform_, executor_.get(),
-                                         &clock_);
+    session_ = std::make_unique<Session>(
+        cfg, platform != nullptr ? platform : &platform_, executor_.get(),
+        &clock_);
     runner_ = std::thread([this] { session_->Run(); });
   }
   // Waits (bounded) until the gateway received the RunFinished.
@@ -270,6 +274,79 @@ TEST_F(SessionTest, AnUnhealthyAgentReportsItAndRejectsTheAssignment) {
   for (const Received& r : gateway_.Snapshot()) {
     EXPECT_FALSE(r.msg.has_run_started()) << "an unhealthy agent ran the run";
   }
+}
+
+// A board whose "90W" needs a reboot (its GPU power gating differs).
+class GatedPlatform : public FakePlatform {
+ public:
+  GatedPlatform() : FakePlatform({0}) {}
+  std::optional<RebootTarget> RebootFor(const v1::PowerMode& mode) override {
+    if (mode.preset() != "90W") return std::nullopt;
+    return RebootTarget{"90W", 2, "mask 15873, the board runs 64"};
+  }
+};
+
+class FakeReboot : public BoardReboot {
+ public:
+  std::string Blocked(const RebootTarget&) override { return blocked; }
+  absl::Status Start(const RebootTarget& target) override {
+    absl::MutexLock lock(&mu);
+    started.push_back(target.preset);
+    return absl::OkStatus();
+  }
+  std::string blocked;
+  absl::Mutex mu;
+  std::vector<std::string> started ABSL_GUARDED_BY(mu);
+};
+
+// --allow_reboot: the run is declined (the controller puts it back in the
+// queue) and, once the reply is out, the board reboots into the mode.
+TEST_F(SessionTest, ARunThatNeedsARebootIsDeclinedAndTheBoardRebooted) {
+  GatedPlatform gated;
+  FakeReboot reboot;
+  v1::RunSpec spec = Spec(5);
+  spec.mutable_power_mode()->set_preset("90W");
+  gateway_.assign_on_first_register = spec;
+  StartSession(nullptr, nullptr, &reboot, &gated);
+  v1::AgentMessage reply;
+  for (int i = 0; i < 300 && !reply.has_assign_reply(); ++i) {
+    for (const Received& r : gateway_.Snapshot()) {
+      if (r.msg.has_assign_reply()) reply = r.msg;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(reply.has_assign_reply());
+  EXPECT_FALSE(reply.assign_reply().accepted());
+  EXPECT_THAT(reply.assign_reply().reason(),
+              ::testing::StartsWith("rebooting the board into 90W (nvpmodel "
+                                    "-m 2)"));
+  bool rebooted = false;
+  for (int i = 0; i < 300 && !rebooted; ++i) {
+    {
+      absl::MutexLock lock(&reboot.mu);
+      rebooted = reboot.started == std::vector<std::string>{"90W"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(rebooted);
+  for (const Received& r : gateway_.Snapshot()) {
+    EXPECT_FALSE(r.msg.has_run_started()) << "ran a mode that needs a reboot";
+  }
+}
+
+// A mode the agent already rebooted for once is not rebooted for again:
+// the run is accepted (and fails at Apply on a real board).
+TEST_F(SessionTest, AModeAlreadyRebootedForIsNotRebootedForAgain) {
+  GatedPlatform gated;
+  FakeReboot reboot;
+  reboot.blocked = "the agent already rebooted for 90W";
+  v1::RunSpec spec = Spec(5);
+  spec.mutable_power_mode()->set_preset("90W");
+  gateway_.assign_on_first_register = spec;
+  StartSession(nullptr, nullptr, &reboot, &gated);
+  ASSERT_TRUE(AwaitRunFinished());
+  absl::MutexLock lock(&reboot.mu);
+  EXPECT_TRUE(reboot.started.empty());
 }
 
 // `powersweep top` shows the sample the heartbeats carry: the device's

@@ -124,7 +124,7 @@ TEST(ModeSpaceTest, UnknownClassListsTheKnownOnes) {
   EXPECT_EQ(spec.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(spec.status().message(),
             "unknown device class 'tx2' (known: host, nano, orin-agx, "
-            "xavier-agx, xavier-nx)");
+            "orin-nano, orin-nx, thor, xavier-agx, xavier-nx)");
 }
 
 TEST(ModeSpaceTest, CustomTablesAreSortedAndDeduplicated) {

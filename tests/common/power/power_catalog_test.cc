@@ -48,7 +48,7 @@ TEST(PowerCatalogTest, UnknownPresetListsTheKnownOnes) {
             absl::StatusCode::kNotFound);
   EXPECT_EQ(c.FindPreset("tx2", "MAXN").status().message(),
             "unknown device class 'tx2' (known: host, nano, orin-agx, "
-            "xavier-agx, xavier-nx)");
+            "orin-nano, orin-nx, thor, xavier-agx, xavier-nx)");
 }
 
 TEST(PowerCatalogTest, SpaceTakesTheDeviceCoresOnlyWhenTheClassHasNone) {

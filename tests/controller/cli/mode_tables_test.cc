@@ -1,6 +1,8 @@
 #include "controller/cli/mode_tables.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -62,6 +64,27 @@ TEST(ModeTablesTest, TableHasOneAlignedRowPerPreset) {
             "MODE_50W  nvpmodel    3  cap       12  1497.6   816      -      "
             "  EMC cap not in the reference\n"
             "PM2_GPU   hipc-2023   -  fixed     12  2201.6   918      3199\n");
+}
+
+TEST(ModeTablesTest, PresetsOfAnotherGpuGatingSayTheyNeedAReboot) {
+  v1::ListModesResponse r;
+  r.set_device_class("thor");
+  for (const auto& [name, mask] : std::vector<std::pair<std::string, int>>{
+           {"MAXN", 64}, {"120W", 64}, {"90W", 15873}}) {
+    v1::PowerModePreset* p = r.add_presets();
+    p->set_name(name);
+    p->set_source("nvpmodel");
+    p->set_gpu_pg_mask(mask);
+  }
+  r.add_presets()->set_name("custom-study");  // no mask: no note
+  const Table t = ModesTable(r);
+  ASSERT_EQ(t.rows.size(), 4u);
+  EXPECT_EQ(t.rows[0].back(),
+            "reboot to or from 90W (GPU power-gating mask 64)");
+  EXPECT_EQ(t.rows[2].back(),
+            "reboot to or from MAXN, 120W (GPU power-gating mask 15873)");
+  EXPECT_EQ(t.rows[3].back(), "");
+  EXPECT_EQ(CustomSpaceLine(r).rfind("class thor: ", 0), 0u);
 }
 
 TEST(ModeTablesTest, JsonKeepsMaxAsAString) {

@@ -81,6 +81,58 @@ TEST(ImportRunTest, TegrastatsLogBecomesADoneRunWithItsTelemetry) {
   EXPECT_TRUE(pending->empty());
 }
 
+// The 2026 line formats: the energy stored is exactly the trapezoid of
+// the board's input rail over the lines (the values printed in the logs).
+struct NewFormat {
+  std::string log;
+  std::string device_class;
+  double energy_j;
+};
+
+class ImportNewFormatTest : public ::testing::TestWithParam<NewFormat> {};
+
+TEST_P(ImportNewFormatTest, EnergyIsTheInputRailsIntegral) {
+  const NewFormat& f = GetParam();
+  TempDir dir;
+  auto store = OpenStore(dir.path() + "/store.db");
+  ASSERT_NE(store, nullptr);
+  const absl::Time now = absl::FromUnixSeconds(1800000000);
+  v1::DeviceIdentity id;
+  id.set_device_id("board-1");
+  id.set_device_class(f.device_class);
+  ASSERT_TRUE(store->UpsertDevice(id, v1::DeviceCapabilities(), now).ok());
+  auto log = ReadTegrastatsFile(
+      std::string(FIXTURES_DIR) + "/tegrastats/" + f.log, 1000);
+  ASSERT_TRUE(log.ok()) << log.status();
+  auto imp = TelemetryImport::Begin(store.get(), id, "tegrastats:" + f.log,
+                                    now);
+  ASSERT_TRUE(imp.ok()) << imp.status();
+  ASSERT_TRUE(imp->Add(log->samples).ok());
+  auto resp = imp->Finish(now + absl::Seconds(1));
+  ASSERT_TRUE(resp.ok()) << resp.status();
+  auto result = store->GetRunResult(resp->run_id());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_NEAR(result->energy_j(), f.energy_j, 1e-9);
+  EXPECT_EQ(result->energy_provenance(), v1::PROVENANCE_MEASURED);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    JetPack6and7, ImportNewFormatTest,
+    ::testing::Values(
+        // VIN 19780 then 124486 mW, 1 s apart.
+        NewFormat{"thor-jp7.log", "thor", (19780 + 124486) / 2.0 / 1000},
+        NewFormat{"orin-nano-jp62.log", "orin-nano",
+                  (5251 + 16321) / 2.0 / 1000},
+        NewFormat{"orin-nx-jp62.log", "orin-nx", (4304 + 9876) / 2.0 / 1000},
+        // 2 s apart.
+        NewFormat{"orin-nano-jp72.log", "orin-nano",
+                  (3462 + 19862) / 2.0 * 2 / 1000}),
+    [](const ::testing::TestParamInfo<NewFormat>& info) {
+      std::string name = info.param.log.substr(0, info.param.log.find('.'));
+      for (char& c : name) c = c == '-' ? '_' : c;
+      return name;
+    });
+
 TEST(ImportRunTest, AbortedImportIsFailedWithTheReason) {
   TempDir dir;
   auto store = OpenStore(dir.path() + "/store.db");

@@ -138,6 +138,110 @@ TEST(TegrastatsTest, NanoTotalIsPom5vIn) {
   EXPECT_EQ(Rails(s)["POM_5V_CPU"], 2301);
 }
 
+// JetPack 7 on Thor: three GPC clocks and no GPU utilisation, the input
+// rail VIN is the total, no NVDLA fields, engines as NAME_FREQ @f.
+TEST(TegrastatsTest, ThorJetPack7TotalIsVinAndGpuUtilIsNotReported) {
+  auto log = ReadTegrastatsFile(Fixture("thor-jp7.log"), 1000);
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->samples.size(), 2u);
+  EXPECT_EQ(log->skipped_lines, 0);
+  EXPECT_EQ(log->lines_without_gpu_util, 2);
+  const v1::TelemetrySample& idle = log->samples[0];
+  EXPECT_EQ(idle.mem_used_bytes(), 105265LL * 1024 * 1024);
+  EXPECT_EQ(idle.mem_total_bytes(), 125772LL * 1024 * 1024);
+  ASSERT_EQ(idle.cores_size(), 14);
+  EXPECT_EQ(idle.cores(13).freq_khz(), 972000);
+  EXPECT_DOUBLE_EQ(idle.cores(11).util(), 0.08);
+  EXPECT_EQ(idle.mem_freq_hz(), 2750000000LL);
+  EXPECT_EQ(idle.gpu_freq_hz(), 314000000LL);
+  EXPECT_EQ(idle.gpu_util(), 0);
+  auto rails = Rails(idle);
+  EXPECT_EQ(rails.size(), 4u);
+  EXPECT_EQ(rails["VDD_GPU"], 1962);
+  EXPECT_EQ(rails["VDD_CPU_SOC_MSS"], 5887);
+  EXPECT_EQ(rails["VIN_SYS_5V0"], 5635);
+  // The input rail, not the sum 1962 + 5887 + 5635 + 19780.
+  EXPECT_DOUBLE_EQ(idle.power_mw(), 19780);
+  auto temps = Temps(idle);
+  EXPECT_EQ(temps.size(), 5u);
+  EXPECT_DOUBLE_EQ(temps["soc345"], 37.406);
+  EXPECT_DOUBLE_EQ(temps["gpu"], 38.875);
+  const v1::TelemetrySample& busy = log->samples[1];
+  EXPECT_DOUBLE_EQ(busy.t_s(), 1);
+  EXPECT_EQ(busy.gpu_freq_hz(), 1575000000LL);
+  EXPECT_EQ(busy.mem_freq_hz(), 4266000000LL);
+  EXPECT_EQ(busy.cores(0).freq_khz(), 2601000);
+  EXPECT_DOUBLE_EQ(busy.power_mw(), 124486);
+}
+
+TEST(TegrastatsTest, OrinNanoJetPack62TotalIsVddIn) {
+  auto log = ReadTegrastatsFile(Fixture("orin-nano-jp62.log"), 1000);
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->samples.size(), 2u);
+  EXPECT_EQ(log->lines_without_gpu_util, 0);
+  const v1::TelemetrySample& s = log->samples[1];
+  ASSERT_EQ(s.cores_size(), 6);
+  EXPECT_EQ(s.cores(0).freq_khz(), 1497000);
+  EXPECT_EQ(s.cores(5).freq_khz(), 729000);
+  EXPECT_DOUBLE_EQ(s.cpu_util(), (0.38 + 0.02 + 0.01 + 0 + 0.01 + 0) / 6);
+  EXPECT_EQ(s.mem_freq_hz(), 2133000000LL);
+  EXPECT_DOUBLE_EQ(s.gpu_util(), 0.99);
+  EXPECT_EQ(s.gpu_freq_hz(), 612000000LL);
+  EXPECT_DOUBLE_EQ(s.power_mw(), 16321);  // VDD_IN, the current value
+  EXPECT_EQ(Rails(s)["VDD_SOC"], 3120);
+  EXPECT_DOUBLE_EQ(Temps(s)["soc2"], 55.093);
+  EXPECT_EQ(log->samples[0].gpu_freq_hz(), 305000000LL);
+}
+
+TEST(TegrastatsTest, OrinNxJetPack62NotRootHasNoEmcAndOfflineCores) {
+  auto log = ReadTegrastatsFile(Fixture("orin-nx-jp62.log"), 1000);
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->samples.size(), 2u);
+  const v1::TelemetrySample& idle = log->samples[0];
+  EXPECT_EQ(idle.mem_freq_hz(), 0);  // not printed without root
+  EXPECT_DOUBLE_EQ(idle.gpu_util(), 0);
+  EXPECT_EQ(idle.gpu_freq_hz(), 0);
+  EXPECT_DOUBLE_EQ(idle.power_mw(), 4304);
+  EXPECT_EQ(Temps(idle).size(), 9u);
+  const v1::TelemetrySample& s = log->samples[1];
+  ASSERT_EQ(s.cores_size(), 8);
+  EXPECT_EQ(s.cores(4).freq_khz(), 0);  // off
+  EXPECT_DOUBLE_EQ(s.cpu_util(), 0.0075);  // over the 4 online cores
+  EXPECT_DOUBLE_EQ(s.gpu_util(), 0.62);
+  EXPECT_EQ(s.gpu_freq_hz(), 612000000LL);
+  EXPECT_DOUBLE_EQ(s.power_mw(), 9876);
+}
+
+// JetPack 7.2: rails current/average/maximum, temperatures current/maximum.
+TEST(TegrastatsTest, JetPack72KeepsTheCurrentRailAndTemperature) {
+  auto log = ReadTegrastatsFile(Fixture("orin-nano-jp72.log"), 1000);
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->samples.size(), 2u);
+  const v1::TelemetrySample& idle = log->samples[0];
+  EXPECT_DOUBLE_EQ(idle.power_mw(), 3462);
+  EXPECT_EQ(Rails(idle)["VDD_CPU_GPU_CV"], 442);
+  EXPECT_EQ(Rails(idle)["VDD_SOC"], 1127);
+  EXPECT_EQ(idle.mem_freq_hz(), 665000000LL);
+  auto temps = Temps(idle);
+  EXPECT_EQ(temps.size(), 6u);
+  EXPECT_DOUBLE_EQ(temps["cpu"], 45.375);
+  EXPECT_DOUBLE_EQ(temps["tj"], 46.562);
+  const v1::TelemetrySample& busy = log->samples[1];
+  EXPECT_DOUBLE_EQ(busy.t_s(), 2);
+  EXPECT_DOUBLE_EQ(busy.power_mw(), 19862);
+  EXPECT_EQ(busy.gpu_freq_hz(), 1020000000LL);
+  EXPECT_DOUBLE_EQ(busy.gpu_util(), 0.97);
+
+  auto agx = ReadTegrastatsFile(Fixture("orin-agx-jp72.log"), 1000);
+  ASSERT_TRUE(agx.ok()) << agx.status();
+  ASSERT_EQ(agx->samples.size(), 1u);
+  const v1::TelemetrySample& a = agx->samples[0];
+  EXPECT_DOUBLE_EQ(a.gpu_util(), 0.12);
+  EXPECT_EQ(a.gpu_freq_hz(), 1300000000LL);
+  EXPECT_DOUBLE_EQ(a.power_mw(), 5139 + 3268 + 5500);  // no input rail
+  EXPECT_DOUBLE_EQ(Temps(a)["soc0"], 49.531);
+}
+
 TEST(TegrastatsTest, DatedLinesInOneSecondAdvanceByTheInterval) {
   std::istringstream in(
       "01-02-2025 00:00:00 RAM 1/2MB VDD_IN 1000mW/1000mW\n"

@@ -10,10 +10,10 @@ namespace {
 
 using ::testing::ElementsAre;
 
-TEST(DeviceClassCatalogTest, KnowsTheFiveClassesSorted) {
-  EXPECT_THAT(
-      DeviceClassCatalog::Default().Names(),
-      ElementsAre("host", "nano", "orin-agx", "xavier-agx", "xavier-nx"));
+TEST(DeviceClassCatalogTest, KnowsTheEightClassesSorted) {
+  EXPECT_THAT(DeviceClassCatalog::Default().Names(),
+              ElementsAre("host", "nano", "orin-agx", "orin-nano", "orin-nx",
+                          "thor", "xavier-agx", "xavier-nx"));
   EXPECT_EQ(DeviceClassCatalog::Default().Find("tx2"), nullptr);
 }
 
@@ -54,7 +54,9 @@ TEST(DeviceClassCatalogTest, TablesMatchThePlatformReference) {
 
 // The "~29k power modes" of the SIGMETRICS study: 8 x 29 x 14 x 9.
 TEST(DeviceClassCatalogTest, XavierAgxSpansTheStudiedModeSpace) {
-  const DeviceClassInfo* x = DeviceClassCatalog::Default().Find("xavier-agx");
+  // The catalog outlives the pointer Find returns.
+  const DeviceClassCatalog catalog = DeviceClassCatalog::Default();
+  const DeviceClassInfo* x = catalog.Find("xavier-agx");
   ASSERT_NE(x, nullptr);
   EXPECT_EQ(x->cpu_cores * x->cpu_freqs_khz.size() * x->gpu_freqs_hz.size() *
                 x->mem_freqs_hz.size(),
@@ -81,7 +83,8 @@ TEST(DeviceClassCatalogTest, SweepsMayNameStudyModesOfTheirClass) {
 }
 
 TEST(DeviceClassCatalogTest, HostHasNoSettableKnobsOrPresets) {
-  const DeviceClassInfo* host = DeviceClassCatalog::Default().Find("host");
+  const DeviceClassCatalog catalog = DeviceClassCatalog::Default();
+  const DeviceClassInfo* host = catalog.Find("host");
   ASSERT_NE(host, nullptr);
   EXPECT_EQ(host->cpu_cores, 0);
   EXPECT_TRUE(host->cpu_freqs_khz.empty());

@@ -72,7 +72,7 @@ TEST(ValidateSweepTest, UnknownNames) {
   EXPECT_THAT(
       Problems(s),
       ElementsAre("device_classes[1]: unknown device class 'tx2' "
-                  "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
+                  "(known: host, nano, orin-agx, orin-nano, orin-nx, thor, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
                   "deepspeech2, dqn, gpt2_small, inception_v3, lenet5, "
                   "lstm_lm, memnet, mobilebert, mobilenetv3, resnet18, "
@@ -109,7 +109,7 @@ TEST(ValidateSweepTest, EmptyAxesAndName) {
       Problems(s),
       ElementsAre("name: must not be empty",
                   "device_classes: at least one device class is required "
-                  "(known: host, nano, orin-agx, xavier-agx, xavier-nx)",
+                  "(known: host, nano, orin-agx, orin-nano, orin-nx, thor, xavier-agx, xavier-nx)",
                   "models: at least one model is required (known: alexnet, "
                   "deepspeech2, dqn, gpt2_small, inception_v3, lenet5, "
                   "lstm_lm, memnet, mobilebert, mobilenetv3, resnet18, "
@@ -548,7 +548,7 @@ TEST(ValidateSweepTest, ReportsAllProblemsTogether) {
       lines,
       ElementsAre("name: must not be empty",
                   "device_classes[1]: unknown device class 'tx2' (known: "
-                  "host, nano, orin-agx, xavier-agx, xavier-nx)",
+                  "host, nano, orin-agx, orin-nano, orin-nx, thor, xavier-agx, xavier-nx)",
                   "models[0]: unknown model 'resnet9' (known: alexnet, "
                   "deepspeech2, dqn, gpt2_small, inception_v3, lenet5, "
                   "lstm_lm, memnet, mobilebert, mobilenetv3, resnet18, "

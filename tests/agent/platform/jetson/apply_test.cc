@@ -81,8 +81,10 @@ TEST(JetsonApplyTest, OrinAgxCustomModeWritesEveryKnobInOrder) {
   EXPECT_THAT(applied->notes(), IsEmpty());
   EXPECT_EQ(applied->cpu_freq_provenance(), v1::PROVENANCE_MEASURED);
   EXPECT_THAT(rig->platform->RunCpus(), ElementsAre(0, 1, 2, 3));
-  // Everything matched at once: no settling wait.
-  EXPECT_EQ(rig->clock.MonotonicNanos(), t0);
+  // Everything matched at once: the wait is one poll (10 ms), enough for
+  // the documented EMC latency (8 ms) and a second, equal reading.
+  EXPECT_EQ(rig->clock.MonotonicNanos() - t0, 10000000);
+  EXPECT_DOUBLE_EQ(applied->settle_s(), 0.01);
 }
 
 TEST(JetsonApplyTest, OrinAgxLoweringWritesMinFirstAndRaisingMaxFirst) {
@@ -188,6 +190,26 @@ TEST(JetsonApplyTest, ClampedValuesAreReportedAfterABoundedWait) {
   const int64_t waited = rig->clock.MonotonicNanos() - t0;
   EXPECT_GE(waited, absl::ToInt64Nanoseconds(absl::Milliseconds(200)));
   EXPECT_LE(waited, absl::ToInt64Nanoseconds(absl::Milliseconds(210)));
+}
+
+// After the writes the platform waits until the clocks read back as planned
+// twice in a row and at least the documented latency of the slowest knob
+// written (EMC 8 ms, GPU 5 ms, CPU 1 ms) has passed; the wait is recorded.
+TEST(JetsonApplyTest, SettleWaitsForStableClocksAndTheDocumentedLatency) {
+  JetsonPlatformOptions opts;
+  opts.settle.poll = absl::Milliseconds(1);
+  auto rig = MakeRig("orin-agx-jp5", opts);
+  auto emc = rig->platform->Apply(Mode(0, 0, 612000000, 2133000000));
+  ASSERT_TRUE(emc.ok()) << emc.status();
+  EXPECT_GE(emc->settle_s(), 0.008);
+  EXPECT_LT(emc->settle_s(), 0.010);
+  auto gpu = rig->platform->Apply(Mode(0, 0, 408000000, 0));
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  EXPECT_GE(gpu->settle_s(), 0.005);
+  EXPECT_LT(gpu->settle_s(), 0.007);
+  auto nothing = rig->platform->Apply(Mode(0, 0, 0, 0));
+  ASSERT_TRUE(nothing.ok()) << nothing.status();
+  EXPECT_EQ(nothing->settle_s(), 0);
 }
 
 TEST(JetsonApplyTest, PresetsNeedAResolver) {

@@ -104,6 +104,76 @@ TEST(BoardPresetsTest, AnUnknownPresetNamesTheKnownOnesAndWritesNothing) {
   EXPECT_THAT(rig->Writes(), IsEmpty());
 }
 
+// Orin NX with JetPack 6.2's Super conf: the board runs 40W (mask 240, read
+// from the conf's TPC_POWER_GATING file); 10W and 15W gate half the TPCs
+// (252), which takes a reboot: refused with the reason, nothing written.
+TEST(BoardPresetsTest, AModeWhoseGpuPowerGatingDiffersIsRefusedNotFaked) {
+  auto rig = MakeRig("orin-nx-jp62", WithBoardPresets());
+  const BoardPresets& p = rig->platform->presets();
+  EXPECT_EQ(p.nvpmodel_default_id, 4);
+  EXPECT_EQ(p.current_pg_mask, 240);
+  EXPECT_THAT(p.current_pg_mask_source,
+              HasSubstr("/sys/devices/platform/gpu.0/tpc_pg_mask"));
+  v1::PowerMode mode;
+  mode.set_preset("10W");
+  auto refused = rig->platform->Apply(mode);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("10W needs the GPU power-gating mask 252 and this "
+                        "board runs 240"));
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("sudo nvpmodel -m 1"));
+  EXPECT_THAT(rig->Writes(), IsEmpty());
+  // Same mask: applied by its clocks.
+  mode.set_preset("25W");
+  auto applied = rig->platform->Apply(mode);
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  EXPECT_EQ(applied->actual().cpu_cores(), 8);
+  EXPECT_EQ(applied->actual().gpu_freq_hz(), 408000000);
+}
+
+// Thor has no public conf: the built-in presets, and the mode nvpmodel
+// last set (/var/lib/nvpmodel/status: 120W) gives the current mask.
+TEST(BoardPresetsTest, ThorNeedsARebootFor90WAnd70WFrom120W) {
+  auto rig = MakeRig("thor-jp7", WithBoardPresets());
+  const BoardPresets& p = rig->platform->presets();
+  EXPECT_EQ(p.nvpmodel_source, "built-in");
+  EXPECT_EQ(p.current_pg_mask, 64);
+  EXPECT_THAT(p.current_pg_mask_source, HasSubstr("mode 1 (120W)"));
+  for (const char* name : {"90W", "70W"}) {
+    v1::PowerMode mode;
+    mode.set_preset(name);
+    auto refused = rig->platform->Apply(mode);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition)
+        << name;
+  }
+  v1::PowerMode maxn;
+  maxn.set_preset("MAXN");
+  auto applied = rig->platform->Apply(maxn);
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  EXPECT_EQ(applied->actual().cpu_cores(), 14);
+  EXPECT_EQ(applied->actual().gpu_freq_hz(), 1575000000);
+  // The memory clock is pinned through bwmgr's min/max.
+  EXPECT_EQ(applied->actual().mem_freq_hz(), 4266000000);
+  EXPECT_EQ(FileText(rig->root, "/sys/class/devfreq/bwmgr/min_freq"),
+            "4266000000");
+  ASSERT_TRUE(rig->platform->RestoreWithStatus().ok());
+  EXPECT_EQ(FileText(rig->root, "/sys/class/devfreq/bwmgr/min_freq"),
+            "665600000");
+  EXPECT_EQ(FileText(rig->root, "/sys/class/devfreq/bwmgr/max_freq"),
+            "4266000000");
+}
+
+// Without a power-gating file or nvpmodel status the mask is unknown and
+// nothing is refused for it (Orin AGX fixtures).
+TEST(BoardPresetsTest, AnUnknownMaskRefusesNothing) {
+  auto rig = MakeRig("orin-agx-jp5", WithBoardPresets());
+  EXPECT_EQ(rig->platform->presets().current_pg_mask, -1);
+  v1::PowerMode mode;
+  mode.set_preset("MODE_15W");
+  EXPECT_TRUE(rig->platform->Apply(mode).ok());
+}
+
 TEST(BoardPresetsTest, ABrokenConfFallsBackToTheBuiltInPresetsWithAWarning) {
   const std::string root = CopyFixture("xavier-agx-jp5");
   std::filesystem::remove(root + "/etc/nvpmodel.conf");

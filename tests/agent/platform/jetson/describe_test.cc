@@ -47,10 +47,13 @@ TEST(JetsonDescribeTest, ProbeDetailsNameTheRootTheBoardAndItsModes) {
   auto rig = MakeRig("orin-agx-jp5");
   const ProbeDetails d = rig->platform->DescribeProbe();
   EXPECT_EQ(d.root, rig->root);
-  ASSERT_EQ(d.details.size(), 3u);
+  ASSERT_EQ(d.details.size(), 4u);
   EXPECT_EQ(d.details[0].first, "model");
   EXPECT_EQ(d.details[0].second, rig->platform->board().model);
   EXPECT_EQ(d.details[2].first, "JetPack");
+  // No power-gating file in this tree and no nvpmodel status: unknown.
+  EXPECT_EQ(d.details[3].first, "GPU power gating");
+  EXPECT_THAT(d.details[3].second, ::testing::StartsWith("unknown (no power-gating file"));
   ASSERT_TRUE(d.preset_names.has_value());
   EXPECT_EQ(d.preset_names->size(), rig->platform->presets().modes.size());
   EXPECT_TRUE(rig->Writes().empty());
@@ -74,7 +77,7 @@ TEST(JetsonDescribeTest, SensorsListEveryRailTheTotalAndTheZones) {
   const std::vector<SensorReport> sensors = rig->platform->DescribeSensors();
   ASSERT_FALSE(sensors.empty());
   EXPECT_EQ(sensors[0].name, "VDD_IN");
-  EXPECT_EQ(sensors[0].kind, "rail (board total)");
+  EXPECT_EQ(sensors[0].kind, "rail (board total), ina3221");
   int thermal = 0;
   for (const SensorReport& s : sensors) thermal += s.kind == "thermal";
   EXPECT_GE(thermal, 5);

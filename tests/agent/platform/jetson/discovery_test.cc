@@ -82,6 +82,25 @@ const Expected kBoards[] = {
      {"POM_5V_IN", "POM_5V_GPU", "POM_5V_CPU"}, "POM_5V_IN",
      {"AO-therm", "CPU-therm", "GPU-therm", "PLL-therm", "thermal-fan-est"},
      0, 0, false},
+    // JetPack 6.2 (Super): the EMC has no rate tables in debugfs, so the
+    // class's four lockable points are offered.
+    {"orin-nx-jp62", "orin-nx", 35, "36.4.3", 6, "5.15.148-tegra", {0, 4},
+     1984000, 26, "gpu", 10, 1173000000, "/sys/devices/platform/gpu.0/load",
+     {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"}, "VDD_IN", kOrinJp6Zones, 3, 4,
+     false},
+    {"orin-nano-jp62", "orin-nano", 35, "36.4.3", 6, "5.15.148-tegra",
+     {0, 4}, 1728000, 22, "gpu", 8, 1020000000,
+     "/sys/devices/platform/gpu.0/load",
+     {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"}, "VDD_IN", kOrinJp6Zones, 3, 4,
+     false},
+    // Thor: a PCI GPU without a device-tree node (the devfreq node's name),
+    // no load file, the INA238's VIN as the total, the EMC as bwmgr.
+    {"thor-jp7", "thor", 38, "38.4.0", 7, "6.8.12-tegra",
+     {0, 2, 4, 6, 8, 10, 12}, 2601000, 4, "gpu-gpc-0", 3, 1575000000, "",
+     {"VDD_GPU", "VDD_CPU_SOC_MSS", "VIN_SYS_5V0", "VIN"}, "VIN",
+     {"cpu-thermal", "gpu-thermal", "soc012-thermal", "soc345-thermal",
+      "tj-thermal"},
+     0, 3, true},
 };
 
 class DiscoveryTest : public ::testing::TestWithParam<Expected> {};
@@ -204,9 +223,71 @@ TEST(DiscoveryTest, BoardClassTellsXavierAgxFromNx) {
   EXPECT_EQ(*BoardClass(35, "NVIDIA Jetson AGX Orin Developer Kit"),
             "orin-agx");
   EXPECT_EQ(*BoardClass(33, "NVIDIA Jetson Nano Developer Kit"), "nano");
-  EXPECT_FALSE(BoardClass(35, "NVIDIA Jetson Orin NX Engineering Reference "
-                              "Developer Kit").ok());
+  EXPECT_EQ(*BoardClass(35, "NVIDIA Jetson Orin NX Engineering Reference "
+                            "Developer Kit Super"),
+            "orin-nx");
+  EXPECT_EQ(*BoardClass(35, "NVIDIA Jetson Orin Nano Engineering Reference "
+                            "Developer Kit Super"),
+            "orin-nano");
+  EXPECT_EQ(*BoardClass(35, "NVIDIA Jetson Orin Nano Developer Kit"),
+            "orin-nano");
+  EXPECT_EQ(*BoardClass(38, "NVIDIA Jetson AGX Thor Developer Kit"), "thor");
+  EXPECT_FALSE(BoardClass(35, "NVIDIA IGX Orin Developer Kit").ok());
   EXPECT_FALSE(BoardClass(33, "jetson_tx1").ok());
+}
+
+TEST(DiscoveryTest, JetpackFollowsTheL4tMajor) {
+  EXPECT_EQ(JetpackOfL4t(32), 4);
+  EXPECT_EQ(JetpackOfL4t(35), 5);
+  EXPECT_EQ(JetpackOfL4t(36), 6);
+  EXPECT_EQ(JetpackOfL4t(38), 7);  // Thor's JetPack 7.0 and 7.1
+  EXPECT_EQ(JetpackOfL4t(39), 7);  // 7.2, Orin and Thor
+  EXPECT_EQ(JetpackOfL4t(40), 0);
+}
+
+TEST(DiscoveryTest, ThorIsFoundByTheCompatibleWhenTheChipIdIsMissing) {
+  const std::string root = CopyFixture("thor-jp7");
+  std::filesystem::remove(root +
+                          "/sys/module/tegra_fuse/parameters/tegra_chip_id");
+  RealSysfsIo io(root);
+  absl::StatusOr<BoardInfo> board = DiscoverBoard(io);
+  ASSERT_TRUE(board.ok()) << board.status();
+  EXPECT_EQ(board->device_class, "thor");
+  EXPECT_EQ(board->chip_id, 38);
+}
+
+TEST(DiscoveryTest, ThorMemoryClockIsTheBwmgrDevfreqNode) {
+  RealSysfsIo io(std::string(FIXTURES_DIR) + "/sysfs/thor-jp7");
+  absl::StatusOr<BoardInfo> board = DiscoverBoard(io);
+  ASSERT_TRUE(board.ok()) << board.status();
+  EXPECT_TRUE(board->emc.devfreq());
+  EXPECT_EQ(board->emc.devfreq_dir, "/sys/class/devfreq/bwmgr");
+  EXPECT_EQ(board->emc.RatePath(), "/sys/class/devfreq/bwmgr/cur_freq");
+  EXPECT_THAT(board->emc.rates_hz,
+              ElementsAre(665600000, 2750000000, 4266000000));
+  // gpu-nvd-0 is another clock domain of the same GPU: passed over.
+  EXPECT_EQ(board->gpu.devfreq_dir, "/sys/class/devfreq/gpu-gpc-0");
+  // The INA238's power file (microwatts) is read directly.
+  const Rail& vin = board->rails[board->total_rail];
+  EXPECT_EQ(vin.monitor, "ina238");
+  EXPECT_TRUE(vin.power_in_uw);
+  EXPECT_EQ(vin.power_path,
+            "/sys/bus/i2c/devices/2-0044/hwmon/hwmon5/power1_input");
+}
+
+// Thor's gpu-thermal answers EAGAIN while the GPU is power-gated: the zone
+// is kept (a gap in its series), not dropped for good.
+TEST(DiscoveryTest, APowerGatedSensorIsKeptAsAGap) {
+  const std::string root = CopyFixture("thor-jp7");
+  FakeSysfsIo io(root);
+  io.FailRead("/sys/devices/virtual/thermal/thermal_zone1/temp",
+              absl::UnavailableError("Resource temporarily unavailable"));
+  absl::StatusOr<BoardInfo> board = DiscoverBoard(io);
+  ASSERT_TRUE(board.ok()) << board.status();
+  ASSERT_EQ(board->thermal.size(), 5u);
+  EXPECT_EQ(board->thermal[1].name, "gpu-thermal");
+  EXPECT_TRUE(board->thermal[1].gated);
+  EXPECT_FALSE(board->thermal[0].gated);
 }
 
 TEST(DiscoveryTest, ParsesTheL4tRelease) {

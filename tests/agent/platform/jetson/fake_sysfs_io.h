@@ -12,7 +12,8 @@
 //    (scaling_cur_freq / cur_freq) becomes clamp(cur, min, max), further
 //    capped by CapFrequency (an nvpmodel cap or thermal limit);
 //  - the EMC rate file stores at most its cap.
-// FailPath(path, status) makes CheckWritable and Write of that file fail.
+// FailPath(path, status) makes CheckWritable and Write of that file fail;
+// FailRead(path, status) makes its reads fail.
 // Not thread-safe (tests call it from one thread).
 #ifndef POWERSWEEP_TESTS_AGENT_PLATFORM_JETSON_FAKE_SYSFS_IO_H_
 #define POWERSWEEP_TESTS_AGENT_PLATFORM_JETSON_FAKE_SYSFS_IO_H_
@@ -42,6 +43,8 @@ class FakeSysfsIo : public SysfsIo {
 
   const std::string& root() const override { return real_.root(); }
   absl::StatusOr<std::string> Read(const std::string& path) override {
+    auto it = read_failures_.find(path);
+    if (it != read_failures_.end()) return it->second;
     return real_.Read(path);
   }
   absl::Status Write(const std::string& path,
@@ -64,6 +67,12 @@ class FakeSysfsIo : public SysfsIo {
     if (write_only) write_only_.insert(path);
   }
 
+  // Reads of `path` fail with `status` (EAGAIN of a power-gated sensor:
+  // Unavailable).
+  void FailRead(const std::string& path, absl::Status status) {
+    read_failures_[path] = std::move(status);
+  }
+
   const std::vector<WriteOp>& writes() const { return writes_; }
   void ClearWrites() { writes_.clear(); }
 
@@ -75,6 +84,7 @@ class FakeSysfsIo : public SysfsIo {
   std::vector<WriteOp> writes_;
   std::map<std::string, int64_t> caps_;  // canonical dir -> cap
   std::map<std::string, absl::Status> failures_;
+  std::map<std::string, absl::Status> read_failures_;
   std::set<std::string> write_only_;
 };
 
