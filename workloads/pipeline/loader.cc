@@ -139,7 +139,7 @@ void Loader::WorkerLoop() {
 absl::StatusOr<Minibatch> Loader::Next() {
   if (threads_.empty()) {
     std::shared_ptr<const std::vector<int32_t>> order;
-    int64_t seq;
+    int64_t seq = 0;  // GCC 13 -Wmaybe-uninitialized cannot see the block
     {
       absl::MutexLock lock(&mu_);
       seq = next_deliver_;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "agent/util/state_dir.h"
 #include "common/log.h"
 #include "google/protobuf/struct.pb.h"
@@ -45,9 +46,12 @@ Value IntList(const std::vector<int>& v) {
   return out;
 }
 
-const Value& Field(const Struct& s, const std::string& key) {
+// `key` by value: GCC 13's -Wdangling-reference flags a reference returned
+// from a call whose argument is a temporary (a std::string made from a
+// literal), although the result refers into `s`.
+const Value& Field(const Struct& s, absl::string_view key) {
   static const Value* const kEmpty = new Value();
-  auto it = s.fields().find(key);
+  auto it = s.fields().find(std::string(key));
   return it == s.fields().end() ? *kEmpty : it->second;
 }
 
