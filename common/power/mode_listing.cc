@@ -15,7 +15,10 @@ v1::PowerModePreset ToProto(const PresetMode& preset) {
   p.set_gpu_max_hz(preset.gpu_max_hz);
   p.set_mem_max_hz(preset.mem_max_hz);
   p.set_note(preset.note);
-  if (preset.gpu_pg_mask >= 0) p.set_gpu_pg_mask(preset.gpu_pg_mask);
+  if (preset.gpu_pg_mask >= 0) {
+    p.set_gpu_pg_mask(preset.gpu_pg_mask);
+    p.set_gpu_pg_mask_known(true);
+  }
   return p;
 }
 

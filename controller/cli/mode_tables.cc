@@ -25,11 +25,11 @@ Table ModesTable(const v1::ListModesResponse& modes) {
   t.numeric = {false, false, true, false, true, false, false, false, false};
   for (const v1::PowerModePreset& p : modes.presets()) {
     std::string note = p.note();
-    if (p.has_gpu_pg_mask()) {
+    if (p.gpu_pg_mask_known()) {
       // Modes of another GPU power gating: a board switches only by reboot.
       std::vector<std::string> others;
       for (const v1::PowerModePreset& o : modes.presets()) {
-        if (o.has_gpu_pg_mask() && o.gpu_pg_mask() != p.gpu_pg_mask()) {
+        if (o.gpu_pg_mask_known() && o.gpu_pg_mask() != p.gpu_pg_mask()) {
           others.push_back(o.name());
         }
       }

@@ -137,6 +137,7 @@ TEST(Jetson2026TwinSweepTest, ModesOfAClassAreListedWithoutADevice) {
   EXPECT_EQ(resp.core_choices(), 14);
   ASSERT_EQ(resp.presets_size(), 4);
   EXPECT_EQ(resp.presets(1).name(), "120W");
+  EXPECT_TRUE(resp.presets(2).gpu_pg_mask_known());
   EXPECT_EQ(resp.presets(2).gpu_pg_mask(), 15873);
   grpc::ClientContext ctx2;
   req.set_device_id("no-such-board");

@@ -75,6 +75,7 @@ TEST(ModeTablesTest, PresetsOfAnotherGpuGatingSayTheyNeedAReboot) {
     p->set_name(name);
     p->set_source("nvpmodel");
     p->set_gpu_pg_mask(mask);
+    p->set_gpu_pg_mask_known(true);
   }
   r.add_presets()->set_name("custom-study");  // no mask: no note
   const Table t = ModesTable(r);
