@@ -63,7 +63,7 @@ absl::StatusOr<std::unique_ptr<Platform>> MakeJetson(const AgentOptions& o,
 }
 
 // Container runs: the engine's runtime beside the native one; leftovers of
-// an earlier agent removed first.
+// an earlier agent removed first. Needs agent->work_dir.
 RunRuntimeFactory MakeRuntimes(const AgentOptions& o, Agent* agent,
                                Clock* clock, VmSetup vms) {
   ContainerSetup containers;
@@ -82,6 +82,15 @@ RunRuntimeFactory MakeRuntimes(const AgentOptions& o, Agent* agent,
                         << " left by an earlier agent";
       }
     }
+  }
+  if (vms.enabled && o.vm_data == "blk") {
+    vms.data_disks =
+        std::make_shared<VmDataDisks>(agent->work_dir + "/vm-data");
+  }
+  // container_in_vm: the images its guests load, saved once per image.
+  if (agent->engine != nullptr && vms.enabled) {
+    vms.archives = std::make_shared<GuestImageArchives>(
+        agent->engine.get(), agent->work_dir + "/vm-images");
   }
   return MakeRuntimeFactory(clock, &agent->catalog, std::move(containers),
                             std::move(vms));
@@ -178,6 +187,10 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
   if (probe) return agent;
 
   // VMs: on the host platform, with QEMU, a guest image and an accelerator.
+  if (o.vm_data != "blk" && o.vm_data != "9p") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--vm_data: \"", o.vm_data, "\" is neither blk nor 9p"));
+  }
   VmSetup vms;
   if (o.platform == "host") {
     VmOptions vo;
@@ -196,14 +209,14 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const AgentOptions& o,
         vms.enabled ? vms.config.accel.reason : vms.why_not;
     if (!vms.enabled) PS_LOG(INFO) << "vm runs disabled: " << vms.why_not;
   }
-  if (!agent->runtimes) {
-    agent->runtimes = MakeRuntimes(o, agent.get(), clock, std::move(vms));
-  }
   agent->work_dir = o.work_dir;
   if (agent->work_dir.empty()) {
     agent->work_dir = DefaultWorkDir(agent->platform->Identity().device_id());
   }
   PS_RETURN_IF_ERROR(PrepareStateDir(agent->work_dir, "--work_dir"));
+  if (!agent->runtimes) {
+    agent->runtimes = MakeRuntimes(o, agent.get(), clock, std::move(vms));
+  }
   return agent;
 }
 

@@ -43,6 +43,7 @@ struct AgentOptions {
   std::string qemu = "/usr/bin/qemu-system-x86_64";  // --qemu
   std::string vm_image;          // --vm_image; "" = next to the agent
   std::string vm_accel = "auto";  // --vm_accel
+  std::string vm_data = "blk";    // --vm_data: blk or 9p
   std::string sysfs_root = "/";  // jetson
   std::string device_class;      // twin
   int64_t instance = 0;          // twin

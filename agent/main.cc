@@ -84,6 +84,11 @@ ABSL_FLAG(std::string, vm_accel, "auto",
           "vm runs: auto (KVM when /dev/kvm is usable, else no vm runs), "
           "kvm (an error when unusable) or tcg (QEMU's software emulation, "
           "labelled in every result; times are not comparable with native)");
+ABSL_FLAG(std::string, vm_data, "blk",
+          "vm and container_in_vm runs: how the guest reads the run's data "
+          "set: blk (a read-only ext4 image of it on a virtio-blk disk, made "
+          "once per data set in --work_dir/vm-data; measured closer to "
+          "native reads) or 9p (the host's / over virtio-9p, nothing made)");
 ABSL_FLAG(std::string, platform, "host",
           "host (this machine), jetson (an NVIDIA Jetson board; run as root) "
           "or twin (a simulated Jetson, see docs/twin-model.md)");
@@ -187,6 +192,7 @@ int Main(bool probe) {
   aopts.qemu = absl::GetFlag(FLAGS_qemu);
   aopts.vm_image = absl::GetFlag(FLAGS_vm_image);
   aopts.vm_accel = absl::GetFlag(FLAGS_vm_accel);
+  aopts.vm_data = absl::GetFlag(FLAGS_vm_data);
   aopts.sysfs_root = absl::GetFlag(FLAGS_sysfs_root);
   aopts.device_class = absl::GetFlag(FLAGS_device_class);
   aopts.instance = absl::GetFlag(FLAGS_instance);
@@ -310,7 +316,11 @@ int Main(bool probe) {
                << platform->Capabilities().cpu_cores() << " CPUs"
                << (agent.catalog.containers ? ", container runs" : "")
                << (agent.catalog.vms
-                       ? absl::StrCat(", vm runs (", agent.catalog.vm_accel, ")")
+                       ? absl::StrCat(", vm runs (", agent.catalog.vm_accel,
+                                      agent.catalog.containers
+                                          ? ", also container_in_vm"
+                                          : "",
+                                      ")")
                        : "")
                << "), controller " << scfg.controller
                << (scfg.credentials != nullptr ? " (TLS)" : " (plaintext)")

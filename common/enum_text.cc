@@ -50,6 +50,7 @@ std::string RuntimeText(v1::Runtime runtime) {
     case v1::RUNTIME_NATIVE: return "native";
     case v1::RUNTIME_CONTAINER: return "container";
     case v1::RUNTIME_VM: return "vm";
+    case v1::RUNTIME_CONTAINER_IN_VM: return "container_in_vm";
     default: return "unspecified";
   }
 }
@@ -58,7 +59,17 @@ std::optional<v1::Runtime> ParseRuntime(absl::string_view text) {
   if (text == "native") return v1::RUNTIME_NATIVE;
   if (text == "container") return v1::RUNTIME_CONTAINER;
   if (text == "vm") return v1::RUNTIME_VM;
+  if (text == "container_in_vm") return v1::RUNTIME_CONTAINER_IN_VM;
   return std::nullopt;
+}
+
+bool RunsInVm(v1::Runtime runtime) {
+  return runtime == v1::RUNTIME_VM || runtime == v1::RUNTIME_CONTAINER_IN_VM;
+}
+
+bool RunsInContainer(v1::Runtime runtime) {
+  return runtime == v1::RUNTIME_CONTAINER ||
+         runtime == v1::RUNTIME_CONTAINER_IN_VM;
 }
 
 std::string TraceText(v1::Trace trace) {

@@ -29,9 +29,15 @@ std::string TaskText(v1::Task task);            // "train", "infer"
 // "train" -> TASK_TRAIN, "infer" -> TASK_INFER: the tasks a workload runs
 // (baseload runs are the controller's own); nullopt for any other text.
 std::optional<v1::Task> ParseWorkloadTask(absl::string_view text);
-std::string RuntimeText(v1::Runtime runtime);   // "native", "container", "vm"
-// The inverse of RuntimeText for the three runtimes; nullopt otherwise.
+// "native", "container", "vm", "container_in_vm".
+std::string RuntimeText(v1::Runtime runtime);
+// The inverse of RuntimeText for the four runtimes; nullopt otherwise.
 std::optional<v1::Runtime> ParseRuntime(absl::string_view text);
+// Whether runs of `runtime` run in a QEMU virtual machine (vm,
+// container_in_vm) / in a workload container image (container,
+// container_in_vm).
+bool RunsInVm(v1::Runtime runtime);
+bool RunsInContainer(v1::Runtime runtime);
 // "syscalls", "block", "writeback", "page_faults", "sched" (the sweep
 // file's spelling); "unspecified" for anything else.
 std::string TraceText(v1::Trace trace);

@@ -11,7 +11,7 @@ std::string WorkloadLabel(const v1::WorkloadModel& m) {
       absl::StrCat(m.model(), " ", m.dataset(), " ", TaskText(m.task()),
                    " batch ", m.batch_size(), " workers ", m.loader_workers(),
                    " on ", m.device_class());
-  if (m.runtime() == v1::RUNTIME_CONTAINER || m.runtime() == v1::RUNTIME_VM) {
+  if (m.runtime() != v1::RUNTIME_UNSPECIFIED && m.runtime() != v1::RUNTIME_NATIVE) {
     absl::StrAppend(&s, " (", RuntimeText(m.runtime()), ")");
   }
   if (m.tenants() > 1) absl::StrAppend(&s, ", ", m.tenants(), " tenants");

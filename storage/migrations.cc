@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "storage/migrations_recent.h"
 
 namespace powersweep {
 namespace {
@@ -394,60 +395,6 @@ constexpr char kSchemaV15[] = R"sql(
 ALTER TABLE devices ADD COLUMN disconnected_unix_ms INTEGER;
 )sql";
 
-// Version 16: sequence models. minibatches.tokens is the tokens a
-// minibatch processed (NULL for image models); ttft_s and per_token_s its
-// generation latencies (NULL when it did not generate); run_aggregates
-// carries their summary (tokens_per_s, mean_ttft_s, mean_per_token_s; NULL
-// in rows stored before, read as 0).
-constexpr char kSchemaV16[] = R"sql(
-ALTER TABLE minibatches ADD COLUMN tokens INTEGER;
-ALTER TABLE minibatches ADD COLUMN ttft_s REAL;
-ALTER TABLE minibatches ADD COLUMN per_token_s REAL;
-ALTER TABLE run_aggregates ADD COLUMN tokens_per_s REAL;
-ALTER TABLE run_aggregates ADD COLUMN mean_ttft_s REAL;
-ALTER TABLE run_aggregates ADD COLUMN mean_per_token_s REAL;
-)sql";
-
-// Version 17: kernel event traces (RunResult.traces; storage/
-// run_trace_rows.h has the columns): one row per aggregated figure of a
-// run attempt, and one per trace that was asked for and not collected
-// (count NULL, missing_reason set). The whole RunTraces (with the tracer's
-// cost and the write-back settings) stays in result_json.
-constexpr char kSchemaV17[] = R"sql(
-CREATE TABLE run_traces (
-  run_id INTEGER NOT NULL REFERENCES runs(run_id),
-  attempt INTEGER NOT NULL CHECK (attempt >= 1),
-  kind TEXT NOT NULL,
-  name TEXT NOT NULL,
-  scope TEXT NOT NULL CHECK (scope IN ('workload', 'system')),
-  count INTEGER,
-  bytes INTEGER,
-  interval_count INTEGER,
-  interval_mean_s REAL,
-  interval_sd_s REAL,
-  interval_p50_s REAL,
-  interval_max_s REAL,
-  missing_reason TEXT
-);
-CREATE INDEX run_traces_by_run ON run_traces(run_id, attempt);
-)sql";
-
-// Version 18: the vm runtime. runs.runtime may be 'vm' (its CHECK is
-// widened by the procedure of version 13: every stored row satisfies the
-// wider constraint). How a vm run's VM ran (RunResult.vm) stays in
-// result_json.
-constexpr char kSchemaV18[] = R"sql(
-PRAGMA writable_schema = ON;
-UPDATE sqlite_schema
-  SET sql = replace(sql, 'CHECK (runtime IN (''unspecified'', ''native'', ''container''))',
-                    'CHECK (runtime IN (''unspecified'', ''native'', ''container'', ''vm''))')
-  WHERE type = 'table' AND name = 'runs';
-PRAGMA writable_schema = RESET;
-PRAGMA writable_schema = OFF;
-CREATE TABLE schema_v18_cookie (x INTEGER);
-DROP TABLE schema_v18_cookie;
-)sql";
-
 constexpr char kCreateMigrationsTable[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version INTEGER PRIMARY KEY NOT NULL,"
@@ -463,13 +410,14 @@ absl::Status TooNew(const SqliteDb& db, int64_t version) {
 }  // namespace
 
 const std::vector<std::string>& Migrations() {
-  static const std::vector<std::string>* const kMigrations =
-      new std::vector<std::string>{kSchemaV1, kSchemaV2, kSchemaV3,
-                                     kSchemaV4, kSchemaV5, kSchemaV6,
-                                     kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10,
-                                     kSchemaV11, kSchemaV12, kSchemaV13,
-                                     kSchemaV14, kSchemaV15,
-                                     kSchemaV16, kSchemaV17, kSchemaV18};
+  static const std::vector<std::string>* const kMigrations = [] {
+    auto* all = new std::vector<std::string>{
+        kSchemaV1,  kSchemaV2,  kSchemaV3,  kSchemaV4,  kSchemaV5,
+        kSchemaV6,  kSchemaV7,  kSchemaV8,  kSchemaV9,  kSchemaV10,
+        kSchemaV11, kSchemaV12, kSchemaV13, kSchemaV14, kSchemaV15};
+    for (const char* sql : MigrationsFromV16()) all->push_back(sql);
+    return all;
+  }();
   return *kMigrations;
 }
 

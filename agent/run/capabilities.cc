@@ -9,6 +9,7 @@ void AddCatalog(const Catalog& catalog, v1::DeviceCapabilities* caps) {
   if (catalog.containers) caps->add_runtimes(v1::RUNTIME_CONTAINER);
   if (catalog.vms) {
     caps->add_runtimes(v1::RUNTIME_VM);
+    if (catalog.containers) caps->add_runtimes(v1::RUNTIME_CONTAINER_IN_VM);
     caps->set_vm_accel(catalog.vm_accel);
     caps->set_vm_accel_reason(catalog.vm_accel_reason);
   }

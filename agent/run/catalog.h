@@ -27,7 +27,8 @@ struct Catalog {
   bool containers = false;
   // Whether runs may ask for RUNTIME_VM (QEMU, a guest image and an
   // accelerator: agent/runtime/vm/vm_guest.h), and how VMs run ("kvm" or
-  // "tcg") and why; why not when vms is false.
+  // "tcg") and why; why not when vms is false. RUNTIME_CONTAINER_IN_VM
+  // needs both `vms` and `containers`.
   bool vms = false;
   std::string vm_accel;
   std::string vm_accel_reason;

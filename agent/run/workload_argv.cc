@@ -27,10 +27,26 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
             ? ""
             : absl::StrCat(" (", catalog.vm_accel_reason, ")")));
   }
+  if (spec.runtime() == v1::RUNTIME_CONTAINER_IN_VM &&
+      !(catalog.vms && catalog.containers)) {
+    std::vector<std::string> missing;
+    if (!catalog.vms) {
+      missing.push_back(absl::StrCat("vm runs (", catalog.vm_accel_reason, ")"));
+    }
+    if (!catalog.containers) {
+      missing.push_back(
+          "a container engine (--container_images and a running Docker "
+          "engine)");
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "runtime: container_in_vm runs are not available on this agent (it "
+        "lacks ", absl::StrJoin(missing, " and "), ")"));
+  }
   if (spec.runtime() != v1::RUNTIME_NATIVE &&
       spec.runtime() != v1::RUNTIME_UNSPECIFIED &&
       spec.runtime() != v1::RUNTIME_CONTAINER &&
-      spec.runtime() != v1::RUNTIME_VM) {
+      spec.runtime() != v1::RUNTIME_VM &&
+      spec.runtime() != v1::RUNTIME_CONTAINER_IN_VM) {
     return absl::InvalidArgumentError(absl::StrCat(
         "runtime: unknown runtime ", static_cast<int>(spec.runtime())));
   }

@@ -96,7 +96,8 @@ RunRuntimeFactory NativeOnly(RuntimeFactory make) {
           "runtime: this agent has no container engine (start it with "
           "--container_images and a running Docker engine)");
     }
-    if (spec.runtime() == v1::RUNTIME_VM) {
+    if (spec.runtime() == v1::RUNTIME_VM ||
+        spec.runtime() == v1::RUNTIME_CONTAINER_IN_VM) {
       return absl::FailedPreconditionError(
           "runtime: this agent runs no virtual machines");
     }

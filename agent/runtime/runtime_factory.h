@@ -1,7 +1,12 @@
 // The agent's RunRuntimeFactory: a native process (NativeRuntime) for
 // native runs, a container (DockerRuntime) for container runs when the
 // agent has an engine, a virtual machine (VmRuntime) for vm runs when it
-// has QEMU and a guest, one runtime per tenant.
+// has QEMU and a guest, and both (VmRuntime with a VmContainerRun) for
+// container_in_vm runs when it has all of them; one runtime per tenant.
+//
+// A container_in_vm run's image is resolved and checked against the
+// allowlist, and saved for the guest (vms.archives, once per image), when
+// its runtime is made: before the run's clock starts.
 //
 // A container run mounts its dataset directory read-only, asks for
 // spec.container_image (checked against the agent's own allowlist by

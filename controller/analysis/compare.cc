@@ -63,6 +63,41 @@ struct CellRuns {
   std::vector<const RunMetrics*> other;
 };
 
+// --by runtime with a VM runtime on one side only: a VM cell's key keeps
+// its shape (CellKey), so the other side's runs sit in the cell without
+// one. They are copied to every VM cell of the same key, and their own
+// cell is dropped once it served one.
+void PairVmShapes(std::vector<CellRuns>* cells) {
+  std::map<std::string, size_t> plain;  // key without vm -> its cell
+  for (size_t i = 0; i < cells->size(); ++i) {
+    if (!(*cells)[i].key.has_vm()) {
+      plain.emplace((*cells)[i].key.SerializeAsString(), i);
+    }
+  }
+  std::set<size_t> served;
+  for (CellRuns& cell : *cells) {
+    if (!cell.key.has_vm()) continue;
+    v1::RunSpec bare = cell.key;
+    bare.clear_vm();
+    auto it = plain.find(bare.SerializeAsString());
+    if (it == plain.end()) continue;
+    const CellRuns& source = (*cells)[it->second];
+    if (cell.baseline.empty() && !source.baseline.empty()) {
+      cell.baseline = source.baseline;
+      served.insert(it->second);
+    }
+    if (cell.other.empty() && !source.other.empty()) {
+      cell.other = source.other;
+      served.insert(it->second);
+    }
+  }
+  std::vector<CellRuns> kept;
+  for (size_t i = 0; i < cells->size(); ++i) {
+    if (served.count(i) == 0) kept.push_back(std::move((*cells)[i]));
+  }
+  *cells = std::move(kept);
+}
+
 void AddCellWarnings(const CompareDimension& dimension, const CellRuns& runs,
                      CellComparison* cell) {
   const std::string b = BaselineLabel(dimension);
@@ -221,6 +256,7 @@ Comparison CompareRuns(const std::vector<RunMetrics>& runs,
     CellRuns& cell = cells[it->second];
     (*side == Side::kBaseline ? cell.baseline : cell.other).push_back(r);
   }
+  PairVmShapes(&cells);
   if (dimension.by == CompareBy::kDevice) {
     for (const std::string& d :
          {dimension.baseline_device, dimension.other_device}) {

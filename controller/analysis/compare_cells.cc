@@ -38,7 +38,7 @@ absl::Status ParseRuntimeSides(const std::vector<std::string>& sides,
   if (!a || !b || *a == *b) {
     return absl::InvalidArgumentError(
         "--sides: --by runtime compares two different runtimes A,B of "
-        "native, container, vm (A is the baseline)");
+        "native, container, vm, container_in_vm (A is the baseline)");
   }
   d->baseline_runtime = *a;
   d->other_runtime = *b;
@@ -200,7 +200,10 @@ v1::RunSpec CellKey(CompareBy by, const v1::RunSpec& spec) {
     case CompareBy::kRuntime:
       key.clear_runtime();
       key.clear_container_image();  // only container runs name one
-      key.clear_vm();               // only vm runs size one
+      // A VM's shape stays: each vCPU count and memory size is a cell of
+      // its own, paired with the same cell of a runtime without a VM
+      // (PairVmShapes in compare.cc).
+      if (!RunsInVm(spec.runtime())) key.clear_vm();
       break;
     case CompareBy::kPageCache:
       key.mutable_workload()->clear_page_cache();
@@ -237,6 +240,14 @@ std::string CellLabel(const v1::RunSpec& key) {
   if (key.runtime() != v1::RUNTIME_UNSPECIFIED &&
       key.runtime() != v1::RUNTIME_NATIVE) {
     placement = RuntimeText(key.runtime());
+  }
+  if (key.has_vm()) {
+    // vcpus 0: the run's cores.
+    absl::StrAppend(&placement, placement.empty() ? "" : " ", "vm ",
+                    key.vm().vcpus() > 0
+                        ? absl::StrCat(key.vm().vcpus(), " vCPU ")
+                        : std::string(),
+                    key.vm().memory_mib(), " MiB");
   }
   if (key.tenants() > 1) {
     absl::StrAppend(&placement, placement.empty() ? "" : " ", "x",

@@ -82,7 +82,8 @@ ABSL_FLAG(std::string, devices, "",
           "first (xavier-0,xavier-3).");
 ABSL_FLAG(std::string, sides, "",
           "compare --by runtime: the two runtimes compared, baseline first, "
-          "of native, container, vm (default native,container).");
+          "of native, container, vm, container_in_vm (default "
+          "native,container).");
 ABSL_FLAG(std::string, metric, "",
           "variability: only this metric (minibatch_time, throughput, "
           "energy, energy_per_sample, incremental_energy, mean_power, "

@@ -57,10 +57,11 @@ FigureTable DistributionsFigure(const ReportInputs& in) {
                                RuntimeText(r.spec().runtime())};
     runtimes.insert(RuntimeText(r.spec().runtime()));
   }
-  if (!runtimes.count("container") && !runtimes.count("vm")) {
-    f.omitted = "The sweep has no done container or vm runs, so there is no "
-                "comparison with native runs (add `container` or `vm` to its "
-                "runtimes).";
+  if (!runtimes.count("container") && !runtimes.count("vm") &&
+      !runtimes.count("container_in_vm")) {
+    f.omitted = "The sweep has no done container, vm or container_in_vm "
+                "runs, so there is no comparison with native runs (add "
+                "`container`, `vm` or `container_in_vm` to its runtimes).";
     return f;
   }
   if (!runtimes.count("native")) {

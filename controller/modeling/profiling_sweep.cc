@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/enum_text.h"
 #include "controller/modeling/model_proto.h"
 
 namespace powersweep::modeling {
@@ -82,11 +83,13 @@ std::string KeepEarlierRunSettings(const v1::SweepSpec& earlier,
   }
   if (earlier.tenants_size() > 0) *sweep->mutable_tenants() = earlier.tenants();
   if (earlier.has_settle()) *sweep->mutable_settle() = earlier.settle();
-  // A vm size is valid only in a sweep that runs vm.
-  if (earlier.has_vm() &&
-      std::find(sweep->runtimes().begin(), sweep->runtimes().end(),
-                v1::RUNTIME_VM) != sweep->runtimes().end()) {
-    *sweep->mutable_vm() = earlier.vm();
+  // A vm size is valid only in a sweep that runs a vm runtime.
+  bool vm = false;
+  for (int r : sweep->runtimes()) vm |= RunsInVm(static_cast<v1::Runtime>(r));
+  if (vm) {
+    if (earlier.has_vm()) *sweep->mutable_vm() = earlier.vm();
+    *sweep->mutable_vm_vcpus() = earlier.vm_vcpus();
+    *sweep->mutable_vm_memory_mib() = earlier.vm_memory_mib();
   }
   if (earlier.prefetch_depths_size() > 0) {
     *sweep->mutable_prefetch_depths() = earlier.prefetch_depths();

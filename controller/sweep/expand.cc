@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -37,14 +38,52 @@ int64_t BaseloadTasks(const v1::SweepSpec& spec) {
 }
 
 // The runtimes of the baseload runs: a container's idle run for container
-// runs, the native one for native and vm runs (an idle VM is not measured:
-// vm cells are compared with the native baseload, controller/analysis/
-// baseload.cc), each once.
+// runs, the native one for native, vm and container_in_vm runs (an idle VM
+// is not measured: vm cells are compared with the native baseload,
+// controller/analysis/baseload.cc), each once.
 std::vector<int> BaseloadRuntimes(const v1::SweepSpec& spec) {
   std::vector<int> out;
   for (int r : spec.runtimes()) {
-    const int b = r == v1::RUNTIME_VM ? v1::RUNTIME_NATIVE : r;
+    const int b =
+        RunsInVm(static_cast<v1::Runtime>(r)) ? v1::RUNTIME_NATIVE : r;
     if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+  }
+  return out;
+}
+
+// The virtual machines of a vm-runtime cell: the product of vm_vcpus and
+// vm_memory_mib, each axis defaulting to `vm`'s one value.
+std::vector<v1::VmSpec> VmShapes(const v1::SweepSpec& spec) {
+  std::vector<int32_t> vcpus(spec.vm_vcpus().begin(), spec.vm_vcpus().end());
+  if (vcpus.empty()) vcpus.push_back(spec.vm().vcpus());
+  std::vector<int32_t> mib(spec.vm_memory_mib().begin(),
+                           spec.vm_memory_mib().end());
+  if (mib.empty()) mib.push_back(spec.vm().memory_mib());
+  std::vector<v1::VmSpec> shapes;
+  for (int32_t c : vcpus) {
+    for (int32_t m : mib) {
+      v1::VmSpec& vm = shapes.emplace_back();
+      vm.set_vcpus(c);
+      vm.set_memory_mib(m);
+    }
+  }
+  return shapes;
+}
+
+// A workload cell's runtimes, each vm runtime once per VM shape.
+struct RuntimeVariant {
+  v1::Runtime runtime;
+  std::optional<v1::VmSpec> vm;
+};
+std::vector<RuntimeVariant> RuntimeVariants(const v1::SweepSpec& spec) {
+  std::vector<RuntimeVariant> out;
+  for (int r : spec.runtimes()) {
+    const auto runtime = static_cast<v1::Runtime>(r);
+    if (!RunsInVm(runtime)) {
+      out.push_back({runtime, std::nullopt});
+      continue;
+    }
+    for (const v1::VmSpec& vm : VmShapes(spec)) out.push_back({runtime, vm});
   }
   return out;
 }
@@ -166,7 +205,9 @@ int64_t CountRuns(const v1::SweepSpec& spec,
     }
   }
   const int64_t workloads =
-      Product({workload_tasks, spec.runtimes_size(), spec.batch_sizes_size(),
+      Product({workload_tasks,
+               static_cast<int64_t>(RuntimeVariants(spec).size()),
+               spec.batch_sizes_size(),
                spec.loader_workers_size(),
                std::max(1, spec.tenants_size()),
                std::max(1, spec.prefetch_depths_size()),
@@ -212,6 +253,7 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
   base.set_duration_s(spec.duration_s());
   base.set_seed(spec.seed());
   base.set_threads(spec.threads());
+  const std::vector<RuntimeVariant> variants = RuntimeVariants(spec);
 
   // Repetitions are the OUTERMOST loop: all cells of repetition 0 are
   // queued before any cell of repetition 1. The repetitions of one cell are
@@ -257,7 +299,8 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
                 for (int m = 0; m < spec.power_modes_size(); ++m) {
                   if (!ModeAppliesTo(spec, m, device_class)) continue;
                   const v1::PowerMode& mode = spec.power_modes(m);
-                  for (int runtime : spec.runtimes()) {
+                  for (const RuntimeVariant& variant : variants) {
+                    const v1::Runtime runtime = variant.runtime;
                     v1::RunSpec& run = runs.emplace_back();
                     run.set_device_class(device_class);
                     v1::WorkloadSpec* w = run.mutable_workload();
@@ -284,11 +327,11 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
                       w->set_input_size(spec.input_size());
                     }
                     *run.mutable_power_mode() = mode;
-                    run.set_runtime(static_cast<v1::Runtime>(runtime));
-                    if (runtime == v1::RUNTIME_CONTAINER) {
+                    run.set_runtime(runtime);
+                    if (RunsInContainer(runtime)) {
                       run.set_container_image(spec.container_image());
                     }
-                    if (runtime == v1::RUNTIME_VM) *run.mutable_vm() = spec.vm();
+                    if (variant.vm.has_value()) *run.mutable_vm() = *variant.vm;
                     if (tenants > 1) run.set_tenants(tenants);
                     run.set_repetition(rep);
                     run.set_telemetry_hz(spec.telemetry_hz());

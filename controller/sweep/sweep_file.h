@@ -6,7 +6,8 @@
 // power_modes, runtimes, repetitions, epochs, minibatches, duration_s, seed,
 // threads, telemetry_hz, timeout_s, max_retries). Every list axis also
 // accepts a single value (`batch_sizes: 32` = `batch_sizes: [32]`).
-// tasks take train|infer, runtimes native|container. A power mode is either
+// tasks take train|infer, runtimes native|container|vm|container_in_vm. A
+// power mode is either
 // a preset name (`MAXN`) or a map with keys preset, cpu_cores, cpu_freq_khz,
 // gpu_freq_hz, mem_freq_hz; cpu_freq_mhz, gpu_freq_mhz and mem_freq_mhz are
 // accepted as conveniences and converted. An empty value (`models:`)

@@ -16,6 +16,7 @@
 #include "controller/sweep/expand.h"
 #include "controller/sweep/validate_devices.h"
 #include "controller/sweep/validate_model_inputs.h"
+#include "controller/sweep/validate_vm.h"
 
 namespace powersweep {
 namespace {
@@ -238,29 +239,6 @@ void CheckWorkloads(const v1::SweepSpec& spec, const WorkloadCatalog& w,
   }
 }
 
-// The `vm` key: sizes in range, and only with the vm runtime.
-void CheckVmSize(const v1::SweepSpec& spec, Problems* problems) {
-  if (!spec.has_vm()) return;
-  const int32_t vcpus = spec.vm().vcpus();
-  const int32_t mib = spec.vm().memory_mib();
-  if (vcpus < 0 || vcpus > 256) {
-    problems->push_back(absl::StrCat(
-        "vm.vcpus: ", vcpus, " is out of range (1..256, or 0 for the run's "
-        "cores)"));
-  }
-  if (mib != 0 && (mib < 256 || mib > (1 << 20))) {
-    problems->push_back(absl::StrCat(
-        "vm.memory_mib: ", mib, " is out of range (256..1048576, or 0 for "
-        "4096)"));
-  }
-  if (std::find(spec.runtimes().begin(), spec.runtimes().end(),
-                v1::RUNTIME_VM) == spec.runtimes().end()) {
-    problems->push_back(
-        "vm: only runs of the vm runtime have a virtual machine (add vm to "
-        "runtimes)");
-  }
-}
-
 void CheckEnums(const v1::SweepSpec& spec, Problems* problems) {
   for (int i = 0; i < spec.tasks_size(); ++i) {
     int t = spec.tasks(i);
@@ -278,12 +256,13 @@ void CheckEnums(const v1::SweepSpec& spec, Problems* problems) {
     if (r == v1::RUNTIME_UNSPECIFIED) {
       problems->push_back(
           absl::StrCat("runtimes[", i,
-                       "]: runtime is unspecified (use native, container or "
-                       "vm)"));
+                       "]: runtime is unspecified (use native, container, "
+                       "vm or container_in_vm)"));
     } else if (!v1::Runtime_IsValid(r)) {
       problems->push_back(absl::StrCat("runtimes[", i,
                                        "]: unknown runtime value ", r,
-                                       " (use native, container or vm)"));
+                                       " (use native, container, vm or "
+                                       "container_in_vm)"));
     }
   }
   CheckDuplicates("runtimes", ToVector(spec.runtimes()), kSelf, problems);
@@ -444,15 +423,22 @@ v1::SweepSpec WithDefaults(const v1::SweepSpec& spec) {
       out.settle().max_wait_s() == 0) {
     out.mutable_settle()->set_max_wait_s(kDefaultSettleMaxWaitS);
   }
-  if (out.container_image().empty() &&
-      std::find(out.runtimes().begin(), out.runtimes().end(),
-                v1::RUNTIME_CONTAINER) != out.runtimes().end()) {
+  bool container = false;
+  for (int r : out.runtimes()) {
+    container |= RunsInContainer(static_cast<v1::Runtime>(r));
+  }
+  if (out.container_image().empty() && container) {
     out.set_container_image(kDefaultContainerImage);
   }
-  if (out.vm().memory_mib() == 0 &&
-      std::find(out.runtimes().begin(), out.runtimes().end(),
-                v1::RUNTIME_VM) != out.runtimes().end()) {
-    out.mutable_vm()->set_memory_mib(kDefaultVmMemoryMib);
+  if (HasVmRuntime(out)) {
+    if (out.vm_memory_mib().empty() && out.vm().memory_mib() == 0) {
+      out.mutable_vm()->set_memory_mib(kDefaultVmMemoryMib);
+    }
+    for (int i = 0; i < out.vm_memory_mib_size(); ++i) {
+      if (out.vm_memory_mib(i) == 0) {
+        out.set_vm_memory_mib(i, kDefaultVmMemoryMib);
+      }
+    }
   }
   return out;
 }

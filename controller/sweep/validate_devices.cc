@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -220,9 +221,7 @@ void CheckRuntimeAvailability(const v1::SweepSpec& spec,
   // depend on what a device offers (capabilities.runtimes).
   for (int r = 0; r < spec.runtimes_size(); ++r) {
     const v1::Runtime runtime = spec.runtimes(r);
-    if (runtime != v1::RUNTIME_CONTAINER && runtime != v1::RUNTIME_VM) {
-      continue;
-    }
+    if (!RunsInContainer(runtime) && !RunsInVm(runtime)) continue;
     for (const DeviceClassInfo* cls : KnownClassesOf(spec, ctx)) {
       const auto devices = DevicesOf(ctx, cls->name);
       if (devices.empty()) continue;  // unknown yet: warned elsewhere
@@ -242,15 +241,30 @@ void CheckRuntimeAvailability(const v1::SweepSpec& spec,
             runtime == v1::RUNTIME_VM
                 ? " (it needs qemu-system-x86, /dev/kvm and the guest "
                   "image: docs/vm.md)"
+            : runtime == v1::RUNTIME_CONTAINER_IN_VM
+                ? " (it needs the vm runtime and the agent's "
+                  "--container_images with a running Docker engine: "
+                  "docs/vm.md)"
                 : ""));
       }
-      const int64_t vm_bytes = int64_t{spec.vm().memory_mib()} << 20;
-      if (runtime == v1::RUNTIME_VM && largest_memory > 0 &&
-          vm_bytes > largest_memory) {
-        problems->push_back(absl::StrCat(
-            "vm.memory_mib: ", spec.vm().memory_mib(),
-            " MiB is more than the memory of any ", cls->name, " device (",
-            largest_memory >> 20, " MiB)"));
+      if (!RunsInVm(runtime) || largest_memory == 0) continue;
+      std::vector<std::pair<std::string, int32_t>> sizes;
+      if (spec.vm_memory_mib().empty()) {
+        sizes.push_back({"vm.memory_mib", spec.vm().memory_mib()});
+      }
+      for (int i = 0; i < spec.vm_memory_mib_size(); ++i) {
+        sizes.push_back({absl::StrCat("vm_memory_mib[", i, "]"),
+                         spec.vm_memory_mib(i)});
+      }
+      for (const auto& [field, mib] : sizes) {
+        if ((int64_t{mib} << 20) <= largest_memory) continue;
+        const std::string problem = absl::StrCat(
+            field, ": ", mib, " MiB is more than the memory of any ",
+            cls->name, " device (", largest_memory >> 20, " MiB)");
+        if (std::find(problems->begin(), problems->end(), problem) ==
+            problems->end()) {
+          problems->push_back(problem);
+        }
       }
     }
   }

@@ -44,7 +44,7 @@ TITLES = {
     "pareto": "Time-energy Pareto front per workload",
     "minibatch_time": "Minibatch time: fetch stall, compute, overhead",
     "energy_split": "Energy per run: baseload vs incremental",
-    "distributions": "Power and utilization: native vs container",
+    "distributions": "Power and utilization by runtime",
     "timeline": "Power and utilization over time",
     "heldout": "Predicted vs measured on held-out modes",
     "variability": "Per-instance variability",

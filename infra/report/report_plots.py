@@ -277,7 +277,7 @@ def pareto(rows, title):
 def distributions(rows, title):
     need(rows, "distributions", "runtime", "power_w", "cpu_util_pct",
          "gpu_util_pct")
-    runtimes = [r for r in ("native", "container", "vm")
+    runtimes = [r for r in ("native", "container", "vm", "container_in_vm")
                 if any(x["runtime"] == r for x in rows)]
     fig, axes = plt.subplots(1, 3, figsize=(12, 4.2))
     for ax, (col, label) in zip(axes, [("power_w", "power (W)"),

@@ -10,7 +10,7 @@ PKGS=(
   libyaml-cpp-dev zlib1g-dev libeigen3-dev dataset-fashion-mnist
   docker.io libturbojpeg0-dev python3-torch python3-torchvision tmux
   python3-matplotlib chromium wordnet-base espeak-ng
-  qemu-system-x86 busybox-static
+  qemu-system-x86 busybox-static e2fsprogs
 )
 missing=()
 for p in "${PKGS[@]}"; do

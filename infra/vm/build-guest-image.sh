@@ -4,8 +4,10 @@
 #   OUT_DIR/vmlinuz     Debian's generic kernel (linux-image-amd64's current
 #                       version, fetched with `apt-get download`, never
 #                       installed on this machine)
-#   OUT_DIR/initrd.img  busybox (busybox-static), the virtio, 9p and
-#                       virtio-serial modules of that kernel, and
+#   OUT_DIR/initrd.img  busybox (busybox-static), the virtio, 9p,
+#                       virtio-serial, overlay (for Docker in the guest:
+#                       container_in_vm runs), virtio-blk and ext4 (the
+#                       runs' data disks) modules of that kernel, and
 #                       infra/vm/guest-init as /init
 #   OUT_DIR/GUEST       what went in (kernel package, busybox, modules)
 # The guest has no root file system of its own: /init mounts the host's /
@@ -31,7 +33,8 @@ PKG=$(apt-cache depends linux-image-amd64 2>/dev/null |
       awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
 [ -n "$PKG" ] || { echo "build-guest-image: apt knows no linux-image-amd64 (run apt-get update)" >&2; exit 2; }
 VERSION=$(apt-cache policy "$PKG" | awk '/Candidate:/ {print $2}')
-STAMP="kernel $PKG $VERSION; busybox $(sha256sum "$BUSYBOX" | cut -c1-16); init $(sha256sum "$ROOT/infra/vm/guest-init" | cut -c1-16)"
+MODULES="9p 9pnet_virtio virtio_pci virtio_console overlay virtio_blk crc32c_generic ext4"
+STAMP="kernel $PKG $VERSION; busybox $(sha256sum "$BUSYBOX" | cut -c1-16); init $(sha256sum "$ROOT/infra/vm/guest-init" | cut -c1-16); modules $MODULES"
 if [ -f "$OUT/GUEST" ] && [ -f "$OUT/vmlinuz" ] && [ -f "$OUT/initrd.img" ] &&
    [ "$(head -1 "$OUT/GUEST")" = "$STAMP" ]; then
   echo "build-guest-image: $OUT is up to date ($PKG $VERSION)"
@@ -49,7 +52,7 @@ mkdir -p "$WORK/initrd"
 /usr/bin/python3 "$ROOT/infra/vm/make_initrd.py" \
   --modules "$WORK/kernel/lib/modules/$KVER" --busybox "$BUSYBOX" \
   --init "$ROOT/infra/vm/guest-init" --out "$WORK/initrd.img" \
-  9p 9pnet_virtio virtio_pci virtio_console >"$WORK/modules.txt"
+  $MODULES >"$WORK/modules.txt"
 cp "$WORK/kernel/boot/vmlinuz-$KVER" "$OUT/vmlinuz.new"
 mv "$OUT/vmlinuz.new" "$OUT/vmlinuz"
 mv "$WORK/initrd.img" "$OUT/initrd.img"

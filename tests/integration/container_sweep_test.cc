@@ -191,7 +191,7 @@ TEST_F(ContainerSweepTest, NativeAndContainerRunsOfOneCellAreCompared) {
   EXPECT_EQ(run_ids.size(), 4u);
   EXPECT_GT(ReadFile(out + "/distributions.png").size(), 1000u);
   EXPECT_THAT(ReadFile(out + "/index.html"),
-              HasSubstr("Power and utilization: native vs container"));
+              HasSubstr("Power and utilization by runtime"));
   // What every figure drew (FIGURE.json) against its data: plain ticks,
   // padded narrow axes, legends outside the axes, labelled modes.
   const Finished checks = RunToEnd(

@@ -4,8 +4,13 @@
 // in build/vm-guest and runs the same powersweep-workload in it, and
 // `compare --by runtime --sides native,vm` compares the two. The agent runs
 // with --vm_accel=tcg (QEMU's emulation: this machine's KVM is PVM, which
-// cannot boot Debian's kernel), which every vm result says.
+// cannot boot Debian's kernel), which every vm result says. A
+// container_in_vm sweep runs an image of the fake workload (small, so the
+// emulated guest loads it in seconds) in Docker inside the VM.
+#include <array>
+#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -108,6 +113,83 @@ TEST(VmSweepTest, NativeAndVmRunsOfOneCellAreCompared) {
   EXPECT_THAT(header, ::testing::Contains("n native"));
   EXPECT_THAT(header, ::testing::Contains("n vm"));
   EXPECT_GT(t.rows_size(), 0);
+}
+
+// Runs a command (fixed text, no user input): its exit status and output.
+std::pair<int, std::string> Shell(const std::string& command) {
+  std::string out;
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return {-1, "popen failed"};
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  return {pclose(p), out};
+}
+
+TEST(VmSweepTest, ContainerInVmRunsThroughTheController) {
+  const std::string src = POWERSWEEP_SOURCE_DIR;
+  auto [up, up_out] = Shell(src + "/infra/scripts/start-dockerd.sh");
+  ASSERT_EQ(up, 0) << "no Docker engine (CI installs docker.io): " << up_out;
+  auto [built, out] = Shell("IMAGE_REPO=powersweep-fake-workload " + src +
+                            "/infra/docker/build-workload-image.sh " +
+                            FAKE_WORKLOAD);
+  ASSERT_EQ(built, 0) << out;
+  const std::string image = out.substr(out.rfind("image: ") + 7,
+                                       out.find('\n', out.rfind("image: ")) -
+                                           out.rfind("image: ") - 7);
+  LocalFleet fleet;
+  ASSERT_TRUE(fleet.ok()) << fleet.Logs();
+  fleet.StartAgent("it-civ-0",
+                   {"--vm_accel=tcg", "--container_images=" + image});
+  ASSERT_TRUE(LocalFleet::WaitFor(
+      [&] {
+        auto d = fleet.ListDevices();
+        return d.size() == 1 && d[0].connected() &&
+               d[0].capabilities().runtimes_size() == 4;
+      },
+      30))
+      << fleet.Logs();
+  v1::SweepSpec spec = NativeAndVm();
+  spec.set_name("it-container-in-vm");
+  spec.set_runtimes(1, v1::RUNTIME_CONTAINER_IN_VM);
+  spec.set_container_image(image);
+  spec.clear_vm();
+  spec.add_vm_vcpus(2);
+  spec.add_vm_memory_mib(1024);
+  std::string error;
+  const int64_t sweep = fleet.Submit(spec, &error);
+  ASSERT_GT(sweep, 0) << error;
+  ASSERT_TRUE(LocalFleet::WaitFor(
+      [&] { return fleet.GetSweep(sweep).finished(); }, 540))
+      << fleet.Logs();
+  for (const v1::RunStatus& r : fleet.ListRuns(sweep)) {
+    EXPECT_EQ(r.state(), v1::RUN_STATE_DONE) << r.reason() << fleet.Logs();
+    EXPECT_EQ(r.summary().minibatches(), 3);
+  }
+  const std::string db = fleet.db_path();
+  const auto civ = Query(db, "SELECT res.result_json FROM run_results res "
+                             "JOIN runs r USING (run_id) "
+                             "WHERE r.runtime = 'container_in_vm'");
+  ASSERT_EQ(civ.size(), 1u);
+  EXPECT_THAT(civ[0][0], HasSubstr("\"accel\":\"tcg\""));
+  EXPECT_THAT(civ[0][0], HasSubstr("\"memory_mib\":1024"));
+  EXPECT_THAT(civ[0][0], HasSubstr("guest_image_loaded_s"));
+  EXPECT_THAT(civ[0][0], HasSubstr("guest_image_id"));
+
+  v1::CompareRequest req;
+  req.set_sweep_id(sweep);
+  req.set_by("runtime");
+  req.add_sides("native");
+  req.add_sides("container_in_vm");
+  v1::CompareResponse resp;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(fleet.control()->Compare(&ctx, req, &resp).ok());
+  std::vector<std::string> header(resp.table().header().begin(),
+                                  resp.table().header().end());
+  EXPECT_THAT(header, ::testing::Contains("n container_in_vm"));
+  ASSERT_GT(resp.table().rows_size(), 0);
+  // The cell names the VM's shape.
+  EXPECT_THAT(resp.table().rows(0).cells(0), HasSubstr("vm 2 vCPU 1024 MiB"));
 }
 
 }  // namespace

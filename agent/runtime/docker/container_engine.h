@@ -23,6 +23,9 @@
 //   pulls).
 // - ListContainers(label): names of containers in any state that carry the
 //   label ("key=value").
+// - SaveImage(image, path): writes the image (as `docker save`: a tar that
+//   `docker load` reads back) to `path`, replacing it; NotFound when the
+//   image is not present locally, Unavailable when the engine fails.
 // Every method may be called from any thread.
 #ifndef POWERSWEEP_AGENT_RUNTIME_DOCKER_CONTAINER_ENGINE_H_
 #define POWERSWEEP_AGENT_RUNTIME_DOCKER_CONTAINER_ENGINE_H_
@@ -58,6 +61,8 @@ class ContainerEngine {
   virtual absl::StatusOr<std::string> ImageId(const std::string& image) = 0;
   virtual absl::StatusOr<std::vector<std::string>> ListContainers(
       const std::string& label) = 0;
+  virtual absl::Status SaveImage(const std::string& image,
+                                 const std::string& path) = 0;
 };
 
 }  // namespace powersweep

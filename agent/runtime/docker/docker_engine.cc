@@ -123,6 +123,28 @@ absl::StatusOr<std::string> DockerEngine::ImageId(const std::string& image) {
   return std::string(absl::StripAsciiWhitespace(r.out));
 }
 
+absl::Status DockerEngine::SaveImage(const std::string& image,
+                                    const std::string& path) {
+  // A large image takes longer than one command's timeout.
+  constexpr double kSaveTimeoutS = 900;
+  PS_ASSIGN_OR_RETURN(
+      CommandResult r,
+      RunCommand({client_, "save", "-o", path, image}, kSaveTimeoutS));
+  if (r.timed_out) {
+    return absl::UnavailableError(absl::StrCat(
+        "docker save ", image, ": not done within ", kSaveTimeoutS, " s"));
+  }
+  if (!r.ok()) {
+    if (Mentions(r, "No such image") || Mentions(r, "reference does not exist")) {
+      return absl::NotFoundError(
+          absl::StrCat("image ", image, " is not present in the engine"));
+    }
+    return absl::UnavailableError(
+        absl::StrCat("docker save ", image, ": ", r.Summary()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<std::string>> DockerEngine::ListContainers(
     const std::string& label) {
   PS_ASSIGN_OR_RETURN(CommandResult r, Run({"ps", "--all", "--filter",

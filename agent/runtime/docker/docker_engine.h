@@ -40,6 +40,8 @@ class DockerEngine : public ContainerEngine {
   absl::StatusOr<std::string> ImageId(const std::string& image) override;
   absl::StatusOr<std::vector<std::string>> ListContainers(
       const std::string& label) override;
+  absl::Status SaveImage(const std::string& image,
+                         const std::string& path) override;
 
   const std::string& client_path() const { return client_; }
 

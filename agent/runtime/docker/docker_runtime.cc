@@ -74,6 +74,33 @@ std::string DockerRuntime::container_id() const {
   return container_id_;
 }
 
+absl::StatusOr<std::string> ResolveAllowedImage(
+    const DockerRuntimeConfig& config, ContainerEngine* engine,
+    const std::string& image) {
+  // The allowlist first, by name; by image id only when it lists ids.
+  std::string resolved;
+  absl::Status allowed = CheckImageAllowed(image, "", config.image_allowlist);
+  if (!allowed.ok() && AllowlistHasImageIds(config.image_allowlist)) {
+    absl::StatusOr<std::string> id = engine->ImageId(image);
+    if (id.ok()) {
+      resolved = *id;
+      allowed = CheckImageAllowed(image, resolved, config.image_allowlist);
+    }
+  }
+  if (!allowed.ok()) return allowed;
+  if (resolved.empty()) {
+    absl::StatusOr<std::string> id = engine->ImageId(image);
+    if (!id.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "image \"", image, "\" is not available in the container engine (",
+          id.status().message(),
+          "); build it with infra/docker/build-workload-image.sh"));
+    }
+    resolved = *id;
+  }
+  return resolved;
+}
+
 absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
                                   RecordCallback callback) {
   if (client_.pid() != 0) {
@@ -83,29 +110,9 @@ absl::Status DockerRuntime::Start(const RuntimeSpec& spec,
     return absl::InvalidArgumentError("argv: empty command line");
   }
   if (absl::Status c = client_.CheckNotCancelled(); !c.ok()) return c;
-  // The allowlist first, by name; by image id only when it lists ids.
   const std::string& image = request_.image;
-  std::string resolved;
-  absl::Status allowed = CheckImageAllowed(image, "", config_.image_allowlist);
-  if (!allowed.ok() && AllowlistHasImageIds(config_.image_allowlist)) {
-    absl::StatusOr<std::string> id = engine_->ImageId(image);
-    if (id.ok()) {
-      resolved = *id;
-      allowed = CheckImageAllowed(image, resolved, config_.image_allowlist);
-    }
-  }
-  if (!allowed.ok()) return allowed;
-  if (resolved.empty()) {
-    absl::StatusOr<std::string> id = engine_->ImageId(image);
-    if (!id.ok()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "image \"", image, "\" is not available in the container engine (",
-          id.status().message(),
-          "); build it with infra/docker/build-workload-image.sh"));
-    }
-    resolved = *id;
-  }
-  image_id_ = resolved;
+  PS_ASSIGN_OR_RETURN(image_id_,
+                      ResolveAllowedImage(config_, engine_, image));
 
   // A container of this name left by an earlier agent would block the name.
   absl::Status stale = engine_->Remove(name_);

@@ -70,6 +70,15 @@
 
 namespace powersweep {
 
+// The id ("sha256:<hex>") of `image` in `engine`, once `config`'s allowlist
+// allows it (by name, else by id when the allowlist lists ids):
+// PermissionDenied naming the image and the allowlist, or
+// FailedPrecondition when the engine does not have it (with how to build
+// it). Used by DockerRuntime and by container_in_vm runs.
+absl::StatusOr<std::string> ResolveAllowedImage(
+    const DockerRuntimeConfig& config, ContainerEngine* engine,
+    const std::string& image);
+
 class DockerRuntime : public Runtime, public CountedRun {
  public:
   // `engine` and `clock` must outlive the runtime.

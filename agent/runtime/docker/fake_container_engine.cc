@@ -186,4 +186,23 @@ absl::StatusOr<std::vector<std::string>> FakeContainerEngine::ListContainers(
   return out;
 }
 
+absl::Status FakeContainerEngine::SaveImage(const std::string& image,
+                                           const std::string& path) {
+  absl::MutexLock lock(&mu_);
+  calls_.push_back(absl::StrCat("save ", image, " ", path));
+  if (absl::Status down = Down(); !down.ok()) return down;
+  std::string id;
+  for (const auto& [reference, img] : images_) {
+    if (reference == image || img.id == image) id = img.id;
+  }
+  if (id.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("image ", image, " is not present in the engine"));
+  }
+  std::ofstream out(path, std::ios::trunc);
+  out << "fake image archive of " << id << "\n";
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
 }  // namespace powersweep

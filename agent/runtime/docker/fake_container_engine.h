@@ -12,7 +12,8 @@
 //
 // Every call is recorded in order as one line: "image-inspect <ref>",
 // "run <name>", "inspect <name>", "kill <name> <signal>", "rm <name>",
-// "ps <label>". RunArgs(name) are the arguments of that container's run.
+// "ps <label>", "save <image> <path>". SaveImage writes a small tar-like
+// text file naming the image's id (not a real image archive). RunArgs(name) are the arguments of that container's run.
 // SetUnavailable(true) makes every call fail with Unavailable ("engine
 // down").
 //
@@ -53,6 +54,8 @@ class FakeContainerEngine : public ContainerEngine {
   absl::StatusOr<std::string> ImageId(const std::string& image) override;
   absl::StatusOr<std::vector<std::string>> ListContainers(
       const std::string& label) override;
+  absl::Status SaveImage(const std::string& image,
+                         const std::string& path) override;
 
  private:
   struct Image {

@@ -10,50 +10,17 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-
-extern char** environ;
 
 namespace powersweep {
 namespace {
 
 // The guest /init's exit code when it could not run the workload.
 constexpr int kGuestInitFailed = 125;
-
-std::string Quote(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-bool IsShellName(const std::string& name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) {
-    return false;
-  }
-  for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return true;
-}
-
-std::map<std::string, std::string> Environment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string entry(*e);
-    const size_t eq = entry.find('=');
-    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
-  return env;
-}
 
 bool HasSpace(const std::string& s) {
   for (char c : s) {
@@ -96,35 +63,27 @@ std::vector<std::string> QemuArgv(const VmRuntimeConfig& config,
                    ",append=on"),
       "-device", "virtserialport,chardev=stderr,name=powersweep.stderr",
       "-chardev", absl::StrCat("file,id=exit,path=", launch.exit_file),
-      "-device", "virtserialport,chardev=exit,name=powersweep.exit"};
+      "-device", "virtserialport,chardev=exit,name=powersweep.exit",
+      "-chardev", absl::StrCat("file,id=phases,path=", launch.phases_file),
+      "-device", "virtserialport,chardev=phases,name=powersweep.phases"};
+  if (!launch.data_disk.empty()) {
+    argv.insert(argv.end(),
+                {"-drive", absl::StrCat("file=", launch.data_disk,
+                                        ",if=virtio,format=raw,readonly=on")});
+  }
   return argv;
 }
 
-std::string VmRunScript(const std::vector<std::string>& argv,
-                        const std::string& cwd,
-                        const std::map<std::string, std::string>& env) {
-  std::ostringstream s;
-  s << "# powersweep vm run: the agent's environment and argv "
-       "(agent/runtime/vm/vm_runtime.h)\n";
-  for (const auto& [name, value] : env) {
-    if (!IsShellName(name)) continue;
-    s << "export " << name << "=" << Quote(value) << "\n";
-  }
-  s << "export TMPDIR=/run/powersweep-tmp\n"
-    << "mkdir -p \"$TMPDIR\"\n";
-  if (!cwd.empty()) s << "cd " << Quote(cwd) << " 2>/dev/null || cd /\n";
-  std::vector<std::string> words;
-  for (const std::string& a : argv) words.push_back(Quote(a));
-  s << "exec " << absl::StrJoin(words, " ") << "\n";
-  return s.str();
-}
-
 VmRuntime::VmRuntime(Clock* clock, VmRuntimeConfig config, v1::VmSpec vm,
-                     int default_vcpus)
+                     int default_vcpus,
+                     std::optional<VmContainerRun> container,
+                     std::optional<VmDataMount> data)
     : clock_(clock),
       config_(std::move(config)),
       vm_(std::move(vm)),
       default_vcpus_(default_vcpus),
+      container_(std::move(container)),
+      data_(std::move(data)),
       qemu_(clock) {}
 
 absl::Status VmRuntime::Start(const RuntimeSpec& spec,
@@ -159,6 +118,17 @@ absl::Status VmRuntime::Start(const RuntimeSpec& spec,
   launch_.run_script = dir + "/run.sh";
   launch_.console_log = dir + "/console.log";
   launch_.exit_file = dir + "/exit";
+  launch_.phases_file = dir + "/phases";
+  std::string data_mount;
+  if (data_.has_value() && !data_->disk.empty()) {
+    if (absl::StrContains(data_->disk, ',')) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "vm: the data disk's path holds a comma (QEMU's -drive cannot "
+          "take it): ", data_->disk));
+    }
+    launch_.data_disk = data_->disk;
+    data_mount = data_->path;
+  }
   launch_.stderr_log =
       spec.stderr_log_path.empty()
           ? ""
@@ -171,11 +141,33 @@ absl::Status VmRuntime::Start(const RuntimeSpec& spec,
   }
   std::filesystem::remove(launch_.exit_file, ec);
   std::filesystem::remove(launch_.console_log, ec);
+  std::filesystem::remove(launch_.phases_file, ec);
   char cwd[4096];
   const std::string here = getcwd(cwd, sizeof(cwd)) != nullptr ? cwd : "/";
+  std::string text;
+  if (container_.has_value()) {
+    DockerRunInput input;
+    input.name = ContainerName(container_->config.name_prefix,
+                               container_->request);
+    input.image_ref = container_->image_id;
+    input.requested_image = container_->request.image;
+    input.device_id = container_->request.device_id;
+    input.uid = static_cast<int>(getuid());
+    input.gid = static_cast<int>(getgid());
+    RuntimeSpec in_guest = spec;
+    in_guest.cpus.clear();  // the guest's vCPUs are not the host's CPUs
+    absl::StatusOr<std::vector<std::string>> args = BuildDockerRunArgs(
+        container_->config, container_->request, input, in_guest);
+    if (!args.ok()) return args.status();
+    text = VmContainerScript(
+        {container_->image_id, container_->image_archive, *std::move(args)},
+        here, AgentEnvironment(), data_mount);
+  } else {
+    text = VmRunScript(spec.argv, here, AgentEnvironment(), data_mount);
+  }
   {
     std::ofstream script(launch_.run_script, std::ios::trunc);
-    script << VmRunScript(spec.argv, here, Environment());
+    script << text;
     if (!script) {
       return absl::FailedPreconditionError(
           absl::StrCat("vm: cannot write ", launch_.run_script));
@@ -211,7 +203,11 @@ ExitStatus VmRuntime::Wait() {
     return st;
   }
   st.exit_code = code;
-  if (code == kGuestInitFailed) {
+  // 125: the guest's /init failed (the console says why), or, in a
+  // container_in_vm run, the guest's script or `docker run` (its stderr
+  // says why).
+  if (code == kGuestInitFailed &&
+      (!container_.has_value() || st.last_stderr_line.empty())) {
     const std::string console = LastLineOfFile(launch_.console_log);
     if (!console.empty()) st.last_stderr_line = console;
   }
@@ -231,6 +227,19 @@ v1::VmRun VmRuntime::VmInfo() const {
   info.set_guest_kernel(std::string(absl::StripPrefix(kernel, "kernel ")));
   const int64_t first = first_record_ns_.load();
   if (first > 0) info.set_boot_to_first_record_s((first - start_ns_) / 1e9);
+  if (data_.has_value()) {
+    info.set_data_transport(data_->disk.empty() ? "9p" : "virtio-blk");
+  }
+  if (container_.has_value()) {
+    info.set_guest_image_id(container_->image_id);
+    std::ifstream phases(launch_.phases_file);
+    std::string name;
+    double at = 0;
+    while (phases >> name >> at) {
+      if (name == "engine_ready") info.set_guest_engine_ready_s(at);
+      if (name == "image_loaded") info.set_guest_image_loaded_s(at);
+    }
+  }
   return info;
 }
 

@@ -1,4 +1,5 @@
-// VmRuntime: a `vm` run's workload in a QEMU virtual machine.
+// VmRuntime: a `vm` run's workload in a QEMU virtual machine, or a
+// `container_in_vm` run's: the workload image in Docker inside that VM.
 //
 // The VM boots the guest of infra/vm/build-guest-image.sh (vm_guest.h):
 // its /init mounts the host's / read-only over virtio-9p and runs, chrooted
@@ -15,6 +16,15 @@
 // comes back on the port "powersweep.exit" (125: the guest's /init failed,
 // the reason is console.log's last line).
 //
+// With a VmContainerRun (container_in_vm), the guest runs
+// VmContainerScript instead (vm_script.h): the host's dockerd in the
+// guest, `docker load` of the image's archive (GuestImageArchives), then
+// `docker run` with the arguments a container run gets (BuildDockerRunArgs,
+// without --cpuset-cpus: the guest's vCPUs are not the host's CPUs; QEMU
+// itself is pinned to the run's cores). The guest reports when its engine
+// answered and when the image was loaded on the port "powersweep.phases"
+// (`<log>.vm/phases`), which VmInfo returns.
+//
 // The process the agent measures (Pid, cpu_s, max RSS, telemetry) is the
 // whole QEMU process: vCPUs, I/O threads and the emulator (VmRun says so).
 //
@@ -28,9 +38,13 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "agent/runtime/docker/container_config.h"
 #include "agent/runtime/native/native_runtime.h"
 #include "agent/runtime/runtime.h"
 #include "agent/runtime/vm/vm_guest.h"
+#include "agent/runtime/vm/vm_script.h"
 #include "common/clock.h"
 #include "powersweep/v1/run.pb.h"
 #include "powersweep/v1/workload.pb.h"
@@ -55,6 +69,8 @@ struct VmLaunch {
   std::string console_log;   // the guest kernel's console
   std::string stderr_log;    // the workload's stdout and stderr ("": none)
   std::string exit_file;     // the workload's exit code
+  std::string phases_file;   // "<phase> <guest uptime s>" lines
+  std::string data_disk;     // read-only virtio-blk disk ("": none)
   std::string name;          // -name, e.g. "powersweep-run-11-tenant-0"
 };
 
@@ -62,19 +78,31 @@ struct VmLaunch {
 std::vector<std::string> QemuArgv(const VmRuntimeConfig& config,
                                   const VmLaunch& launch);
 
-// The script the guest runs: cd to `cwd` (if it exists there), export each
-// of `env` (names that are not shell identifiers are left out), a writable
-// TMPDIR on the guest's tmpfs, then exec `argv`; every word single-quoted.
-std::string VmRunScript(const std::vector<std::string>& argv,
-                        const std::string& cwd,
-                        const std::map<std::string, std::string>& env);
+// A run's data set in the guest: `path` (the host's directory, also its
+// path in the guest) is read over 9p, or, with a `disk` (VmDataDisks), from
+// that read-only ext4 image mounted over `path`.
+struct VmDataMount {
+  std::string path;
+  std::string disk;  // "": 9p
+};
+
+// A container_in_vm run's container: what a container run would get, the
+// image's id and its archive on the host (GuestImageArchives).
+struct VmContainerRun {
+  DockerRuntimeConfig config;
+  ContainerRequest request;
+  std::string image_id;
+  std::string image_archive;
+};
 
 class VmRuntime : public Runtime, public VirtualMachineRun {
  public:
   // `vm` is the run's VmSpec (0 = defaults: vcpus from the run's cores, else
   // `default_vcpus`; 4096 MiB).
   VmRuntime(Clock* clock, VmRuntimeConfig config, v1::VmSpec vm,
-            int default_vcpus);
+            int default_vcpus,
+            std::optional<VmContainerRun> container = std::nullopt,
+            std::optional<VmDataMount> data = std::nullopt);
 
   absl::Status Start(const RuntimeSpec& spec,
                      RecordCallback callback) override;
@@ -82,7 +110,8 @@ class VmRuntime : public Runtime, public VirtualMachineRun {
   void Cancel(const std::string& reason) override { qemu_.Cancel(reason); }
   int Pid() const override { return qemu_.Pid(); }
 
-  // How the VM ran (accel, size, guest, start to first record).
+  // How the VM ran (accel, size, guest, start to first record; the guest's
+  // engine and image phases for container_in_vm).
   v1::VmRun VmInfo() const override;
 
  private:
@@ -90,6 +119,8 @@ class VmRuntime : public Runtime, public VirtualMachineRun {
   const VmRuntimeConfig config_;
   const v1::VmSpec vm_;
   const int default_vcpus_;
+  const std::optional<VmContainerRun> container_;
+  const std::optional<VmDataMount> data_;
   VmLaunch launch_;
   int64_t start_ns_ = 0;
   std::atomic<int64_t> first_record_ns_{0};

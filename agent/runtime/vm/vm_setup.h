@@ -6,10 +6,13 @@
 #ifndef POWERSWEEP_AGENT_RUNTIME_VM_VM_SETUP_H_
 #define POWERSWEEP_AGENT_RUNTIME_VM_VM_SETUP_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "agent/runtime/vm/data_disk.h"
+#include "agent/runtime/vm/guest_image_archive.h"
 #include "agent/runtime/vm/vm_runtime.h"
 
 namespace powersweep {
@@ -19,6 +22,12 @@ struct VmSetup {
   std::string why_not;   // when not enabled
   VmRuntimeConfig config;
   int default_vcpus = 1;  // the agent's cores
+  // container_in_vm runs: where their images' archives are kept; null
+  // without a container engine (then no container_in_vm runs).
+  std::shared_ptr<GuestImageArchives> archives;
+  // The data sets' disk images (--vm_data=blk, the default); null: the
+  // guest reads data sets over 9p (--vm_data=9p).
+  std::shared_ptr<VmDataDisks> data_disks;
 };
 
 struct VmOptions {

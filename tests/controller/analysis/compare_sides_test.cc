@@ -1,6 +1,7 @@
-// compare --by runtime --sides A,B: any two of native, container and vm,
-// the baseline first; runs of a third runtime are on neither side, and a
-// vm run's VM size is not part of its cell.
+// compare --by runtime --sides A,B: any two of native, container, vm and
+// container_in_vm, the baseline first; runs of other runtimes are on
+// neither side, and a VM's shape is part of its cell, each shape paired
+// with the same cell of a runtime without a VM.
 #include <string>
 #include <vector>
 
@@ -21,8 +22,13 @@ v1::RunSpec RunOf(v1::Runtime runtime) {
   s.mutable_workload()->set_dataset("fashion-mnist");
   s.mutable_workload()->set_task(v1::TASK_TRAIN);
   s.set_runtime(runtime);
-  if (runtime == v1::RUNTIME_VM) s.mutable_vm()->set_memory_mib(4096);
-  if (runtime == v1::RUNTIME_CONTAINER) s.set_container_image("img");
+  if (runtime == v1::RUNTIME_VM || runtime == v1::RUNTIME_CONTAINER_IN_VM) {
+    s.mutable_vm()->set_memory_mib(4096);
+  }
+  if (runtime == v1::RUNTIME_CONTAINER ||
+      runtime == v1::RUNTIME_CONTAINER_IN_VM) {
+    s.set_container_image("img");
+  }
   return s;
 }
 
@@ -36,14 +42,19 @@ TEST(CompareSidesTest, NativeAgainstVmPutsContainerRunsOnNeitherSide) {
   EXPECT_EQ(SideOf(*d, RunOf(v1::RUNTIME_UNSPECIFIED), "h"), Side::kBaseline);
   EXPECT_EQ(SideOf(*d, RunOf(v1::RUNTIME_VM), "h"), Side::kOther);
   EXPECT_EQ(SideOf(*d, RunOf(v1::RUNTIME_CONTAINER), "h"), std::nullopt);
-  // The three runtimes' runs of one workload are one cell.
-  const v1::RunSpec key = CellKey(CompareBy::kRuntime, RunOf(v1::RUNTIME_VM));
-  EXPECT_EQ(key.SerializeAsString(),
-            CellKey(CompareBy::kRuntime, RunOf(v1::RUNTIME_NATIVE))
-                .SerializeAsString());
+  // Native and container runs of one workload are one cell; VM runs keep
+  // their shape (PairVmShapes pairs them), the same for both VM runtimes.
+  const v1::RunSpec key =
+      CellKey(CompareBy::kRuntime, RunOf(v1::RUNTIME_NATIVE));
   EXPECT_EQ(key.SerializeAsString(),
             CellKey(CompareBy::kRuntime, RunOf(v1::RUNTIME_CONTAINER))
                 .SerializeAsString());
+  const v1::RunSpec vm = CellKey(CompareBy::kRuntime, RunOf(v1::RUNTIME_VM));
+  EXPECT_EQ(vm.vm().memory_mib(), 4096);
+  EXPECT_EQ(vm.SerializeAsString(),
+            CellKey(CompareBy::kRuntime, RunOf(v1::RUNTIME_CONTAINER_IN_VM))
+                .SerializeAsString());
+  EXPECT_THAT(CellLabel(vm), HasSubstr("| vm 4096 MiB"));
 }
 
 TEST(CompareSidesTest, ContainerAgainstVmAndTheDefault) {
@@ -66,7 +77,8 @@ TEST(CompareSidesTest, BadSidesNameTheFlag) {
         ParseCompareDimension("runtime", {}, sides);
     ASSERT_FALSE(d.ok());
     EXPECT_THAT(d.status().message(), HasSubstr("--sides"));
-    EXPECT_THAT(d.status().message(), HasSubstr("native, container, vm"));
+    EXPECT_THAT(d.status().message(),
+                HasSubstr("native, container, vm, container_in_vm"));
   }
   absl::StatusOr<CompareDimension> other =
       ParseCompareDimension("page_cache", {}, {"native", "vm"});
@@ -104,6 +116,55 @@ TEST(CompareSidesTest, EmulatedVmRunsAreCalledOutInTheirCell) {
   ASSERT_EQ(k.cells.size(), 1u);
   EXPECT_THAT(k.cells[0].warnings,
               ::testing::Not(::testing::Contains(HasSubstr("EMULATED"))));
+}
+
+RunMetrics Done(int64_t id, v1::Runtime runtime, int vcpus, double mb_s) {
+  RunMetrics m;
+  m.run_id = id;
+  m.spec = RunOf(runtime);
+  if (vcpus > 0) m.spec.mutable_vm()->set_vcpus(vcpus);
+  m.spec.set_run_id(id);
+  m.state = v1::RUN_STATE_DONE;
+  m.device_id = "h";
+  m.minibatches = 5;
+  m.mean_minibatch_s = mb_s;
+  m.binary_fingerprint = "build-id:1";
+  m.framework_fingerprint = "build-id:2";
+  m.vm_accel = runtime == v1::RUNTIME_NATIVE ? "" : "kvm";
+  return m;
+}
+
+// With the vm_vcpus axis each VM shape is its own cell, each compared with
+// the same native runs; container_in_vm against vm pairs equal shapes.
+TEST(CompareSidesTest, EachVmShapeIsComparedWithTheSameNativeCell) {
+  const std::vector<RunMetrics> runs = {
+      Done(1, v1::RUNTIME_NATIVE, 0, 0.020),
+      Done(2, v1::RUNTIME_NATIVE, 0, 0.021),
+      Done(3, v1::RUNTIME_VM, 1, 0.040),
+      Done(4, v1::RUNTIME_VM, 1, 0.041),
+      Done(5, v1::RUNTIME_VM, 2, 0.025),
+      Done(6, v1::RUNTIME_VM, 2, 0.026),
+      Done(7, v1::RUNTIME_CONTAINER_IN_VM, 2, 0.030),
+      Done(8, v1::RUNTIME_CONTAINER_IN_VM, 2, 0.031)};
+  const Comparison c = CompareRuns(
+      runs, ParseCompareDimension("runtime", {}, {"native", "vm"}).value());
+  ASSERT_EQ(c.cells.size(), 2u);
+  for (const CellComparison& cell : c.cells) {
+    EXPECT_EQ(cell.baseline_run_ids, (std::vector<int64_t>{1, 2}))
+        << cell.label;
+  }
+  EXPECT_THAT(c.cells[0].label, HasSubstr("vm 1 vCPU 4096 MiB"));
+  EXPECT_EQ(c.cells[0].other_run_ids, (std::vector<int64_t>{3, 4}));
+  EXPECT_THAT(c.cells[1].label, HasSubstr("vm 2 vCPU 4096 MiB"));
+  EXPECT_EQ(c.cells[1].other_run_ids, (std::vector<int64_t>{5, 6}));
+
+  const Comparison v = CompareRuns(
+      runs,
+      ParseCompareDimension("runtime", {}, {"vm", "container_in_vm"}).value());
+  ASSERT_EQ(v.cells.size(), 2u);  // 1 vCPU: vm only; 2 vCPUs: both sides
+  EXPECT_EQ(v.cells[1].baseline_run_ids, (std::vector<int64_t>{5, 6}));
+  EXPECT_EQ(v.cells[1].other_run_ids, (std::vector<int64_t>{7, 8}));
+  EXPECT_TRUE(v.cells[0].other_run_ids.empty());
 }
 
 }  // namespace

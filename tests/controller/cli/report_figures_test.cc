@@ -282,7 +282,7 @@ TEST(ReportDistributionsTest, NativeVsContainerOrWhyNot) {
   ReportInputs native = Inputs({DoneRun(1, "MAXN", 4, 10)});
   native.telemetry = {Sample(1, 1, 0, 5000)};
   EXPECT_THAT(DistributionsFigure(native).omitted,
-              HasSubstr("no done container or vm runs"));
+              HasSubstr("no done container, vm or container_in_vm runs"));
   v1::RunStatus c = DoneRun(2, "MAXN", 4, 10);
   c.mutable_spec()->set_runtime(v1::RUNTIME_CONTAINER);
   c.mutable_spec()->set_attempt(2);

@@ -22,7 +22,8 @@ constexpr char kSweepKeys[] =
     "loader_workers, power_modes, runtimes, repetitions, epochs, minibatches, "
     "duration_s, seed, threads, telemetry_hz, timeout_s, max_retries, tenants, "
     "container_image, prefetch_depths, page_cache, preload, input_size, "
-    "workloads, devices, placement, settle, seq_len, vocab, traces, vm";
+    "workloads, devices, placement, settle, seq_len, vocab, traces, vm, "
+    "vm_vcpus, vm_memory_mib";
 
 std::string ErrorOf(const std::string& yaml) {
   absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(yaml);
@@ -229,7 +230,8 @@ TEST(ParseSweepYamlTest, EnumsTakeTheirShortNames) {
   EXPECT_EQ(ErrorOf("tasks: [train, eval]\n"),
             "tasks[1] at line 1: expected one of train, infer, baseload, got 'eval'");
   EXPECT_EQ(ErrorOf("runtimes: docker\n"),
-            "runtimes at line 1: expected one of native, container, vm, got "
+            "runtimes at line 1: expected one of native, container, vm, "
+            "container_in_vm, got "
             "'docker'");
   EXPECT_EQ(ErrorOf("tasks: [unspecified]\n"),
             "tasks[0] at line 1: expected one of train, infer, baseload, got "
@@ -340,6 +342,8 @@ TEST(ExampleSweepFilesTest, EveryExampleLoadsAndValidates) {
   demo_host.mutable_capabilities()->add_runtimes(v1::RUNTIME_CONTAINER);
   // A host agent with QEMU and the guest image (closer18-runtimes.yaml).
   demo_host.mutable_capabilities()->add_runtimes(v1::RUNTIME_VM);
+  demo_host.mutable_capabilities()->add_runtimes(
+      v1::RUNTIME_CONTAINER_IN_VM);
   demo_host.mutable_capabilities()->set_memory_bytes(int64_t{16} << 30);
   demo_host.mutable_capabilities()->add_datasets("cifar10-mini");
   demo_host.mutable_capabilities()->add_datasets("gld-mini");
@@ -397,6 +401,7 @@ v1::SweepSpec EveryFieldSet() {
   s.add_runtimes(v1::RUNTIME_NATIVE);
   s.add_runtimes(v1::RUNTIME_CONTAINER);
   s.add_runtimes(v1::RUNTIME_VM);
+  s.add_runtimes(v1::RUNTIME_CONTAINER_IN_VM);
   s.set_repetitions(3);
   s.set_epochs(2);
   s.set_minibatches(200);
@@ -429,6 +434,9 @@ v1::SweepSpec EveryFieldSet() {
   s.add_traces(v1::TRACE_SYSCALLS);
   s.mutable_vm()->set_vcpus(2);
   s.mutable_vm()->set_memory_mib(3072);
+  s.add_vm_vcpus(1);  // with vm.vcpus, refused by validation; parsed here
+  s.add_vm_vcpus(4);
+  s.add_vm_memory_mib(2048);
   return s;
 }
 

@@ -437,7 +437,7 @@ TEST(ValidateSweepTest, UnspecifiedTasksAndRuntimes) {
               ElementsAre("tasks[1]: task is unspecified (use train, infer or baseload)",
                           "tasks[2]: unknown task value 9 (use train, infer or baseload)",
                           "runtimes[1]: runtime is unspecified (use native, "
-                          "container or vm)"));
+                          "container, vm or container_in_vm)"));
 }
 
 TEST(ValidateSweepTest, StopConditionsAndNegativeValues) {

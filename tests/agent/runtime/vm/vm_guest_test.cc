@@ -133,6 +133,7 @@ TEST(VmGuestTest, QemuGetsTheSizeTheAcceleratorTheRunScriptAndThePorts) {
   l.console_log = "/w/run-1.vm/console.log";
   l.stderr_log = "/w/run-1.log";
   l.exit_file = "/w/run-1.vm/exit";
+  l.phases_file = "/w/run-1.vm/phases";
   l.name = "run-1";
   const std::vector<std::string> argv = QemuArgv(c, l);
   const std::string line = absl::StrJoin(argv, " ");
@@ -144,6 +145,9 @@ TEST(VmGuestTest, QemuGetsTheSizeTheAcceleratorTheRunScriptAndThePorts) {
   EXPECT_THAT(line, HasSubstr("path=/dev/fd/3,append=on"));
   EXPECT_THAT(line, HasSubstr("path=/w/run-1.log,append=on"));
   EXPECT_THAT(line, HasSubstr("readonly=on"));
+  EXPECT_THAT(line, HasSubstr("file,id=phases,path=/w/run-1.vm/phases "
+                              "-device virtserialport,chardev=phases,"
+                              "name=powersweep.phases"));
   c.accel.accel = "kvm";
   EXPECT_THAT(absl::StrJoin(QemuArgv(c, l), " "),
               HasSubstr("-accel kvm -cpu host"));

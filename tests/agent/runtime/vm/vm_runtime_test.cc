@@ -1,6 +1,10 @@
 // VmRuntime with real QEMU and the guest `make build` makes (build/vm-guest):
 // the fake workload runs in the VM, its records come back in order, its
-// exit code and stderr reach the agent, and a cancel stops the VM. Uses KVM
+// exit code and stderr reach the agent, and a cancel stops the VM. A
+// container_in_vm run starts the host's dockerd in the guest, loads an
+// image of the fake workload (built here with build-workload-image.sh; the
+// host's engine is started with infra/scripts/start-dockerd.sh) and runs
+// it there. Uses KVM
 // where it can boot the guest, else QEMU's emulation (TCG; this machine's
 // KVM is PVM): the test says which. It fails, never skips, when QEMU or the
 // guest image is missing.
@@ -13,11 +17,16 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "agent/runtime/docker/docker_engine.h"
+#include "agent/runtime/docker/docker_runtime.h"
+#include "agent/runtime/docker/subprocess.h"
 #include "agent/runtime/native/native_runtime.h"
+#include "agent/runtime/vm/guest_image_archive.h"
 #include "agent/runtime/vm/vm_setup.h"
 #include "common/clock.h"
 #include "gmock/gmock.h"
@@ -147,6 +156,80 @@ TEST_F(VmRuntimeTest, CancelStopsTheVirtualMachine) {
   EXPECT_LT(st.wall_s, 200);
   // QEMU is gone (reaped), so is its VM.
   EXPECT_NE(kill(pid, 0), 0);
+}
+
+// The host's engine up and an image of the fake workload in it: its tag.
+absl::StatusOr<std::string> FakeWorkloadImage() {
+  const std::string src = SOURCE_DIR;
+  absl::StatusOr<CommandResult> up =
+      RunCommand({src + "/infra/scripts/start-dockerd.sh"}, 60);
+  if (!up.ok()) return up.status();
+  if (!up->ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no Docker engine (infra/scripts/start-dockerd.sh; CI installs "
+        "docker.io): ", up->Summary()));
+  }
+  absl::StatusOr<CommandResult> built = RunCommand(
+      {"/usr/bin/env", "IMAGE_REPO=powersweep-fake-workload",
+       src + "/infra/docker/build-workload-image.sh", FAKE_WORKLOAD},
+      600);
+  if (!built.ok()) return built.status();
+  if (!built->ok()) {
+    return absl::InternalError(
+        absl::StrCat("build-workload-image.sh failed: ", built->Summary()));
+  }
+  const size_t at = built->out.rfind("image: ");
+  if (at == std::string::npos) {
+    return absl::InternalError("build-workload-image.sh printed no image");
+  }
+  return std::string(
+      absl::StripAsciiWhitespace(built->out.substr(at + 7)));
+}
+
+TEST_F(VmRuntimeTest, ContainerInVmRunsTheImageInTheGuestsDocker) {
+  absl::StatusOr<std::string> image = FakeWorkloadImage();
+  ASSERT_TRUE(image.ok()) << image.status();
+  DockerEngine engine;
+  VmContainerRun run;
+  run.config.image_allowlist = {*image};
+  run.request.image = *image;
+  run.request.device_id = "vmtest";
+  run.request.run_id = 1;
+  run.request.attempt = 1;
+  absl::StatusOr<std::string> id =
+      ResolveAllowedImage(run.config, &engine, *image);
+  ASSERT_TRUE(id.ok()) << id.status();
+  run.image_id = *id;
+  GuestImageArchives archives(&engine, testing::TempDir() + "/vm-images");
+  absl::StatusOr<std::string> archive = archives.ArchiveOf(*id);
+  ASSERT_TRUE(archive.ok()) << archive.status();
+  run.image_archive = *archive;
+  v1::VmSpec vm;
+  vm.set_vcpus(2);
+  vm.set_memory_mib(1024);
+  VmRuntime rt(&clock_, config_, vm, 1, run);
+  RuntimeSpec spec = Spec({"--minibatches", "3", "--exit-code", "3",
+                           "--stderr", "failing in the container"});
+  spec.timeout_s = 420;
+  ASSERT_TRUE(rt.Start(spec, Collect()).ok());
+  const ExitStatus st = rt.Wait();
+  // The container's exit code and last stderr line reach the agent.
+  EXPECT_EQ(st.exit_code, 3) << st.last_stderr_line;
+  EXPECT_EQ(st.last_stderr_line, "failing in the container");
+  const std::vector<v1::WorkloadEvent> events = Events();
+  ASSERT_EQ(events.size(), 5u);  // started, 3 minibatches, finished
+  EXPECT_TRUE(events.front().has_started());
+  EXPECT_EQ(events[3].minibatch().index(), 2);
+  const v1::VmRun info = rt.VmInfo();
+  EXPECT_EQ(info.guest_image_id(), *id);
+  EXPECT_GT(info.guest_engine_ready_s(), 0);
+  EXPECT_GT(info.guest_image_loaded_s(), info.guest_engine_ready_s());
+  EXPECT_GT(info.boot_to_first_record_s(), 0);
+  std::printf(
+      "container_in_vm (%s): engine ready at %.1f s, image loaded at %.1f s "
+      "(guest uptime), first record %.1f s after QEMU started\n",
+      info.accel().c_str(), info.guest_engine_ready_s(),
+      info.guest_image_loaded_s(), info.boot_to_first_record_s());
 }
 
 }  // namespace
