@@ -198,7 +198,7 @@ TEST(ReportTwinTest, RendersEveryFigureThatAppliesAndChromiumShowsThem) {
   ASSERT_EQ(report.exit_code, 0) << report.output;
   EXPECT_THAT(report.output,
               HasSubstr("left out distributions: The sweep has no done "
-                        "container or vm runs"));
+                        "container, vm or container_in_vm runs"));
 
   // Every figure that applies: a CSV, a PNG with ink, an SVG.
   const std::vector<std::string> drawn = {"pareto",   "minibatch_time",

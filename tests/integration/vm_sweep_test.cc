@@ -154,7 +154,9 @@ TEST(VmSweepTest, ContainerInVmRunsThroughTheController) {
   spec.set_runtimes(1, v1::RUNTIME_CONTAINER_IN_VM);
   spec.set_container_image(image);
   spec.clear_vm();
-  spec.add_vm_vcpus(2);
+  // One vCPU: under TCG a 2-vCPU guest once soft-locked both vCPUs while
+  // runc started the container (docs/vm.md).
+  spec.add_vm_vcpus(1);
   spec.add_vm_memory_mib(1024);
   std::string error;
   const int64_t sweep = fleet.Submit(spec, &error);
@@ -189,7 +191,7 @@ TEST(VmSweepTest, ContainerInVmRunsThroughTheController) {
   EXPECT_THAT(header, ::testing::Contains("n container_in_vm"));
   ASSERT_GT(resp.table().rows_size(), 0);
   // The cell names the VM's shape.
-  EXPECT_THAT(resp.table().rows(0).cells(0), HasSubstr("vm 2 vCPU 1024 MiB"));
+  EXPECT_THAT(resp.table().rows(0).cells(0), HasSubstr("vm 1 vCPU 1024 MiB"));
 }
 
 }  // namespace
