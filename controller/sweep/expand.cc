@@ -88,6 +88,21 @@ std::vector<RuntimeVariant> RuntimeVariants(const v1::SweepSpec& spec) {
   return out;
 }
 
+// RuntimeVariants(spec).size(), counted without making them (the axes
+// may be huge before the run limit refuses them).
+int64_t RuntimeVariantCount(const v1::SweepSpec& spec) {
+  int64_t vm = 0;
+  int64_t other = 0;
+  for (int r : spec.runtimes()) {
+    (RunsInVm(static_cast<v1::Runtime>(r)) ? vm : other) += 1;
+  }
+  const int64_t shapes = Product({std::max(1, spec.vm_vcpus_size()),
+                                  std::max(1, spec.vm_memory_mib_size())});
+  const int64_t vms = Product({vm, shapes});
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  return vms > kMax - other ? kMax : vms + other;
+}
+
 // The tenants axis; [1] when the spec has none.
 std::vector<int32_t> Tenants(const v1::SweepSpec& spec) {
   if (spec.tenants().empty()) return {1};
@@ -205,8 +220,7 @@ int64_t CountRuns(const v1::SweepSpec& spec,
     }
   }
   const int64_t workloads =
-      Product({workload_tasks,
-               static_cast<int64_t>(RuntimeVariants(spec).size()),
+      Product({workload_tasks, RuntimeVariantCount(spec),
                spec.batch_sizes_size(),
                spec.loader_workers_size(),
                std::max(1, spec.tenants_size()),

@@ -196,5 +196,20 @@ TEST(ValidateVmTest, TheVmAxesAreCheckedAndExclusiveWithTheVmKey) {
                           "memory of any host device (16384 MiB)"));
 }
 
+// A sweep over the run limit is refused from its count, which the axes'
+// product enters without the runs (or the VM shapes) being made.
+TEST(ValidateVmTest, HugeVmAxesAreCountedNotMade) {
+  v1::SweepSpec s = GoodSpec();
+  s.set_device_classes(0, "host");
+  s.add_runtimes(v1::RUNTIME_VM);
+  for (int c = 1; c <= 256; ++c) s.add_vm_vcpus(c);
+  for (int m = 0; m < 4000; ++m) s.add_vm_memory_mib(256 + m);
+  s = WithDefaults(s);
+  // 1 native run + 256 x 4000 vm runs.
+  EXPECT_EQ(CountRuns(s), 1 + int64_t{256} * 4000);
+  EXPECT_THAT(Problems(s, WithVmHost(int64_t{16} << 30)),
+              ::testing::Contains(HasSubstr("runs")));
+}
+
 }  // namespace
 }  // namespace powersweep
