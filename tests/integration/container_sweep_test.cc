@@ -22,24 +22,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/local_fleet.h"
+#include "tests/integration/shell.h"
 #include "tests/integration/sqlite_query.h"
 
 namespace powersweep::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-// Runs a command (fixed text, no user input) and returns its stdout and
-// exit status.
-std::pair<int, std::string> Shell(const std::string& command) {
-  std::string out;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (p == nullptr) return {-1, "popen failed"};
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  return {pclose(p), out};
-}
 
 class ContainerSweepTest : public ::testing::Test {
  protected:

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/local_fleet.h"
+#include "tests/integration/shell.h"
 #include "tests/integration/sqlite_query.h"
 
 namespace powersweep::testing {
@@ -113,17 +114,6 @@ TEST(VmSweepTest, NativeAndVmRunsOfOneCellAreCompared) {
   EXPECT_THAT(header, ::testing::Contains("n native"));
   EXPECT_THAT(header, ::testing::Contains("n vm"));
   EXPECT_GT(t.rows_size(), 0);
-}
-
-// Runs a command (fixed text, no user input): its exit status and output.
-std::pair<int, std::string> Shell(const std::string& command) {
-  std::string out;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (p == nullptr) return {-1, "popen failed"};
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  return {pclose(p), out};
 }
 
 TEST(VmSweepTest, ContainerInVmRunsThroughTheController) {
