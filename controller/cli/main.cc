@@ -148,6 +148,10 @@ ABSL_FLAG(int32_t, verify, 0,
           "best: this many rounds of running the latest fit's pick once "
           "(on --device, or any device of the class) and refitting, then "
           "answer from the measured modes (e.g. --verify 3).");
+ABSL_FLAG(int64_t, reference_model, 0,
+          "fit: transfer from this stored model of another workload "
+          "(`powersweep models`): its form and coefficients are the prior "
+          "of the new fit, for new workloads profiled at a few modes");
 ABSL_FLAG(int64_t, after_sweep, 0,
           "plan-profiling: propose modes beyond those this sweep profiled.");
 ABSL_FLAG(int64_t, minibatches, 0,
@@ -202,8 +206,8 @@ int ModelCommand(const std::string& cmd, const std::vector<char*>& args,
     if (opt.sweep_id <= 0) {
       return Usage("fit: --sweep: a positive sweep id is required");
     }
-    return powersweep::CmdFit(stub, opt, absl::GetFlag(FLAGS_instances), out,
-                              err);
+    return powersweep::CmdFit(stub, opt, absl::GetFlag(FLAGS_instances),
+                              absl::GetFlag(FLAGS_reference_model), out, err);
   }
   if (cmd != "models" && cmd != "predict" && cmd != "best" &&
       cmd != "pareto" && cmd != "plan-profiling") {

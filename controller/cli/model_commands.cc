@@ -40,12 +40,13 @@ std::ostream& Notes(const CliOptions& opt, std::ostream& out,
 }  // namespace
 
 int CmdFit(v1::Control::StubInterface* stub, const CliOptions& opt,
-           const std::string& instances, std::ostream& out,
-           std::ostream& err) {
+           const std::string& instances, int64_t reference_model_id,
+           std::ostream& out, std::ostream& err) {
   v1::FitModelsRequest req;
   for (int64_t id : opt.sweep_ids) req.add_sweep_ids(id);
   if (opt.sweep_ids.empty()) req.set_sweep_id(opt.sweep_id);
   req.set_instances(instances);
+  req.set_reference_model_id(reference_model_id);
   v1::FitModelsResponse resp;
   auto ctx = RpcContext(300);
   grpc::Status st = stub->FitModels(ctx.get(), req, &resp);

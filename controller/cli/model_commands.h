@@ -22,10 +22,11 @@ namespace powersweep {
 // `fit --sweep ID`: fits and prints each model (form, coefficients with
 // their names, in-sample and cross-validated MAPE, every candidate form's
 // CV MAPE, data provenance) and the groups that could not be fitted.
-// Exit 1 when no model was fitted.
+// `reference_model_id` > 0: transfer from that model (--reference-model,
+// FitModelsRequest.reference_model_id). Exit 1 when no model was fitted.
 int CmdFit(v1::Control::StubInterface* stub, const CliOptions& opt,
-           const std::string& instances, std::ostream& out,
-           std::ostream& err);
+           const std::string& instances, int64_t reference_model_id,
+           std::ostream& out, std::ostream& err);
 // `models`: the stored models matching `selector` (all when empty).
 int CmdModels(v1::Control::StubInterface* stub,
               const v1::ModelSelector& selector, const CliOptions& opt,

@@ -59,6 +59,25 @@ void PrintFitted(const v1::FittedModelData& d, const std::string& unit,
       << " held-out modes; " << d.observations() << " runs, residual sd "
       << Pct(100 * d.residual_std()) << " (" << d.residual_dof() << " dof); "
       << (d.target() == "time" ? "s" : "J") << " per " << unit << "\n";
+  if (d.interval_held_out() > 0) {
+    out << "    90% intervals held " << d.interval_covered() << " of "
+        << d.interval_held_out() << " held-out modes ("
+        << Pct(100.0 * d.interval_covered() / d.interval_held_out())
+        << ", before calibration); "
+        << (d.interval_scale() > 0 && d.interval_scale() != 1
+                ? absl::StrFormat("predictions' intervals scaled x%.2f to "
+                                  "hold about 90%%",
+                                  d.interval_scale())
+                : std::string("intervals not rescaled"))
+        << "\n";
+  }
+  if (d.prior_weight() > 0) {
+    out << "    transferred: the reference model's coefficients (its "
+        << (d.target() == "time" ? "work" : "power")
+        << " terms x" << absl::StrFormat("%.3g", d.reference_scale())
+        << ") as the prior, weight " << absl::StrFormat("%g", d.prior_weight())
+        << "\n";
+  }
   Table cand;
   cand.header = {"form", "coefficients", "CV MAPE", "CV median APE", "note"};
   cand.numeric = {false, true, true, true, false};
@@ -107,6 +126,10 @@ void PrintModelText(const v1::WorkloadModel& m, std::ostream& out) {
   out << "  epoch: " << m.epoch().text() << "\n";
   out << "  mode space: " << m.space().size() << " modes of "
       << m.device_class() << "\n";
+  if (m.reference_model_id() > 0) {
+    out << "  reference: model " << m.reference_model_id()
+        << " (transfer; the notes say what was used)\n";
+  }
   PrintFitted(m.time_model(), TimeUnit(m), out);
   if (m.has_energy_model()) PrintFitted(m.energy_model(), TimeUnit(m), out);
   for (const std::string& n : m.notes()) out << "  note: " << n << "\n";
@@ -126,9 +149,12 @@ Table CandidatesTable(const std::vector<const v1::WorkloadModel*>& models) {
               "cv_median_ape_pct",
               "in_sample_mape_pct",
               "reason",
-              "data_provenance"};
-  t.numeric = {true, false, false, false, false, false,
-               true, true,  true,  true,  false, false};
+              "data_provenance",
+              "interval_covered",
+              "interval_held_out",
+              "prior_weight"};
+  t.numeric = {true, false, false, false, false, false, true, true,
+               true, true,  false, false, true,  true,  true};
   for (const v1::WorkloadModel* m : models) {
     for (const v1::FittedModelData* d :
          {&m->time_model(),
@@ -142,7 +168,12 @@ Table CandidatesTable(const std::vector<const v1::WorkloadModel*>& models) {
                           c.cross_validated() ? Num(c.cv_mape_pct()) : "",
                           c.cross_validated() ? Num(c.cv_median_ape_pct()) : "",
                           c.chosen() ? Num(d->in_sample_mape_pct()) : "",
-                          c.reason(), m->data_provenance()});
+                          c.reason(), m->data_provenance(),
+                          c.chosen() ? std::to_string(d->interval_covered())
+                                     : "",
+                          c.chosen() ? std::to_string(d->interval_held_out())
+                                     : "",
+                          c.chosen() ? Num(d->prior_weight()) : ""});
       }
     }
   }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "controller/modeling/fit.h"
+#include "controller/modeling/predict.h"
 
 namespace powersweep::modeling {
 namespace {
@@ -47,17 +48,43 @@ absl::Status CheckEnoughModes(const std::string& form,
   return absl::OkStatus();
 }
 
+// What a fold predicts at its held-out mode.
+struct FoldPrediction {
+  double value = 0;
+  bool has_interval = false;
+  double lo = 0;
+  double hi = 0;
+};
+
+// Sets cv->interval_scale from the held-out intervals (cross_validation.h).
+void Calibrate(CrossValidation* cv) {
+  std::vector<double> ratios;
+  for (const HeldOutMode& h : cv->held_out) {
+    if (!h.has_interval || !(h.hi > h.predicted)) continue;
+    ratios.push_back(std::abs(h.observed - h.predicted) /
+                     (h.hi - h.predicted));
+  }
+  const int n = static_cast<int>(ratios.size());
+  if (n < kMinCalibrationModes) return;
+  std::sort(ratios.begin(), ratios.end());
+  const double median = n % 2 == 1 ? ratios[n / 2]
+                                   : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+  cv->interval_scale = std::clamp(median / kCalibratedMedianRatio, 0.2, 20.0);
+  cv->interval_calibrated = true;
+}
+
 // Runs the folds: `predict(mode)` fits without `mode` and predicts it;
 // `observed(mode)` is the mean observation at the mode and their count.
 absl::StatusOr<CrossValidation> RunFolds(
     const std::string& form, const std::vector<CustomMode>& modes,
-    const std::function<absl::StatusOr<double>(const CustomMode&)>& predict,
+    const std::function<absl::StatusOr<FoldPrediction>(const CustomMode&)>&
+        predict,
     const std::function<std::pair<double, int>(const CustomMode&)>& observed) {
   CrossValidation cv;
   cv.form = form;
   std::vector<double> apes;
   for (const CustomMode& mode : DistinctModes(modes)) {
-    absl::StatusOr<double> pred = predict(mode);
+    absl::StatusOr<FoldPrediction> pred = predict(mode);
     if (!pred.ok()) {
       return absl::Status(
           pred.status().code(),
@@ -67,11 +94,20 @@ absl::StatusOr<CrossValidation> RunFolds(
     HeldOutMode h;
     h.mode = mode;
     std::tie(h.observed, h.observations) = observed(mode);
-    h.predicted = *pred;
+    h.predicted = pred->value;
     h.ape_pct = 100 * std::abs(h.predicted - h.observed) / h.observed;
+    if (pred->has_interval) {
+      h.has_interval = true;
+      h.lo = pred->lo;
+      h.hi = pred->hi;
+      h.covered = h.lo <= h.observed && h.observed <= h.hi;
+      ++cv.interval_held_out;
+      cv.interval_covered += h.covered;
+    }
     apes.push_back(h.ape_pct);
     cv.held_out.push_back(h);
   }
+  Calibrate(&cv);
   double sum = 0;
   for (double a : apes) sum += a;
   cv.mape_pct = sum / apes.size();
@@ -80,6 +116,15 @@ absl::StatusOr<CrossValidation> RunFolds(
   cv.median_ape_pct =
       n % 2 == 1 ? apes[n / 2] : (apes[n / 2 - 1] + apes[n / 2]) / 2;
   return cv;
+}
+
+absl::Status CheckTwoModes(const std::string& label,
+                           const std::vector<CustomMode>& modes) {
+  const size_t n = DistinctModes(modes).size();
+  if (n >= 2) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "leave-one-mode-out cross-validation of ", label,
+      " needs at least 2 distinct modes, got ", n));
 }
 
 template <typename Obs, typename Value>
@@ -139,6 +184,7 @@ absl::StatusOr<ModelSelection> Select(
                      absl::StrJoin(reasons, "; "), ")"));
   }
   PS_ASSIGN_OR_RETURN(FittedModel model, fit(forms[best]));
+  model.interval_scale = cvs[best].interval_scale;
   out.model = std::move(model);
   out.cv = std::move(cvs[best]);
   return out;
@@ -146,22 +192,55 @@ absl::StatusOr<ModelSelection> Select(
 
 }  // namespace
 
-absl::StatusOr<CrossValidation> CrossValidateTime(
-    const std::string& form, const std::vector<Observation>& obs) {
-  if (absl::Status s = CheckForm(form, Target::kTime); !s.ok()) return s;
+absl::StatusOr<CrossValidation> CrossValidateTimeWith(
+    const std::string& label, const std::vector<Observation>& obs,
+    const TimeFit& fit) {
   const std::vector<CustomMode> modes = ModesOf(obs);
-  if (absl::Status s = CheckEnoughModes(form, modes); !s.ok()) return s;
+  PS_RETURN_IF_ERROR(CheckTwoModes(label, modes));
   return RunFolds(
-      form, modes,
-      [&](const CustomMode& mode) -> absl::StatusOr<double> {
-        PS_ASSIGN_OR_RETURN(FittedModel m,
-                            FitTimeModel(form, Without(obs, mode)));
-        PS_ASSIGN_OR_RETURN(TimeEstimate te, EstimateTime(m, mode));
-        return te.time_s;
+      label, modes,
+      [&](const CustomMode& mode) -> absl::StatusOr<FoldPrediction> {
+        PS_ASSIGN_OR_RETURN(FittedModel m, fit(Without(obs, mode)));
+        PS_ASSIGN_OR_RETURN(Predictor predictor, Predictor::Create(m));
+        PS_ASSIGN_OR_RETURN(ModePrediction p, predictor.Predict(mode));
+        return FoldPrediction{p.time_s, p.has_interval, p.time_lo_s,
+                              p.time_hi_s};
       },
       [&](const CustomMode& mode) {
         return MeanAt(obs, mode, [](const Observation& o) { return o.value; });
       });
+}
+
+absl::StatusOr<CrossValidation> CrossValidateEnergyWith(
+    const std::string& label, const std::vector<EnergyObservation>& obs,
+    const std::vector<Observation>& time_obs, const TimeFit& time_fit,
+    const EnergyFit& energy_fit) {
+  const std::vector<CustomMode> modes = ModesOf(obs);
+  PS_RETURN_IF_ERROR(CheckTwoModes(label, modes));
+  return RunFolds(
+      label, modes,
+      [&](const CustomMode& mode) -> absl::StatusOr<FoldPrediction> {
+        PS_ASSIGN_OR_RETURN(FittedModel t, time_fit(Without(time_obs, mode)));
+        PS_ASSIGN_OR_RETURN(FittedModel e, energy_fit(Without(obs, mode), t));
+        PS_ASSIGN_OR_RETURN(Predictor predictor,
+                            Predictor::Create(std::move(t), std::move(e)));
+        PS_ASSIGN_OR_RETURN(ModePrediction p, predictor.Predict(mode));
+        return FoldPrediction{p.energy_j, p.has_interval, p.energy_lo_j,
+                              p.energy_hi_j};
+      },
+      [&](const CustomMode& mode) {
+        return MeanAt(obs, mode,
+                      [](const EnergyObservation& o) { return o.energy_j; });
+      });
+}
+
+absl::StatusOr<CrossValidation> CrossValidateTime(
+    const std::string& form, const std::vector<Observation>& obs) {
+  if (absl::Status s = CheckForm(form, Target::kTime); !s.ok()) return s;
+  if (absl::Status s = CheckEnoughModes(form, ModesOf(obs)); !s.ok()) return s;
+  return CrossValidateTimeWith(
+      form, obs,
+      [&](const std::vector<Observation>& o) { return FitTimeModel(form, o); });
 }
 
 absl::StatusOr<CrossValidation> CrossValidateEnergy(
@@ -171,21 +250,16 @@ absl::StatusOr<CrossValidation> CrossValidateEnergy(
     return s;
   }
   if (absl::Status s = CheckForm(time_form, Target::kTime); !s.ok()) return s;
-  const std::vector<CustomMode> modes = ModesOf(obs);
-  if (absl::Status s = CheckEnoughModes(energy_form, modes); !s.ok()) return s;
-  return RunFolds(
-      energy_form, modes,
-      [&](const CustomMode& mode) -> absl::StatusOr<double> {
-        PS_ASSIGN_OR_RETURN(FittedModel t,
-                            FitTimeModel(time_form, Without(time_obs, mode)));
-        PS_ASSIGN_OR_RETURN(FittedModel e,
-                            FitEnergyModel(energy_form, Without(obs, mode), t));
-        PS_ASSIGN_OR_RETURN(TimeEstimate te, EstimateTime(t, mode));
-        return EstimateEnergy(e, mode, te);
+  if (absl::Status s = CheckEnoughModes(energy_form, ModesOf(obs)); !s.ok()) {
+    return s;
+  }
+  return CrossValidateEnergyWith(
+      energy_form, obs, time_obs,
+      [&](const std::vector<Observation>& o) {
+        return FitTimeModel(time_form, o);
       },
-      [&](const CustomMode& mode) {
-        return MeanAt(obs, mode,
-                      [](const EnergyObservation& o) { return o.energy_j; });
+      [&](const std::vector<EnergyObservation>& o, const FittedModel& t) {
+        return FitEnergyModel(energy_form, o, t);
       });
 }
 

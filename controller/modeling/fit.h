@@ -37,6 +37,28 @@ absl::StatusOr<FittedModel> FitEnergyModel(
     const std::string& form, const std::vector<EnergyObservation>& obs,
     const FittedModel& time_model);
 
+// A fit that transfers from a reference model of another workload
+// (transfer.h): the reference's form over the reference's knobs (also
+// those that do not vary in the observations), with a Gaussian prior
+// (least_squares.h) centred on the reference's coefficients, the ones that
+// scale with the value (ModelForm::ScalesWithValue) multiplied by the
+// geometric mean of observed / reference value over the observations.
+// Prior scales: linear forms, the coefficient change that moves the mean
+// value by 100%; nonlinear forms, 1 in the internal parametrisation (a
+// factor of e on overlap's work terms), with work terms below 1% of the
+// largest raised to it (a unit idle in the reference may work in the new
+// workload). Determined from one observation up; residual_dof is then
+// observations - 1 (at least 1).
+struct ReferencePrior {
+  const FittedModel* reference = nullptr;  // of the same target
+  double weight = 0;                       // > 0
+};
+absl::StatusOr<FittedModel> FitTimeModel(const std::vector<Observation>& obs,
+                                         const ReferencePrior& prior);
+absl::StatusOr<FittedModel> FitEnergyModel(
+    const std::vector<EnergyObservation>& obs, const FittedModel& time_model,
+    const ReferencePrior& prior);
+
 // The distinct modes of `modes`, in first-seen order.
 std::vector<CustomMode> DistinctModes(const std::vector<CustomMode>& modes);
 

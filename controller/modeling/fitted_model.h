@@ -43,6 +43,15 @@ struct FittedModel {
   // Mean |fitted - observed| / observed over the training observations, in
   // percent; of energy for energy models (power forms: P_pred x t_pred).
   double in_sample_mape_pct = 0;
+  // Fits with a reference prior (fit.h ReferencePrior): the prior's weight
+  // and the factor the reference's value-scaled parameters were multiplied
+  // by (the geometric mean of observed / reference value); 0 otherwise.
+  double prior_weight = 0;
+  double reference_scale = 0;
+  // Prediction intervals' half-widths are multiplied by it (predict.h):
+  // calibrated on the held-out modes of cross-validation
+  // (cross_validation.h CrossValidation::interval_scale).
+  double interval_scale = 1;
 };
 
 // The time model's estimate at `mode` (time and GPU busy share).

@@ -18,6 +18,21 @@ std::vector<double> ToVector(const Eigen::MatrixXd& m) {
   return out;
 }
 
+// The parameters a prior constrains (finite positive scale).
+std::vector<int> PriorRows(const LeastSquaresPrior* prior, int p) {
+  std::vector<int> rows;
+  if (prior == nullptr || !(prior->weight > 0)) return rows;
+  for (int k = 0; k < p && k < static_cast<int>(prior->scale.size()) &&
+                  k < static_cast<int>(prior->mean.size());
+       ++k) {
+    if (std::isfinite(prior->scale[k]) && prior->scale[k] > 0 &&
+        std::isfinite(prior->mean[k])) {
+      rows.push_back(k);
+    }
+  }
+  return rows;
+}
+
 Eigen::MatrixXd PseudoInverse(const Eigen::MatrixXd& a) {
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(a);
   return cod.pseudoInverse();
@@ -29,8 +44,16 @@ class Problem {
   Problem(const ModelForm& form, const ActiveKnobs& knobs,
           const std::vector<ScaledMode>& xs,
           const std::vector<TimeEstimate>& estimates,
-          const std::vector<double>& y, int p)
-      : form_(form), knobs_(knobs), xs_(xs), est_(estimates), y_(y), p_(p) {}
+          const std::vector<double>& y, int p,
+          const LeastSquaresPrior* prior)
+      : form_(form),
+        knobs_(knobs),
+        xs_(xs),
+        est_(estimates),
+        y_(y),
+        p_(p),
+        prior_(prior),
+        prior_rows_(PriorRows(prior, p)) {}
 
   std::vector<double> Natural(const Eigen::VectorXd& theta) const {
     std::vector<double> nat(p_);
@@ -43,18 +66,25 @@ class Problem {
     return form_.Evaluate(knobs_, xs_[i], te, nat.data());
   }
 
+  // The relative residuals, then the prior's rows.
   Eigen::VectorXd Residuals(const Eigen::VectorXd& theta) const {
     const std::vector<double> nat = Natural(theta);
-    Eigen::VectorXd r(y_.size());
-    for (size_t i = 0; i < y_.size(); ++i) {
+    const size_t n = y_.size();
+    Eigen::VectorXd r(n + prior_rows_.size());
+    for (size_t i = 0; i < n; ++i) {
       r(i) = (Value(nat, i) - y_[i]) / y_[i];
+    }
+    const double w = prior_rows_.empty() ? 0 : std::sqrt(prior_->weight);
+    for (size_t j = 0; j < prior_rows_.size(); ++j) {
+      const int k = prior_rows_[j];
+      r(n + j) = w * (theta(k) - prior_->mean[k]) / prior_->scale[k];
     }
     return r;
   }
 
   // Central differences in the internal parametrisation.
   Eigen::MatrixXd Jacobian(const Eigen::VectorXd& theta) const {
-    Eigen::MatrixXd j(y_.size(), p_);
+    Eigen::MatrixXd j(y_.size() + prior_rows_.size(), p_);
     for (int k = 0; k < p_; ++k) {
       const double h = 1e-6 * std::max(1.0, std::abs(theta(k)));
       Eigen::VectorXd up = theta, down = theta;
@@ -74,6 +104,8 @@ class Problem {
   const std::vector<TimeEstimate>& est_;
   const std::vector<double>& y_;
   const int p_;
+  const LeastSquaresPrior* prior_;
+  const std::vector<int> prior_rows_;
 };
 
 // Levenberg-Marquardt with Marquardt's diagonal scaling; returns the cost.
@@ -122,12 +154,22 @@ double Minimize(const Problem& problem, Eigen::VectorXd* theta) {
 
 absl::StatusOr<LeastSquaresResult> RelativeLinearLeastSquares(
     const std::vector<std::vector<double>>& features,
-    const std::vector<double>& y, const std::string& what) {
+    const std::vector<double>& y, const std::string& what,
+    const LeastSquaresPrior* prior) {
   const int n = static_cast<int>(y.size());
   const int p = features.empty() ? 0 : static_cast<int>(features[0].size());
-  Eigen::MatrixXd xw(n, p);
+  const std::vector<int> prior_rows = PriorRows(prior, p);
+  const int rows = n + static_cast<int>(prior_rows.size());
+  Eigen::MatrixXd xw = Eigen::MatrixXd::Zero(rows, p);
+  Eigen::VectorXd rhs = Eigen::VectorXd::Ones(rows);
   for (int i = 0; i < n; ++i) {
     for (int k = 0; k < p; ++k) xw(i, k) = features[i][k] / y[i];
+  }
+  for (size_t j = 0; j < prior_rows.size(); ++j) {
+    const int k = prior_rows[j];
+    const double w = std::sqrt(prior->weight) / prior->scale[k];
+    xw(n + j, k) = w;
+    rhs(n + j) = w * prior->mean[k];
   }
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(xw);
   if (qr.rank() < p) {
@@ -136,7 +178,7 @@ absl::StatusOr<LeastSquaresResult> RelativeLinearLeastSquares(
         " coefficients (the modes do not separate the form's terms; "
         "profile modes that differ in more knobs)"));
   }
-  const Eigen::VectorXd beta = qr.solve(Eigen::VectorXd::Ones(n));
+  const Eigen::VectorXd beta = qr.solve(rhs);
   LeastSquaresResult out;
   out.params.assign(beta.data(), beta.data() + p);
   out.covariance = ToVector(PseudoInverse(xw.transpose() * xw));
@@ -149,14 +191,22 @@ absl::StatusOr<LeastSquaresResult> RelativeLinearLeastSquares(
 absl::StatusOr<LeastSquaresResult> RelativeNonlinearLeastSquares(
     const ModelForm& form, const ActiveKnobs& knobs,
     const std::vector<ScaledMode>& xs,
-    const std::vector<TimeEstimate>& estimates, const std::vector<double>& y) {
+    const std::vector<TimeEstimate>& estimates, const std::vector<double>& y,
+    const LeastSquaresPrior* prior) {
   const int p = static_cast<int>(form.ParameterNames(knobs).size());
-  const Problem problem(form, knobs, xs, estimates, y, p);
+  const Problem problem(form, knobs, xs, estimates, y, p, prior);
   double best_cost = std::numeric_limits<double>::infinity();
   Eigen::VectorXd best;
+  std::vector<Eigen::VectorXd> starts;
+  if (prior != nullptr && static_cast<int>(prior->mean.size()) == p) {
+    starts.push_back(Eigen::Map<const Eigen::VectorXd>(prior->mean.data(), p));
+  }
   for (const std::vector<double>& start : form.StartingPoints(knobs, xs, y)) {
     Eigen::VectorXd theta(p);
     form.ToInternal(start.data(), theta.data(), p);
+    starts.push_back(theta);
+  }
+  for (Eigen::VectorXd theta : starts) {
     const double cost = Minimize(problem, &theta);
     if (cost < best_cost) {
       best_cost = cost;

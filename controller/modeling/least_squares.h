@@ -26,6 +26,20 @@
 
 namespace powersweep::modeling {
 
+// A Gaussian prior on the parameters (transfer from a reference model,
+// transfer.h), as extra residual rows sqrt(weight) * (theta_k - mean_k) /
+// scale_k next to the relative residuals. Linear forms: theta is the
+// natural coefficients; nonlinear forms: the form's internal
+// parametrisation (ModelForm::ToInternal). A scale that is not finite and
+// positive leaves that parameter without a prior. With a prior the problem
+// is determined with fewer observations than parameters; the covariance
+// then includes the prior's rows.
+struct LeastSquaresPrior {
+  std::vector<double> mean;
+  std::vector<double> scale;
+  double weight = 0;
+};
+
 struct LeastSquaresResult {
   std::vector<double> params;       // natural parameters
   std::vector<double> covariance;   // p x p, row-major, unscaled
@@ -38,16 +52,19 @@ struct LeastSquaresResult {
 // rank < p.
 absl::StatusOr<LeastSquaresResult> RelativeLinearLeastSquares(
     const std::vector<std::vector<double>>& features,
-    const std::vector<double>& y, const std::string& what);
+    const std::vector<double>& y, const std::string& what,
+    const LeastSquaresPrior* prior = nullptr);
 
 // Fits a nonlinear form. `estimates` are passed to the form (unused by the
 // time forms). A parameter the data cannot identify keeps a value from a
 // starting point and shows as a lower rank. InvalidArgument only when no
-// starting point leads to a finite cost.
+// starting point leads to a finite cost. With a prior, its mean is the
+// first starting point.
 absl::StatusOr<LeastSquaresResult> RelativeNonlinearLeastSquares(
     const ModelForm& form, const ActiveKnobs& knobs,
     const std::vector<ScaledMode>& xs,
-    const std::vector<TimeEstimate>& estimates, const std::vector<double>& y);
+    const std::vector<TimeEstimate>& estimates, const std::vector<double>& y,
+    const LeastSquaresPrior* prior = nullptr);
 
 }  // namespace powersweep::modeling
 

@@ -102,6 +102,10 @@ void ModelForm::BusyShares(const ActiveKnobs&, const ScaledMode&,
   te->mem_busy_share = 1.0;
 }
 
+bool ModelForm::ScalesWithValue(const ActiveKnobs&, int) const {
+  return true;
+}
+
 void ModelForm::ToInternal(const double* natural, double* internal,
                            int n) const {
   std::copy(natural, natural + n, internal);

@@ -153,6 +153,11 @@ class ModelForm {
   virtual void BusyShares(const ActiveKnobs& knobs, const ScaledMode& x,
                           const double* params, TimeEstimate* te) const;
 
+  // Whether parameter k scales with the form's value (work, seconds, watts:
+  // a workload twice as slow has it twice as large). Transfer (transfer.h)
+  // scales these of a reference model. All of them but overlap's p.
+  virtual bool ScalesWithValue(const ActiveKnobs& knobs, int k) const;
+
   // Nonlinear forms: an unconstrained internal parametrization for the
   // solver, and starting points (in natural parameters) for data (xs, ys).
   virtual void ToInternal(const double* natural, double* internal,

@@ -45,6 +45,10 @@ class OverlapForm : public ModelForm {
     return names;
   }
 
+  bool ScalesWithValue(const ActiveKnobs& k, int i) const override {
+    return i + 1 < static_cast<int>(ParameterNames(k).size());
+  }
+
   double Evaluate(const ActiveKnobs& k, const ScaledMode& x,
                   const TimeEstimate&, const double* params) const override {
     double units[3];

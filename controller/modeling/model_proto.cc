@@ -63,7 +63,16 @@ v1::FittedModelData ToProto(const ModelSelection& selection) {
     e->set_observed(h.observed);
     e->set_predicted(h.predicted);
     e->set_ape_pct(h.ape_pct);
+    e->set_has_interval(h.has_interval);
+    e->set_lo(Finite(h.lo));
+    e->set_hi(Finite(h.hi));
+    e->set_covered(h.covered);
   }
+  d.set_interval_held_out(selection.cv.interval_held_out);
+  d.set_interval_covered(selection.cv.interval_covered);
+  d.set_prior_weight(m.prior_weight);
+  d.set_reference_scale(m.reference_scale);
+  d.set_interval_scale(m.interval_scale);
   for (const FormCandidate& c : selection.candidates) {
     v1::ModelFormCandidate* out = d.add_candidates();
     out->set_form(c.form);
@@ -72,7 +81,9 @@ v1::FittedModelData ToProto(const ModelSelection& selection) {
     out->set_cv_mape_pct(c.cv_mape_pct);
     out->set_cv_median_ape_pct(c.cv_median_ape_pct);
     out->set_reason(c.reason);
-    out->set_chosen(c.form == m.form);
+    // The chosen candidate's cross-validation carries its label (a form,
+    // or "FORM (transfer, weight W)", transfer.h).
+    out->set_chosen(c.form == selection.cv.form);
   }
   return d;
 }
@@ -114,6 +125,9 @@ absl::StatusOr<FittedModel> FromProto(const v1::FittedModelData& d) {
   m.residual_dof = d.residual_dof();
   m.residual_std = d.residual_std();
   m.in_sample_mape_pct = d.in_sample_mape_pct();
+  m.prior_weight = d.prior_weight();
+  m.reference_scale = d.reference_scale();
+  m.interval_scale = d.interval_scale() > 0 ? d.interval_scale() : 1;
   if (absl::Status s = CheckFittedModel(m, m.target); !s.ok()) return s;
   return m;
 }

@@ -31,6 +31,22 @@ absl::StatusOr<v1::FitModelsResponse> ModelingService::FitModels(
         "sweep_id: a positive sweep id is required");
   }
   PS_ASSIGN_OR_RETURN(Instances how, ParseInstances(request.instances()));
+  std::optional<v1::WorkloadModel> reference;
+  if (request.reference_model_id() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reference_model_id: must be a model id (positive), got ",
+                     request.reference_model_id()));
+  }
+  if (request.reference_model_id() > 0) {
+    absl::StatusOr<v1::WorkloadModel> m =
+        store_->GetModel(request.reference_model_id());
+    if (!m.ok()) {
+      return absl::Status(
+          m.status().code(),
+          absl::StrCat("reference_model_id: ", m.status().message()));
+    }
+    reference = *std::move(m);
+  }
   PS_ASSIGN_OR_RETURN(SweepObservations obs,
                       CollectObservations(store_, sweep_ids, catalog_));
   std::vector<v1::DeviceOffset> offsets;
@@ -51,7 +67,8 @@ absl::StatusOr<v1::FitModelsResponse> ModelingService::FitModels(
   const absl::Time now = clock_->Now();
   for (const InstanceGroup& ig : groups) {
     absl::StatusOr<v1::WorkloadModel> m =
-        FitWorkload(ig.group, catalog_, now);
+        FitWorkload(ig.group, catalog_, now,
+                    reference.has_value() ? &*reference : nullptr);
     if (!m.ok()) {
       out.add_problems(ig.device_id.empty()
                            ? std::string(m.status().message())

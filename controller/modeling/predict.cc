@@ -116,8 +116,11 @@ ModePrediction Predictor::PredictUnchecked(const CustomMode& mode) const {
                           time_.coefficients.data());
   tf.BusyShares(time_.knobs, x, time_.coefficients.data(), &te);
   p.time_s = te.time_s;
-  const double time_half = RelativeHalfWidth(tf, time_, x, TimeEstimate{},
-                                             te.time_s, time_quantile_);
+  // Raw half-widths, then each model's calibration (interval_scale); an
+  // energy model's was calibrated on the combined energy half-width.
+  const double time_raw = RelativeHalfWidth(tf, time_, x, TimeEstimate{},
+                                            te.time_s, time_quantile_);
+  const double time_half = time_raw * time_.interval_scale;
   double energy_half = 0;
   double power_half = 0;
   if (energy_) {
@@ -127,14 +130,15 @@ ModePrediction Predictor::PredictUnchecked(const CustomMode& mode) const {
     const double half =
         RelativeHalfWidth(ef, *energy_, x, te, v, energy_quantile_);
     p.has_energy = true;
+    const double scale = energy_->interval_scale;
     if (ef.models_power()) {
       p.energy_j = v * te.time_s;
-      energy_half = std::hypot(half, time_half);
+      energy_half = scale * std::hypot(half, time_raw);
     } else {
       p.energy_j = v;
-      energy_half = half;
+      energy_half = scale * half;
     }
-    power_half = half;
+    power_half = scale * half;
     p.power_w = te.time_s > 0 ? p.energy_j / te.time_s : 0;
   }
   p.has_interval = std::isfinite(time_half) && std::isfinite(energy_half);

@@ -3,16 +3,20 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/enum_text.h"
+#include "common/status_macros.h"
 #include "common/workload_label.h"
 #include "controller/modeling/class_space.h"
 #include "controller/modeling/cross_validation.h"
 #include "controller/modeling/fit.h"
 #include "controller/modeling/model_proto.h"
+#include "controller/modeling/transfer.h"
 
 namespace powersweep::modeling {
 namespace {
@@ -117,9 +121,74 @@ void Describe(const ObservationGroup& g, v1::WorkloadModel* out) {
 
 }  // namespace
 
-absl::StatusOr<v1::WorkloadModel> FitWorkload(const ObservationGroup& group,
-                                              const PowerCatalog& catalog,
-                                              absl::Time now) {
+namespace {
+
+// The chosen candidate's line, e.g. "overlap (transfer, weight 0.01), CV
+// MAPE 3.1%".
+std::string ChosenText(const TransferSelection& t) {
+  return absl::StrCat(t.selection.cv.form, ", CV MAPE ",
+                      absl::StrFormat("%.1f%%", t.selection.cv.mape_pct));
+}
+
+// Which candidate won, in words.
+std::string ChoiceNote(const char* what, const TransferSelection& t,
+                       const std::string& ref_text) {
+  if (t.transferred) {
+    return absl::StrCat(what, ": transferred from ", ref_text,
+                        " (chosen by leave-one-mode-out CV over the plain "
+                        "forms: ",
+                        ChosenText(t), ")");
+  }
+  return absl::StrCat(what, ": fitted plainly (", ChosenText(t),
+                      "); the transfer from ", ref_text,
+                      " predicted the held-out modes worse");
+}
+
+// Time and energy models by transfer from `reference` into `out`; notes
+// say what was chosen.
+absl::Status Transfer(const v1::WorkloadModel& reference,
+                      const std::vector<Observation>& time_obs,
+                      const std::vector<EnergyObservation>& energy_obs,
+                      v1::WorkloadModel* out) {
+  const std::string ref_text =
+      absl::StrCat("model ", reference.model_id(), " (",
+                   WorkloadLabel(reference), ")");
+  PS_ASSIGN_OR_RETURN(FittedModel ref_time, FromProto(reference.time_model()));
+  absl::StatusOr<TransferSelection> time =
+      TransferTimeModel(time_obs, ref_time);
+  if (!time.ok()) {
+    return absl::Status(time.status().code(),
+                        absl::StrCat("transfer from ", ref_text, ": ",
+                                     time.status().message()));
+  }
+  out->set_reference_model_id(reference.model_id());
+  *out->mutable_time_model() = ToProto(time->selection);
+  out->add_notes(ChoiceNote("time", *time, ref_text));
+  if (energy_obs.empty()) return absl::OkStatus();
+  if (!reference.has_energy_model()) {
+    out->add_notes(absl::StrCat("no energy model: ", ref_text,
+                                " has none to transfer"));
+    return absl::OkStatus();
+  }
+  PS_ASSIGN_OR_RETURN(FittedModel ref_energy,
+                      FromProto(reference.energy_model()));
+  absl::StatusOr<TransferSelection> energy =
+      TransferEnergyModel(energy_obs, time_obs, *time, ref_energy);
+  if (!energy.ok()) {
+    out->add_notes(
+        absl::StrCat("no energy model: ", energy.status().message()));
+    return absl::OkStatus();
+  }
+  *out->mutable_energy_model() = ToProto(energy->selection);
+  out->add_notes(ChoiceNote("energy", *energy, ref_text));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::WorkloadModel> FitWorkload(
+    const ObservationGroup& group, const PowerCatalog& catalog,
+    absl::Time now, const v1::WorkloadModel* reference) {
   const WorkloadKey& k = group.key;
   std::set<int64_t> sweep_ids;
   for (const RunObservation& r : group.runs) sweep_ids.insert(r.sweep_id);
@@ -140,10 +209,16 @@ absl::StatusOr<v1::WorkloadModel> FitWorkload(const ObservationGroup& group,
   const std::string label = absl::StrCat(
       KeyLabel(k), " (", SweepsText(out), ", ", group.runs.size(), " runs at ",
       distinct, " distinct mode", distinct == 1 ? "" : "s", ")");
-  absl::StatusOr<ModelSelection> time = SelectTimeModel(time_obs);
-  if (!time.ok()) {
-    return absl::Status(time.status().code(),
-                        absl::StrCat(label, ": ", time.status().message()));
+  // Plain fits first, so a group too small for them fails before the space.
+  ModelSelection time;
+  if (reference == nullptr) {
+    absl::StatusOr<ModelSelection> selected = SelectTimeModel(time_obs);
+    if (!selected.ok()) {
+      return absl::Status(
+          selected.status().code(),
+          absl::StrCat(label, ": ", selected.status().message()));
+    }
+    time = *std::move(selected);
   }
   absl::StatusOr<ModeSpace> space =
       ClassSpace(k.device_class, catalog, group.devices, modes);
@@ -163,12 +238,19 @@ absl::StatusOr<v1::WorkloadModel> FitWorkload(const ObservationGroup& group,
   out.set_fitted_unix_ms(absl::ToUnixMillis(now));
   *out.mutable_epoch() = group.epoch;
   *out.mutable_space() = ToProto(*space);
-  *out.mutable_time_model() = ToProto(*time);
   Describe(group, &out);
+  if (reference != nullptr) {
+    if (absl::Status s = Transfer(*reference, time_obs, energy_obs, &out);
+        !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(label, ": ", s.message()));
+    }
+    return out;
+  }
+  *out.mutable_time_model() = ToProto(time);
 
   if (!energy_obs.empty()) {
     absl::StatusOr<ModelSelection> energy =
-        SelectEnergyModel(energy_obs, time->model, time_obs);
+        SelectEnergyModel(energy_obs, time.model, time_obs);
     if (energy.ok()) {
       *out.mutable_energy_model() = ToProto(*energy);
     } else {

@@ -25,11 +25,17 @@
 
 namespace powersweep::modeling {
 
+// With a `reference` (FitModelsRequest.reference_model_id): transfer
+// (transfer.h): the reference's time model, and its energy model when it
+// has one, are the prior of the fit; cross-validation chooses between
+// them and the plain forms, and `notes` say which was used and why. The
+// reference's class may differ from the group's.
+//
 // model_id is left 0 (the store assigns it); fitted_unix_ms is `now`;
 // sweep_ids are the sweeps of the group's runs (sweep_id the first).
-absl::StatusOr<v1::WorkloadModel> FitWorkload(const ObservationGroup& group,
-                                              const PowerCatalog& catalog,
-                                              absl::Time now);
+absl::StatusOr<v1::WorkloadModel> FitWorkload(
+    const ObservationGroup& group, const PowerCatalog& catalog,
+    absl::Time now, const v1::WorkloadModel* reference = nullptr);
 
 }  // namespace powersweep::modeling
 

@@ -50,6 +50,65 @@ TEST(CrossValidationTest, RepetitionsAreHeldOutTogetherAndAveraged) {
   EXPECT_NEAR(cv->held_out[0].predicted, 8, 1e-9);
 }
 
+// t = 2/c + 1 with a deterministic +-3% wobble at 12 CPU clocks.
+std::vector<Observation> TwelveNoisyModes() {
+  std::vector<Observation> obs;
+  for (int i = 0; i < 12; ++i) {
+    const double ghz = 0.5 + 0.25 * i;
+    const double wobble = 1 + 0.03 * std::sin(3.7 * i);
+    obs.push_back({Cpu(static_cast<int64_t>(ghz * 1e6)),
+                   (2 / ghz + 1) * wobble});
+  }
+  return obs;
+}
+
+TEST(CrossValidationTest, HeldOutIntervalsAreCheckedAndCalibrated) {
+  const std::vector<Observation> obs = TwelveNoisyModes();
+  absl::StatusOr<CrossValidation> right = CrossValidateTime("reciprocal", obs);
+  ASSERT_TRUE(right.ok()) << right.status();
+  // Every fold had an interval; each held-out mode says whether it held.
+  EXPECT_EQ(right->interval_held_out, 12);
+  int covered = 0;
+  for (const HeldOutMode& h : right->held_out) {
+    ASSERT_TRUE(h.has_interval);
+    EXPECT_LT(h.lo, h.predicted);
+    EXPECT_GT(h.hi, h.predicted);
+    EXPECT_EQ(h.covered, h.lo <= h.observed && h.observed <= h.hi);
+    covered += h.covered;
+  }
+  EXPECT_EQ(right->interval_covered, covered);
+  ASSERT_TRUE(right->interval_calibrated);
+  // Scaled, the held-out errors' median ratio to the half-width is that of
+  // calibrated normal errors (0.41): half of them within 0.41 half-widths.
+  int inside = 0;
+  for (const HeldOutMode& h : right->held_out) {
+    inside += std::abs(h.observed - h.predicted) <=
+              kCalibratedMedianRatio * right->interval_scale *
+                  (h.hi - h.predicted) * (1 + 1e-9);
+  }
+  EXPECT_GE(inside, 6);
+  EXPECT_LE(inside, 7);
+
+  // The right form on mild noise: a scale near 1, not a blow-up.
+  EXPECT_GT(right->interval_scale, 0.5);
+  EXPECT_LT(right->interval_scale, 2.5);
+
+  // The chosen model carries its cross-validation's scale.
+  absl::StatusOr<ModelSelection> chosen =
+      SelectTimeModel(obs, {"linear", "reciprocal"});
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->model.form, "reciprocal");
+  EXPECT_DOUBLE_EQ(chosen->model.interval_scale, right->interval_scale);
+}
+
+TEST(CrossValidationTest, FewHeldOutModesLeaveIntervalsUnscaled) {
+  absl::StatusOr<CrossValidation> cv =
+      CrossValidateTime("reciprocal", ThreeModes());
+  ASSERT_TRUE(cv.ok()) << cv.status();
+  EXPECT_FALSE(cv->interval_calibrated);
+  EXPECT_EQ(cv->interval_scale, 1);
+}
+
 TEST(CrossValidationTest, NeedsOneModeMoreThanCoefficients) {
   std::vector<Observation> obs = ThreeModes();
   obs.pop_back();

@@ -22,11 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/platform/twin/dataset_cost.h"
 #include "agent/platform/twin/model_cost.h"
-#include "agent/platform/twin/perf_model.h"
-#include "agent/platform/twin/power_model.h"
-#include "agent/platform/twin/twin_class.h"
 #include "agent/platform/twin/twin_random.h"
 #include "common/power/mode_space.h"
 #include "controller/modeling/cross_validation.h"
@@ -35,6 +31,7 @@
 #include "controller/modeling/predict.h"
 #include "controller/modeling/queries.h"
 #include "gtest/gtest.h"
+#include "tests/controller/modeling/twin_truth.h"
 
 namespace powersweep::modeling {
 namespace {
@@ -72,36 +69,15 @@ void PrintTo(const TwinCase& c, std::ostream* os) {
 class Twin {
  public:
   explicit Twin(const TwinCase& c)
-      : cls_(FindTwinClass(c.device_class)),
-        variation_(VariationFor(kSeed, c.device_class, /*instance=*/0)),
-        perf_(cls_, variation_) {
-    shape_.cost = c.model == "lenet5" ? *ModelCostFor("lenet5") : ResNet18Cifar();
-    shape_.dataset =
-        *DatasetCostFor(c.model == "lenet5" ? "fashion-mnist" : "cifar10");
-    shape_.train = true;
-    shape_.batch_size = 64;
-    shape_.loader_workers = 0;
-  }
+      : truth_(c.device_class,
+               c.model == "lenet5" ? *ModelCostFor("lenet5") : ResNet18Cifar(),
+               c.model == "lenet5" ? "fashion-mnist" : "cifar10",
+               /*batch_size=*/64, kSeed) {}
 
-  ModePoint Truth(const CustomMode& m) const {
-    const OperatingPoint op{m.cpu_cores, m.cpu_freq_khz, m.gpu_freq_hz,
-                            m.mem_freq_hz};
-    const MinibatchTiming t = perf_.Expected(op, shape_);
-    const PowerBreakdown p =
-        ModelPower(*cls_, variation_, op, perf_.LoadOf(t, op, shape_));
-    ModePoint out;
-    out.mode = m;
-    out.time_s = t.e2e_s * perf_.BatchesPerEpoch(shape_);
-    out.power_w = p.total_mw / 1000;
-    out.energy_j = out.power_w * out.time_s;
-    return out;
-  }
+  ModePoint Truth(const CustomMode& m) const { return truth_.At(m); }
 
  private:
-  const TwinClass* cls_;
-  const InstanceVariation variation_;
-  const PerfModel perf_;
-  TwinWorkloadShape shape_;
+  const TwinTruth truth_;
 };
 
 double Median(std::vector<double> v) {
@@ -259,11 +235,13 @@ TEST_P(TwinAccuracyTest, PlannedProfilingPredictsTheWholeSpace) {
     }
   }
   std::printf("RESULT %s %s K=%d time[%s]: median APE %.2f%% (CV MAPE %.2f%%, "
-              "90%% interval +-%.1f%% median, covers %.0f%%); energy[%s]: "
+              "90%% interval +-%.1f%% median, covers %.0f%%, scale %.2f); "
+              "energy[%s]: "
               "median APE %.2f%% (CV MAPE %.2f%%)\n",
               c.device_class.c_str(), c.model.c_str(), kProfiledModes,
               time_sel->model.form.c_str(), median_time,
               time_sel->cv.mape_pct, Median(half_width), coverage,
+              time_sel->model.interval_scale,
               energy_sel->model.form.c_str(), median_energy,
               energy_sel->cv.mape_pct);
   std::printf("RESULT %s %s best least-energy with time <= %.4g s: picked "
