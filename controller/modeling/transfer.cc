@@ -29,6 +29,15 @@ struct Candidate {
   TimeFit refit;  // time candidates only
 };
 
+// A candidate with `reference`'s prior at weight `w`, to be cross-validated.
+Candidate TransferCandidate(const FittedModel& reference, double w) {
+  Candidate c;
+  c.info.form = TransferLabel(reference.form, w);
+  c.info.coefficients = static_cast<int>(reference.coefficients.size());
+  c.transferred = true;
+  return c;
+}
+
 void Record(absl::StatusOr<CrossValidation> cv, Candidate* c) {
   if (cv.ok()) {
     c->info.cross_validated = true;
@@ -103,10 +112,7 @@ absl::StatusOr<TransferSelection> TransferTimeModel(
   const auto ref = std::make_shared<const FittedModel>(reference_time);
   std::vector<Candidate> candidates;
   for (double w : weights) {
-    Candidate c;
-    c.info.form = TransferLabel(ref->form, w);
-    c.info.coefficients = static_cast<int>(ref->coefficients.size());
-    c.transferred = true;
+    Candidate c = TransferCandidate(*ref, w);
     c.refit = [ref, w](const std::vector<Observation>& o) {
       return FitTimeModel(o, ReferencePrior{ref.get(), w});
     };
@@ -143,10 +149,7 @@ absl::StatusOr<TransferSelection> TransferEnergyModel(
   const FittedModel& time_model = time.selection.model;
   std::vector<Candidate> candidates;
   for (double w : weights) {
-    Candidate c;
-    c.info.form = TransferLabel(ref->form, w);
-    c.info.coefficients = static_cast<int>(ref->coefficients.size());
-    c.transferred = true;
+    Candidate c = TransferCandidate(*ref, w);
     const EnergyFit fit = [ref, w](const std::vector<EnergyObservation>& o,
                                    const FittedModel& t) {
       return FitEnergyModel(o, t, ReferencePrior{ref.get(), w});

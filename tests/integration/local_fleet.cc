@@ -163,6 +163,18 @@ bool LocalFleet::WaitFor(const std::function<bool()>& pred, double timeout_s) {
   return pred();
 }
 
+bool LocalFleet::WaitConnected(int count, double timeout_s) {
+  return WaitFor(
+      [&] {
+        int connected = 0;
+        for (const v1::DeviceStatus& d : ListDevices()) {
+          connected += d.connected();
+        }
+        return connected == count;
+      },
+      timeout_s);
+}
+
 std::string LocalFleet::Logs() const {
   std::string out = "--- controller.log\n" + ReadFile(dir_ + "/controller.log");
   for (const auto& [id, agent] : agents_) {

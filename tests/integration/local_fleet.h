@@ -75,6 +75,8 @@ class LocalFleet {
 
   // Polls `pred` every 50 ms until true or `timeout_s` elapses.
   static bool WaitFor(const std::function<bool()>& pred, double timeout_s);
+  // True once `count` devices are connected (within `timeout_s`).
+  bool WaitConnected(int count, double timeout_s = 60);
   // The port a process wrote to `path` (--port_file, --metrics_port_file),
   // waiting up to 20 s for it; 0 if none came.
   static int PortFromFile(const std::string& path);

@@ -96,14 +96,7 @@ TEST(TransferTwinTest, FiveModesOfANewWorkloadArePredictedFromAReference) {
          "--instance=" + std::to_string(i), "--twin_seed=1",
          "--twin_time_scale=0", "--log_level=warning"});
   }
-  ASSERT_TRUE(LocalFleet::WaitFor(
-      [&] {
-        int connected = 0;
-        for (const auto& d : fleet.ListDevices()) connected += d.connected();
-        return connected == 2;
-      },
-      60))
-      << fleet.Logs();
+  ASSERT_TRUE(fleet.WaitConnected(2)) << fleet.Logs();
   const ModeSpace space = *PowerCatalog::Default().Space(kClass);
   std::set<int64_t> used;
   uint64_t x = 0x2545f4914f6cdd1dull;
