@@ -139,8 +139,9 @@ int CmdPredict(v1::Control::StubInterface* stub,
     out << "predicted per " << TimeUnit(resp.model()) << " for "
         << WorkloadLabel(resp.model()) << ":\n";
   }
-  out << RenderTable(PredictionsTable(ps, /*with_name=*/true, opt.format),
-                     opt.format);
+  out << RenderTable(
+      PredictionsTable(ps, /*with_name=*/true, opt.format, &resp.model()),
+      opt.format);
   notes << "basis: " << resp.basis() << "\n";
   return kExitOk;
 }
@@ -182,7 +183,7 @@ int CmdBest(v1::Control::StubInterface* stub, const v1::BestRequest& request,
       std::vector<const v1::ModePrediction*> cs;
       for (const v1::ModePrediction& c : resp.candidates()) cs.push_back(&c);
       out << RenderTable(PredictionsTable(cs, /*with_name=*/false,
-                                          opt.format),
+                                          opt.format, &resp.model()),
                          opt.format);
     }
   } else {
@@ -191,7 +192,8 @@ int CmdBest(v1::Control::StubInterface* stub, const v1::BestRequest& request,
     for (int i = 1; i < resp.candidates_size(); ++i) {
       ps.push_back(&resp.candidates(i));
     }
-    Table t = PredictionsTable(ps, /*with_name=*/true, opt.format);
+    Table t =
+        PredictionsTable(ps, /*with_name=*/true, opt.format, &resp.model());
     t.rows[0][0] = "best";
     for (size_t i = d.epoch_time_s() > 0 ? 2 : 1; i < t.rows.size(); ++i) {
       t.rows[i][0] = absl::StrCat("candidate ",
@@ -240,8 +242,9 @@ int CmdPareto(v1::Control::StubInterface* stub,
         << ": " << resp.front_size() << " of " << resp.modes_considered()
         << " modes, fastest first\n";
   }
-  out << RenderTable(PredictionsTable(ps, /*with_name=*/false, opt.format),
-                     opt.format);
+  out << RenderTable(
+      PredictionsTable(ps, /*with_name=*/false, opt.format, &resp.model()),
+      opt.format);
   std::ostream& notes = Notes(opt, out, err);
   const v1::ModePrediction& d = resp.default_mode();
   const std::string def = absl::StrCat(resp.default_mode_name(), " (",

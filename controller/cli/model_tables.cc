@@ -1,5 +1,7 @@
 #include "controller/cli/model_tables.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -182,8 +184,44 @@ Table CandidatesTable(const std::vector<const v1::WorkloadModel*>& models) {
 
 // The prediction rows of predict/best/pareto. Intervals are one "lo-hi"
 // column in text tables and two numeric columns in csv/json (for plots).
+std::string ExtrapolatedKnobs(const v1::WorkloadModel& model,
+                              const v1::PowerMode& mode) {
+  const v1::FittedModelData& t = model.time_model();
+  if (t.training_modes().empty()) return "";
+  struct Knob {
+    const char* active;  // FittedModelData.active_knobs name
+    const char* column;  // the table's column
+    int64_t (*value)(const v1::PowerMode&);
+  };
+  const Knob knobs[] = {
+      {"cpu_cores", "cores",
+       [](const v1::PowerMode& m) -> int64_t { return m.cpu_cores(); }},
+      {"cpu_freq_khz", "cpu_mhz",
+       [](const v1::PowerMode& m) { return m.cpu_freq_khz(); }},
+      {"gpu_freq_hz", "gpu_mhz",
+       [](const v1::PowerMode& m) { return m.gpu_freq_hz(); }},
+      {"mem_freq_hz", "mem_mhz",
+       [](const v1::PowerMode& m) { return m.mem_freq_hz(); }}};
+  std::vector<std::string> outside;
+  for (const Knob& k : knobs) {
+    if (std::find(t.active_knobs().begin(), t.active_knobs().end(),
+                  k.active) == t.active_knobs().end()) {
+      continue;
+    }
+    int64_t lo = k.value(t.training_modes(0)), hi = lo;
+    for (const v1::PowerMode& m : t.training_modes()) {
+      lo = std::min(lo, k.value(m));
+      hi = std::max(hi, k.value(m));
+    }
+    const int64_t v = k.value(mode);
+    if (v < lo || v > hi) outside.push_back(k.column);
+  }
+  return absl::StrJoin(outside, ", ");
+}
+
 Table PredictionsTable(const std::vector<const v1::ModePrediction*>& ps,
-                       bool with_name, OutputFormat format) {
+                       bool with_name, OutputFormat format,
+                       const v1::WorkloadModel* model) {
   const bool split = format != OutputFormat::kTable;
   Table t;
   auto col = [&](const std::string& name, bool numeric) {
@@ -208,6 +246,7 @@ Table PredictionsTable(const std::vector<const v1::ModePrediction*>& ps,
   col("measured", false);
   col("measured_time_s", true);
   col("measured_energy_j", true);
+  if (model != nullptr) col("extrapolated", false);
   const std::string none = split ? "" : "-";
   for (const v1::ModePrediction* p : ps) {
     std::vector<std::string> row;
@@ -238,6 +277,10 @@ Table PredictionsTable(const std::vector<const v1::ModePrediction*>& ps,
     row.push_back(p->measured() && p->measured_epoch_energy_j() > 0
                       ? Num(p->measured_epoch_energy_j())
                       : none);
+    if (model != nullptr) {
+      const std::string knobs = ExtrapolatedKnobs(*model, m);
+      row.push_back(knobs.empty() ? "no" : knobs);
+    }
     t.rows.push_back(std::move(row));
   }
   return t;

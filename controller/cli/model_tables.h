@@ -35,10 +35,19 @@ void PrintModelText(const v1::WorkloadModel& m, std::ostream& out);
 // Rows of every candidate form of every model (csv/json for `fit`).
 Table CandidatesTable(const std::vector<const v1::WorkloadModel*>& models);
 
+// The knobs of `mode` outside the range of the modes `model`'s time model
+// was fitted on (of the knobs that varied there), e.g. "gpu_mhz" or
+// "cpu_mhz, mem_mhz": the prediction extrapolates in them. Empty when
+// every knob lies within the range (or the model has no training modes).
+std::string ExtrapolatedKnobs(const v1::WorkloadModel& model,
+                              const v1::PowerMode& mode);
+
 // The prediction rows of predict/best/pareto. Intervals are one "lo-hi"
 // column in text tables and two numeric columns in csv/json (for plots).
+// With `model`, a last column "extrapolated": ExtrapolatedKnobs, or "no".
 Table PredictionsTable(const std::vector<const v1::ModePrediction*>& ps,
-                       bool with_name, OutputFormat format);
+                       bool with_name, OutputFormat format,
+                       const v1::WorkloadModel* model = nullptr);
 
 // One prediction in words: "epoch time 12.3 s (90% interval 11.9-12.8),
 // energy 210 J (...), mean power 17.1 W (...)".
