@@ -135,8 +135,8 @@ std::string ChoiceNote(const char* what, const TransferSelection& t,
                        const std::string& ref_text) {
   if (t.transferred) {
     return absl::StrCat(what, ": transferred from ", ref_text,
-                        " (chosen by leave-one-mode-out CV over the plain "
-                        "forms: ",
+                        " (chosen by leave-one-mode-out CV among the "
+                        "candidates: ",
                         ChosenText(t), ")");
   }
   return absl::StrCat(what, ": fitted plainly (", ChosenText(t),
