@@ -201,7 +201,7 @@ TEST_F(TransferTest, WithThirtyModesTheAnswerIsNoWorseThanAPlainFit) {
     pe.push_back(std::abs(pp.Predict(m)->time_s / truth - 1));
   }
   EXPECT_LE(Median(te), Median(pe) * 1.25 + 0.005);
-  // Every candidate is listed: the 5 transfer weights and the plain forms.
+  // Every candidate is listed: each transfer weight and each plain form.
   EXPECT_EQ(t->selection.candidates.size(),
             TransferWeights(Target::kTime).size() + TimeFormNames().size());
 }
