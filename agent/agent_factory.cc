@@ -28,11 +28,35 @@ std::string DefaultWorkDir(const std::string& device_id) {
                          getenv("HOME"));
 }
 
+// The state dir a restore file lives in, found again by the next agent:
+// --work_dir, else the default for the device id (else the hostname).
+// Prepared (created 0700 or checked).
+absl::StatusOr<std::string> RestoreDir(const AgentOptions& o,
+                                       const std::string& device_id) {
+  std::string state_dir = o.work_dir;
+  if (state_dir.empty()) {
+    char host[256] = {0};
+    gethostname(host, sizeof(host) - 1);
+    state_dir = DefaultWorkDir(device_id.empty() ? std::string(host)
+                                                 : device_id);
+  }
+  PS_RETURN_IF_ERROR(PrepareStateDir(state_dir, "--work_dir"));
+  return state_dir;
+}
+
 absl::StatusOr<std::unique_ptr<Platform>> MakeHost(const AgentOptions& o) {
   HostPlatformOptions popts;
   popts.device_id = o.device_id;
   popts.cpus = o.cpus;
   popts.agent_version = o.agent_version;
+  popts.nvml_library = o.nvml_library;
+  popts.nvml_gpu = o.nvml_gpu;
+  // A GPU's restore file, like a Jetson's, lives in the work dir; a probe
+  // changes nothing and has none.
+  if (!o.probe && !o.nvml_library.empty()) {
+    PS_ASSIGN_OR_RETURN(std::string dir, RestoreDir(o, o.device_id));
+    popts.gpu_restore_path = dir + "/gpu-restore.txt";
+  }
   PS_ASSIGN_OR_RETURN(auto host, HostPlatform::Create(popts));
   return std::unique_ptr<Platform>(std::move(host));
 }
@@ -48,15 +72,8 @@ absl::StatusOr<std::unique_ptr<Platform>> MakeJetson(const AgentOptions& o,
   // the work dir (default from the device id, else the hostname). A probe
   // changes nothing, so it neither reads nor writes one.
   if (!o.probe) {
-    std::string state_dir = o.work_dir;
-    if (state_dir.empty()) {
-      char host[256] = {0};
-      gethostname(host, sizeof(host) - 1);
-      state_dir = DefaultWorkDir(jopts.device_id.empty() ? std::string(host)
-                                                         : jopts.device_id);
-    }
-    PS_RETURN_IF_ERROR(PrepareStateDir(state_dir, "--work_dir"));
-    jopts.restore_state_path = state_dir + "/jetson-restore.json";
+    PS_ASSIGN_OR_RETURN(std::string dir, RestoreDir(o, jopts.device_id));
+    jopts.restore_state_path = dir + "/jetson-restore.json";
   }
   PS_ASSIGN_OR_RETURN(auto jetson, JetsonPlatform::Create(jopts, clock));
   return std::unique_ptr<Platform>(std::move(jetson));

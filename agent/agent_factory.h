@@ -45,6 +45,8 @@ struct AgentOptions {
   std::string vm_accel = "auto";  // --vm_accel
   std::string vm_data = "blk";    // --vm_data: blk or 9p
   std::string sysfs_root = "/";  // jetson
+  std::string nvml_library = "libnvidia-ml.so.1";  // host
+  int nvml_gpu = 0;                                // host
   std::string device_class;      // twin
   int64_t instance = 0;          // twin
   uint64_t twin_seed = 1;        // twin

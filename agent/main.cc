@@ -95,6 +95,11 @@ ABSL_FLAG(std::string, platform, "host",
 ABSL_FLAG(std::string, sysfs_root, "/",
           "jetson: root under which /sys, /proc and /etc are read (a fake "
           "tree for tests)");
+ABSL_FLAG(std::string, nvml_library, "libnvidia-ml.so.1",
+          "host: the NVML library to load at run time for an NVIDIA GPU's "
+          "power, clocks and knobs (gpu_power_limit_w, gpu_freq_hz); \"\" "
+          "= none. Without it the host has no GPU (docs/gpu.md)");
+ABSL_FLAG(int32_t, nvml_gpu, 0, "host: the index of the NVML GPU to use");
 ABSL_FLAG(std::string, device_class, "",
           "twin: the simulated class (orin-agx, xavier-agx, xavier-nx, nano, "
           "orin-nx, orin-nano, thor)");
@@ -194,6 +199,8 @@ int Main(bool probe) {
   aopts.vm_accel = absl::GetFlag(FLAGS_vm_accel);
   aopts.vm_data = absl::GetFlag(FLAGS_vm_data);
   aopts.sysfs_root = absl::GetFlag(FLAGS_sysfs_root);
+  aopts.nvml_library = absl::GetFlag(FLAGS_nvml_library);
+  aopts.nvml_gpu = absl::GetFlag(FLAGS_nvml_gpu);
   aopts.device_class = absl::GetFlag(FLAGS_device_class);
   aopts.instance = absl::GetFlag(FLAGS_instance);
   aopts.twin_seed = absl::GetFlag(FLAGS_twin_seed);

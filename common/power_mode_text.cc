@@ -27,6 +27,9 @@ std::string PowerModeText(const ::powersweep::v1::PowerMode& m,
     parts.push_back("gpu=" + Mhz(m.gpu_freq_hz() / 1e6));
   if (m.mem_freq_hz() != 0)
     parts.push_back("mem=" + Mhz(m.mem_freq_hz() / 1e6));
+  if (m.gpu_power_limit_w() != 0) {
+    parts.push_back(absl::StrCat("gpu_limit=", m.gpu_power_limit_w(), "W"));
+  }
   if (parts.empty()) return std::string(when_empty);
   return absl::StrJoin(parts, " ");
 }

@@ -18,6 +18,8 @@
 //   utilization, memory or process fields.
 // - Restore() undoes Apply.
 // - AttachWorkload(pid) (optional) places the started workload.
+// - StartRunEnergyCounter()/StopRunEnergyCounter() (optional) bracket a
+//   run with a counter that is not read per sample.
 // - DescribeKnobs()/DescribeSensors()/DescribeProbe() (optional) say what
 //   the device has, for `powersweep-agent probe`; they read current values
 //   but change nothing.
@@ -117,6 +119,12 @@ class Platform {
   virtual std::optional<RebootTarget> RebootFor(const v1::PowerMode& mode) {
     return std::nullopt;
   }
+  // A device energy counter read when a run's sampling starts and after its
+  // last tenant exited (a host GPU's NVML counter, too slow to read per
+  // sample): Stop returns the joules between the two, 0 when the platform
+  // has no such counter (the default) or it could not be read.
+  virtual void StartRunEnergyCounter() {}
+  virtual double StopRunEnergyCounter() { return 0; }
 };
 
 }  // namespace powersweep

@@ -32,6 +32,8 @@ std::string ModeReadBackProblem(const v1::AppliedPowerMode& applied) {
       {"cpu_freq_khz", want.cpu_freq_khz(), got.cpu_freq_khz()},
       {"gpu_freq_hz", want.gpu_freq_hz(), got.gpu_freq_hz()},
       {"mem_freq_hz", want.mem_freq_hz(), got.mem_freq_hz()},
+      {"gpu_power_limit_w", want.gpu_power_limit_w(),
+       got.gpu_power_limit_w()},
   };
   std::vector<std::string> problems;
   for (const Knob& k : knobs) {

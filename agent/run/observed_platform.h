@@ -47,6 +47,10 @@ class ObservedPlatform : public Platform {
   std::optional<RebootTarget> RebootFor(const v1::PowerMode& mode) override {
     return inner_->RebootFor(mode);
   }
+  void StartRunEnergyCounter() override { inner_->StartRunEnergyCounter(); }
+  double StopRunEnergyCounter() override {
+    return inner_->StopRunEnergyCounter();
+  }
 
  private:
   Platform* const inner_;

@@ -135,6 +135,7 @@ struct RunExecutor::Run {
   std::vector<ExitStatus> exits;
   int64_t end_ns = 0;
   double sampler_cpu_s = 0;
+  double gpu_counter_energy_j = 0;  // Platform::StopRunEnergyCounter
   double agent_cpu_s = 0;
   // Kernel event traces (spec.traces): started after the runtimes,
   // stopped once every tenant has been reaped.
@@ -407,10 +408,12 @@ void RunExecutor::Supervise(Run* run) {
       }
     };
   }
+  platform_->StartRunEnergyCounter();
   sampler.Start(sopts,
                 [run](const v1::TelemetrySample& s) { run->OnSample(s); });
 
   for (auto& r : run->runtimes) run->exits.push_back(r->Wait());
+  run->gpu_counter_energy_j = platform_->StopRunEnergyCounter();
   // The run ends when its last tenant is reaped, not after the clean-up.
   run->end_ns = clock_->MonotonicNanos();
   if (run->trace != nullptr) {
@@ -494,6 +497,7 @@ v1::RunFinished RunExecutor::BuildResult(Run& run) {
     r->clear_workload_offset_s();
   }
   r->set_sampler_cpu_s(run.sampler_cpu_s);
+  r->set_gpu_counter_energy_j(run.gpu_counter_energy_j);
   if (run.spec.traces_size() > 0) *r->mutable_traces() = run.traces;
   if (auto* vm = run.runtimes.empty() ? nullptr
                  : dynamic_cast<VirtualMachineRun*>(run.runtimes[0].get())) {

@@ -49,6 +49,8 @@ inline constexpr int64_t kAgentMaxMinibatches = 1000000000;
 inline constexpr int32_t kAgentMaxCpuCores = 1024;
 inline constexpr int64_t kAgentMaxCpuFreqKhz = 100000000;       // 100 GHz
 inline constexpr int64_t kAgentMaxDeviceFreqHz = 100000000000;  // 100 GHz
+inline constexpr double kAgentMaxGpuPowerLimitW = 100000;
+inline constexpr double kAgentMaxWarmupMinibatches = 1000000;
 inline constexpr int32_t kAgentMaxRepetition = 1000000;
 inline constexpr int32_t kAgentMaxAttempt = 1000000;
 // Settle (the controller's sweep limits are the same).

@@ -52,6 +52,11 @@ absl::StatusOr<v1::ListModesResponse> ListModesFor(
     spec.cpu_freqs_khz.assign(device.capabilities().cpu_freqs_khz().begin(),
                               device.capabilities().cpu_freqs_khz().end());
   }
+  // And a host GPU's SM clocks it can lock (NVML).
+  if (spec.gpu_freqs_hz.empty()) {
+    spec.gpu_freqs_hz.assign(device.capabilities().gpu_freqs_hz().begin(),
+                             device.capabilities().gpu_freqs_hz().end());
+  }
   const ModeSpace space(spec, device.capabilities().cpu_cores());
   v1::ListModesResponse out;
   out.set_device_id(device.identity().device_id());

@@ -172,6 +172,17 @@ int CmdDeviceModes(v1::Control::StubInterface* stub, const std::string& device,
   const bool text = opt.format == OutputFormat::kTable;
   (text ? out : err) << CustomSpaceLine(resp) << "\n"
                      << FrequencyLines(resp);
+  // A host's GPU (NVML): its power-limit range, or why it has no knobs.
+  if (resp.device_class() == "host") {
+    v1::ListDevicesResponse devices;
+    auto dctx = RpcContext();
+    if (stub->ListDevices(dctx.get(), {}, &devices).ok()) {
+      for (const v1::DeviceStatus& d : devices.devices()) {
+        if (d.identity().device_id() != resp.device_id()) continue;
+        (text ? out : err) << HostGpuLine(d.capabilities()) << "\n";
+      }
+    }
+  }
   if (resp.presets_size() > 0 || !text) {
     if (text) out << "\n";
     out << RenderTable(ModesTable(resp), opt.format);

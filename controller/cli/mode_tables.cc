@@ -104,4 +104,26 @@ std::string FrequencyLines(const v1::ListModesResponse& modes) {
   return out;
 }
 
+std::string HostGpuLine(const v1::DeviceCapabilities& caps) {
+  if (caps.gpu_name().empty()) {
+    return absl::StrCat("GPU: none (",
+                        caps.gpu_note().empty() ? "no NVML" : caps.gpu_note(),
+                        ")");
+  }
+  std::string line = absl::StrCat("GPU: ", caps.gpu_name());
+  if (caps.gpu_power_limit_max_w() > 0) {
+    absl::StrAppend(&line, "; gpu_power_limit_w ",
+                    caps.gpu_power_limit_min_w(), "..",
+                    caps.gpu_power_limit_max_w(), " W");
+  }
+  if (caps.gpu_freqs_hz_size() > 0) {
+    absl::StrAppend(&line, "; gpu_freq_hz: ", caps.gpu_freqs_hz_size(),
+                    " lockable SM clocks (GPU MHz above)");
+  }
+  if (!caps.gpu_note().empty()) {
+    absl::StrAppend(&line, "; knobs not settable: ", caps.gpu_note());
+  }
+  return line;
+}
+
 }  // namespace powersweep

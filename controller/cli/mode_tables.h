@@ -29,6 +29,10 @@ std::string CustomSpaceLine(const ::powersweep::v1::ListModesResponse& modes);
 // "CPU MHz: 115.2 192 ... 2201.6\nGPU MHz: ...\n"; "" when none is settable.
 std::string FrequencyLines(const ::powersweep::v1::ListModesResponse& modes);
 
+// A host device's GPU (NVML) for `devices --modes`: "GPU: NAME;
+// gpu_power_limit_w 200..700 W; ...", or "GPU: none (why)".
+std::string HostGpuLine(const ::powersweep::v1::DeviceCapabilities& caps);
+
 }  // namespace powersweep
 
 #endif  // POWERSWEEP_CONTROLLER_CLI_MODE_TABLES_H_

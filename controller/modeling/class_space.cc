@@ -52,10 +52,15 @@ absl::StatusOr<ModeSpace> ClassSpace(
     for (int64_t f : d.cpu_freqs_khz()) {
       if (f > 0) spec.cpu_freqs_khz.push_back(f);
     }
+    // A GPU's SM clocks it can lock (NVML; agent/platform/host).
+    for (int64_t f : d.gpu_freqs_hz()) {
+      if (f > 0) spec.gpu_freqs_hz.push_back(f);
+    }
   }
   for (const CustomMode& m : observed) {
     spec.cpu_cores = std::max(spec.cpu_cores, m.cpu_cores);
     if (m.cpu_freq_khz > 0) spec.cpu_freqs_khz.push_back(m.cpu_freq_khz);
+    if (m.gpu_freq_hz > 0) spec.gpu_freqs_hz.push_back(m.gpu_freq_hz);
   }
   if (spec.cpu_cores <= 0) {
     return absl::FailedPreconditionError(
@@ -133,15 +138,27 @@ absl::StatusOr<CustomMode> RunMode(const v1::RunSpec& spec,
                        result->applied_mode().has_actual();
   CustomMode m;
   if (cls == kHost) {
-    // Presets do not exist on host; the actual cores and CPU frequency.
+    if (spec.power_mode().gpu_power_limit_w() != 0) {
+      return absl::InvalidArgumentError(
+          "gpu_power_limit_w: the time and energy models do not take a GPU "
+          "power limit in this version (sweep locked SM clocks, "
+          "gpu_freq_hz, to model a host GPU)");
+    }
+    // Presets do not exist on host; the actual cores, CPU frequency and
+    // locked SM clock (an unlocked GPU boosts up to its highest clock).
     m = KnobsOf(applied ? result->applied_mode().actual() : spec.power_mode());
-    m.gpu_freq_hz = 0;
     m.mem_freq_hz = 0;
+    if (spec.power_mode().gpu_freq_hz() == 0) m.gpu_freq_hz = 0;
     if (device != nullptr) {
       if (m.cpu_cores == 0) m.cpu_cores = device->cpu_cores();
       if (m.cpu_freq_khz == 0) {
         for (int64_t f : device->cpu_freqs_khz()) {
           m.cpu_freq_khz = std::max(m.cpu_freq_khz, f);
+        }
+      }
+      if (m.gpu_freq_hz == 0) {
+        for (int64_t f : device->gpu_freqs_hz()) {
+          m.gpu_freq_hz = std::max(m.gpu_freq_hz, f);
         }
       }
     }

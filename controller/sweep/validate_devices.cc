@@ -49,6 +49,12 @@ struct ClassFacts {
   absl::flat_hash_set<std::string> presets;
   int32_t most_cores = 0;              // 0: no device of the class known
   std::vector<int64_t> offered_khz;    // sorted, unique
+  // Host GPUs (NVML): the SM clocks and power limits registered devices
+  // offer, and why the others offer none ("DEVICE: reason").
+  bool any_device = false;
+  std::vector<int64_t> offered_gpu_hz;  // sorted, unique
+  std::vector<std::pair<int32_t, int32_t>> limit_ranges_w;
+  std::vector<std::string> gpu_notes;
 };
 
 ClassFacts FactsOf(const DeviceClassInfo& cls, const ValidationContext& ctx) {
@@ -56,22 +62,93 @@ ClassFacts FactsOf(const DeviceClassInfo& cls, const ValidationContext& ctx) {
   f.info = &cls;
   f.presets.insert(cls.presets.begin(), cls.presets.end());
   for (const v1::DeviceStatus* d : DevicesOf(ctx, cls.name)) {
-    f.most_cores = std::max(f.most_cores, d->capabilities().cpu_cores());
-    for (int64_t khz : d->capabilities().cpu_freqs_khz()) {
-      f.offered_khz.push_back(khz);
+    const v1::DeviceCapabilities& caps = d->capabilities();
+    f.any_device = true;
+    f.most_cores = std::max(f.most_cores, caps.cpu_cores());
+    for (int64_t khz : caps.cpu_freqs_khz()) f.offered_khz.push_back(khz);
+    for (int64_t hz : caps.gpu_freqs_hz()) f.offered_gpu_hz.push_back(hz);
+    if (caps.gpu_power_limit_max_w() > 0) {
+      f.limit_ranges_w.push_back(
+          {caps.gpu_power_limit_min_w(), caps.gpu_power_limit_max_w()});
+    }
+    if (!caps.gpu_note().empty()) {
+      f.gpu_notes.push_back(
+          absl::StrCat(d->identity().device_id(), ": ", caps.gpu_note()));
     }
   }
-  std::sort(f.offered_khz.begin(), f.offered_khz.end());
-  f.offered_khz.erase(std::unique(f.offered_khz.begin(), f.offered_khz.end()),
-                      f.offered_khz.end());
+  for (std::vector<int64_t>* v : {&f.offered_khz, &f.offered_gpu_hz}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
   return f;
 }
 
+// Why no registered device offers a GPU knob: their notes, or a hint.
+std::string GpuNotes(const ClassFacts& facts) {
+  if (facts.gpu_notes.empty()) return "no NVIDIA GPU reported";
+  std::vector<std::string> notes = facts.gpu_notes;
+  if (notes.size() > 3) {
+    const size_t more = notes.size() - 3;
+    notes.resize(3);
+    notes.push_back(absl::StrCat("and ", more, " more"));
+  }
+  return absl::StrJoin(notes, "; ");
+}
+
+// Host GPU knobs (NVML): a locked SM clock one registered device offers, a
+// power limit within one registered device's range.
+void CheckHostGpu(const std::string& at, const v1::PowerMode& m,
+                  const ClassFacts& facts, std::vector<std::string>* problems,
+                  std::vector<std::string>* unchecked) {
+  const std::string cls = facts.info->name;
+  if (m.gpu_freq_hz() > 0) {
+    const std::vector<int64_t>& offered = facts.offered_gpu_hz;
+    if (!facts.any_device) {
+      unchecked->push_back(at + "gpu_freq_hz");
+    } else if (offered.empty()) {
+      problems->push_back(absl::StrCat(
+          at, "gpu_freq_hz: no registered ", cls,
+          " device can lock its GPU's SM clock (", GpuNotes(facts), ")"));
+    } else if (!std::binary_search(offered.begin(), offered.end(),
+                                   m.gpu_freq_hz())) {
+      problems->push_back(absl::StrCat(
+          at, "gpu_freq_hz: ", m.gpu_freq_hz(),
+          " is not an SM clock any registered ", cls,
+          " GPU supports (nearest: ",
+          absl::StrJoin(NearestValues(offered, m.gpu_freq_hz()), ", "),
+          "; `powersweep devices --modes DEVICE` lists them)"));
+    }
+  }
+  if (m.gpu_power_limit_w() > 0) {
+    if (!facts.any_device) {
+      unchecked->push_back(at + "gpu_power_limit_w");
+    } else if (facts.limit_ranges_w.empty()) {
+      problems->push_back(absl::StrCat(
+          at, "gpu_power_limit_w: no registered ", cls,
+          " device can set its GPU's power limit (", GpuNotes(facts), ")"));
+    } else {
+      bool fits = false;
+      std::vector<std::string> ranges;
+      for (const auto& [lo, hi] : facts.limit_ranges_w) {
+        fits |= m.gpu_power_limit_w() >= lo && m.gpu_power_limit_w() <= hi;
+        ranges.push_back(absl::StrCat(lo, "..", hi));
+      }
+      if (!fits) {
+        problems->push_back(absl::StrCat(
+            at, "gpu_power_limit_w: ", m.gpu_power_limit_w(),
+            " W is outside the range of every registered ", cls,
+            " GPU (", absl::StrJoin(ranges, ", "), " W)"));
+      }
+    }
+  }
+}
+
 // A PowerMode's fields, as a hashable key for duplicate detection.
-using ModeKey = std::tuple<std::string, int32_t, int64_t, int64_t, int64_t>;
+using ModeKey =
+    std::tuple<std::string, int32_t, int64_t, int64_t, int64_t, int32_t>;
 ModeKey KeyOf(const v1::PowerMode& m) {
-  return {m.preset(), m.cpu_cores(), m.cpu_freq_khz(), m.gpu_freq_hz(),
-          m.mem_freq_hz()};
+  return {m.preset(),      m.cpu_cores(),   m.cpu_freq_khz(),
+          m.gpu_freq_hz(), m.mem_freq_hz(), m.gpu_power_limit_w()};
 }
 
 // Fields that could not be checked (no device of the class known yet) are
@@ -154,7 +231,8 @@ void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
         {"cpu_cores", m.cpu_cores()},
         {"cpu_freq_khz", m.cpu_freq_khz()},
         {"gpu_freq_hz", m.gpu_freq_hz()},
-        {"mem_freq_hz", m.mem_freq_hz()}};
+        {"mem_freq_hz", m.mem_freq_hz()},
+        {"gpu_power_limit_w", m.gpu_power_limit_w()}};
     for (const auto& [name, value] : knobs) {
       if (value < 0) {
         problems->push_back(absl::StrCat(at, name,
@@ -195,12 +273,19 @@ void CheckPowerModes(const v1::SweepSpec& spec, const ValidationContext& ctx,
       if (per_device) {
         CheckDeviceCpuFrequency(at + "cpu_freq_khz", m.cpu_freq_khz(), facts,
                                 problems, &unchecked[cls->name]);
+        CheckHostGpu(at, m, facts, problems, &unchecked[cls->name]);
       } else {
         CheckFrequency(at + "cpu_freq_khz", m.cpu_freq_khz(),
                        cls->cpu_freqs_khz, *cls, problems);
+        CheckFrequency(at + "gpu_freq_hz", m.gpu_freq_hz(), cls->gpu_freqs_hz,
+                       *cls, problems);
+        if (m.gpu_power_limit_w() > 0) {
+          problems->push_back(absl::StrCat(
+              at, "gpu_power_limit_w: not settable on class ", cls->name,
+              " (a host GPU's knob, set through NVML; a Jetson's GPU is set "
+              "by preset or gpu_freq_hz)"));
+        }
       }
-      CheckFrequency(at + "gpu_freq_hz", m.gpu_freq_hz(), cls->gpu_freqs_hz,
-                     *cls, problems);
       CheckFrequency(at + "mem_freq_hz", m.mem_freq_hz(), cls->mem_freqs_hz,
                      *cls, problems);
     }

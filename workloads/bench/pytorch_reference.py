@@ -191,7 +191,17 @@ def synthetic_batch(model, n, seq_len, actions):
                 torch.randint(6 * actions, (n,), dtype=torch.long))
     if model == "vae":
         return torch.randn(n, 1, 28, 28), torch.randint(10, (n,))
+    if model == "lenet5":
+        return torch.randn(n, 1, 28, 28), torch.randint(10, (n,))
+    if model in IMAGE_MODELS:
+        return (torch.randn(n, 3, IMAGE_SIZE, IMAGE_SIZE),
+                torch.randint(10, (n,)))
     sys.exit(f"--dataset-path synthetic: not done here for {model}")
+
+
+# Image models with synthetic data (3 x 224 x 224, 10 classes).
+IMAGE_MODELS = ("resnet18", "resnet50", "alexnet", "vgg16", "mobilenet_v3_small")
+IMAGE_SIZE = 224
 
 class BabiTrain(torch.utils.data.Dataset):
     """The qa*_train.txt files (qa*_test.txt with train=False) of a bAbI
@@ -330,7 +340,14 @@ def main():
     p.add_argument("--gen-tokens", type=int, default=16,
                    help="gpt2_small inference: tokens generated per sample")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--device", default="cpu",
+                   help="cpu or cuda: on cuda each minibatch is copied from "
+                        "pinned memory with non_blocking and the copy is "
+                        "timed apart from compute (mean_h2d_s)")
+    p.add_argument("--warmup", type=int, default=0,
+                   help="minibatches run first and left out of the means")
     a = p.parse_args()
+    device = torch.device(a.device)
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     train = a.task == "train"
@@ -341,7 +358,7 @@ def main():
         loader = Synthetic(synthetic_batch(a.model, a.batch_size, seq_len,
                                            actions))
         tokens = seq_len if a.model == "gpt2_small" else 0
-        classes = actions
+        classes = 10 if a.model in IMAGE_MODELS + ("lenet5",) else actions
     else:
         data = dataset(a.dataset_path, a.input_size, a.model, a.seq_len,
                        train)
@@ -400,17 +417,41 @@ def main():
             if train else None
     generate = not train and a.model == "gpt2_small"
     model.train(train)
-    stall = compute = ttft = per_token = 0.0
+    cuda = device.type == "cuda"
+    if cuda:
+        model.to(device)
+        if opt is not None:  # built on the CPU parameters: rebuilt on the GPU
+            opt = (torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+                   if isinstance(opt, torch.optim.SGD) else
+                   type(opt)(model.parameters(), **opt.defaults))
+        if isinstance(loader, Synthetic):
+            loader.batch = tuple(t.pin_memory() for t in loader.batch)
+    stall = compute = h2d = ttft = per_token = 0.0
     done = generated = 0
     start = time.monotonic()
-    while done < a.minibatches:
+    total = a.minibatches + a.warmup
+    step = 0
+    while step < total:
         it = iter(loader)
-        while done < a.minibatches:
+        while step < total:
+            if step == a.warmup:  # warm-up over: the means start here
+                stall = compute = h2d = ttft = per_token = 0.0
+                done = generated = 0
+                start = time.monotonic()
             t0 = time.monotonic()
             try:
                 x, y = next(it)
             except StopIteration:
                 break
+            step += 1
+            copy = 0.0
+            if cuda:
+                tc = time.monotonic()
+                x = x.to(device, non_blocking=True)
+                y = y.to(device, non_blocking=True)
+                torch.cuda.synchronize()
+                copy = time.monotonic() - tc
+                h2d += copy
             t1 = time.monotonic()
             if train:
                 opt.zero_grad()
@@ -433,7 +474,7 @@ def main():
                 with torch.no_grad():
                     step_loss(x, y).item()
             t2 = time.monotonic()
-            stall += t1 - t0
+            stall += t1 - t0 - copy
             compute += t2 - t1
             done += 1
     elapsed = time.monotonic() - start
@@ -444,7 +485,8 @@ def main():
         "samples_per_s": done * a.batch_size / elapsed,
         "tokens_per_s": all_tokens / elapsed,
         "stall_fraction": stall / elapsed, "mean_stall_s": stall / done,
-        "mean_compute_s": compute / done, "torch": torch.__version__,
+        "mean_compute_s": compute / done, "mean_h2d_s": h2d / done,
+        "device": a.device, "warmup": a.warmup, "torch": torch.__version__,
         "torchvision": torchvision.__version__}
     if generate:
         result["mean_ttft_s"] = ttft / done

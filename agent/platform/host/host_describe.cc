@@ -68,27 +68,97 @@ std::vector<KnobReport> HostPlatform::DescribeKnobs() {
     }
   }
   out.push_back(cpu);
-  for (const char* knob : {"gpu_freq_hz", "mem_freq_hz"}) {
-    KnobReport k;
-    k.knob = knob;
-    k.note = "not settable on a host in this version (no NVML backend)";
-    out.push_back(k);
+  absl::MutexLock lock(&mu_);
+  if (gpu_ == nullptr) {
+    for (const char* knob : {"gpu_power_limit_w", "gpu_freq_hz"}) {
+      KnobReport k;
+      k.knob = knob;
+      k.note = gpu_note_;
+      out.push_back(k);
+    }
+  } else {
+    const NvmlGpuInfo& info = gpu_->info();
+    KnobReport limit;
+    limit.knob = "gpu_power_limit_w";
+    if (absl::StatusOr<int64_t> mw = gpu_->PowerLimitMw(); mw.ok()) {
+      limit.current = absl::StrCat(*mw / 1000.0);
+    }
+    limit.settable = gpu_knobs_->limit_settable();
+    if (info.limit_max_mw > 0) {
+      limit.range = absl::StrCat(gpu_knobs_->min_limit_w(), "..",
+                                 gpu_knobs_->max_limit_w());
+    }
+    limit.note = limit.settable ? "nvmlDeviceSetPowerManagementLimit"
+                 : !gpu_note_.empty() ? gpu_note_
+                                      : "NVML reports no power limit";
+    limit.provenance = v1::PROVENANCE_MEASURED;
+    out.push_back(limit);
+    KnobReport clock;
+    clock.knob = "gpu_freq_hz";
+    if (absl::StatusOr<int64_t> mhz = gpu_->SmClockMhz(); mhz.ok()) {
+      clock.current = absl::StrCat(*mhz * 1'000'000);
+    }
+    clock.settable = gpu_knobs_->clock_settable();
+    std::vector<int64_t> hz;
+    for (int64_t mhz : info.sm_clocks_mhz) hz.push_back(mhz * 1'000'000);
+    clock.range = Steps(hz);
+    clock.note = clock.settable
+                     ? "locked SM clock, nvmlDeviceSetGpuLockedClocks"
+                 : !gpu_note_.empty() ? gpu_note_
+                                      : "NVML lists no supported SM clocks";
+    clock.provenance = v1::PROVENANCE_MEASURED;
+    out.push_back(clock);
   }
+  KnobReport mem;
+  mem.knob = "mem_freq_hz";
+  mem.note = "not settable on a host";
+  out.push_back(mem);
   return out;
 }
 
 std::vector<SensorReport> HostPlatform::DescribeSensors() {
   absl::MutexLock lock(&mu_);
+  std::vector<SensorReport> out;
   if (rapl_ != nullptr) {
-    return {{"rapl", absl::StrCat("rail per domain (", rapl_->domains(),
-                                  " domains)"),
-             options_.sys_root + "/class/powercap/intel-rapl:*/energy_uj",
-             v1::PROVENANCE_MEASURED}};
+    out.push_back({"rapl", absl::StrCat("rail per domain (", rapl_->domains(),
+                                        " domains)"),
+                   options_.sys_root + "/class/powercap/intel-rapl:*/energy_uj",
+                   v1::PROVENANCE_MEASURED});
+  } else {
+    out.push_back({"cpu-modeled",
+                   gpu_ != nullptr ? "rail (CPU part of the total)"
+                                   : "rail (board total)",
+                   "model: agent/platform/host/power_model.h, from per-core "
+                   "utilization and the set frequency",
+                   v1::PROVENANCE_MODELED});
   }
-  return {{"cpu-modeled", "rail (board total)",
-           "model: agent/platform/host/power_model.h, from per-core "
-           "utilization and the set frequency",
-           v1::PROVENANCE_MODELED}};
+  if (gpu_ != nullptr) {
+    out.push_back({"gpu-nvml",
+                   absl::StrCat("rail (GPU ", options_.nvml_gpu, ", ",
+                                gpu_->info().name, ")"),
+                   absl::StrCat("NVML nvmlDeviceGetPowerUsage (",
+                                options_.nvml_library, ")"),
+                   v1::PROVENANCE_MEASURED});
+  }
+  return out;
+}
+
+ProbeDetails HostPlatform::DescribeProbe() {
+  ProbeDetails d;
+  if (gpu_ == nullptr) {
+    d.details.push_back({"GPU", gpu_note_});
+    return d;
+  }
+  const NvmlGpuInfo& info = gpu_->info();
+  d.details.push_back(
+      {"GPU", absl::StrCat(info.index, ": ", info.name, " (NVML, ",
+                           info.library, ")")});
+  d.details.push_back({"GPU UUID", info.uuid});
+  d.details.push_back({"NVIDIA driver", info.driver});
+  if (!gpu_note_.empty()) {
+    d.warnings.push_back(absl::StrCat("GPU knobs: ", gpu_note_));
+  }
+  return d;
 }
 
 }  // namespace powersweep

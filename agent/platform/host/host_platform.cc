@@ -115,6 +115,40 @@ HostPlatform::HostPlatform(HostPlatformOptions options,
         RaplReader::Open(options_.sys_root + "/class/powercap");
     if (rapl.ok()) rapl_ = std::make_unique<RaplReader>(*std::move(rapl));
   }
+  OpenGpu();
+}
+
+void HostPlatform::OpenGpu() {
+  if (options_.nvml_library.empty()) {
+    gpu_note_ = "no NVML (--nvml_library is empty)";
+    return;
+  }
+  absl::StatusOr<std::unique_ptr<NvmlGpu>> gpu =
+      NvmlGpu::Open(options_.nvml_library, options_.nvml_gpu);
+  if (!gpu.ok()) {
+    gpu_note_ = absl::StrCat("no NVML: ", gpu.status().message());
+    return;
+  }
+  gpu_ = *std::move(gpu);
+  if (!options_.gpu_restore_path.empty()) {
+    std::vector<std::string> notes;
+    absl::Status restored = HostGpuKnobs::RestoreFromFile(
+        *gpu_, options_.gpu_restore_path, &notes);
+    for (const std::string& n : notes) PS_LOG(WARNING) << n;
+    if (!restored.ok()) PS_LOG(ERROR) << restored.message();
+  }
+  absl::MutexLock lock(&mu_);
+  gpu_knobs_ =
+      std::make_unique<HostGpuKnobs>(gpu_.get(), options_.gpu_restore_path);
+  gpu_note_ = gpu_knobs_->not_settable();
+  PS_LOG(INFO) << "GPU " << options_.nvml_gpu << ": " << gpu_->info().name
+               << " through NVML (" << options_.nvml_library << ")"
+               << (gpu_note_.empty() ? "" : "; knobs: " + gpu_note_);
+}
+
+HostPlatform::~HostPlatform() {
+  absl::MutexLock lock(&mu_);
+  if (gpu_knobs_ != nullptr) gpu_knobs_->Restore();
 }
 
 std::string HostPlatform::PowerSource() const {
@@ -129,9 +163,19 @@ v1::DeviceCapabilities HostPlatform::Capabilities() const {
   v1::DeviceCapabilities caps;
   caps.set_cpu_cores(static_cast<int32_t>(agent_cpus_.size()));
   caps.set_memory_bytes(memory_bytes_);
-  {
-    absl::MutexLock lock(&mu_);
-    for (int64_t khz : freq_.Available()) caps.add_cpu_freqs_khz(khz);
+  absl::MutexLock lock(&mu_);
+  for (int64_t khz : freq_.Available()) caps.add_cpu_freqs_khz(khz);
+  caps.set_gpu_note(gpu_note_);
+  if (gpu_ == nullptr) return caps;
+  caps.set_gpu_name(gpu_->info().name);
+  if (gpu_knobs_->clock_settable()) {
+    for (int64_t mhz : gpu_->info().sm_clocks_mhz) {
+      caps.add_gpu_freqs_hz(mhz * 1'000'000);
+    }
+  }
+  if (gpu_knobs_->limit_settable()) {
+    caps.set_gpu_power_limit_min_w(gpu_knobs_->min_limit_w());
+    caps.set_gpu_power_limit_max_w(gpu_knobs_->max_limit_w());
   }
   return caps;
 }
@@ -143,9 +187,15 @@ absl::StatusOr<v1::AppliedPowerMode> HostPlatform::Apply(
         "preset: \"", mode.preset(),
         "\" not available on the host platform in this version"));
   }
-  if (mode.gpu_freq_hz() != 0) {
-    return absl::InvalidArgumentError(
-        "gpu_freq_hz: not settable on the host platform in this version");
+  if (gpu_ == nullptr) {
+    for (const auto& [field, value] :
+         {std::pair<const char*, int64_t>{"gpu_freq_hz", mode.gpu_freq_hz()},
+          {"gpu_power_limit_w", mode.gpu_power_limit_w()}}) {
+      if (value != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ": this host has no GPU knobs: ", gpu_note_));
+      }
+    }
   }
   if (mode.mem_freq_hz() != 0) {
     return absl::InvalidArgumentError(
@@ -169,6 +219,11 @@ absl::StatusOr<v1::AppliedPowerMode> HostPlatform::Apply(
                                  absl::StrJoin(cpus, ","),
                                  " by affinity"));
   absl::MutexLock lock(&mu_);
+  // The GPU's values are checked before anything changes.
+  if (gpu_knobs_ != nullptr) {
+    PS_RETURN_IF_ERROR(
+        gpu_knobs_->Check(mode.gpu_power_limit_w(), mode.gpu_freq_hz()));
+  }
   PS_ASSIGN_OR_RETURN(FrequencySetting freq,
                       freq_.Set(mode.cpu_freq_khz(), cpus));
   if (mode.cpu_freq_khz() != 0) {
@@ -176,10 +231,30 @@ absl::StatusOr<v1::AppliedPowerMode> HostPlatform::Apply(
     applied.set_cpu_freq_provenance(freq.provenance);
     if (!freq.note.empty()) applied.add_notes(freq.note);
   }
-  applied.add_notes(rapl_ != nullptr
-                        ? "power: RAPL energy counters (measured)"
-                        : "power: modeled from CPU utilization and frequency "
-                          "(no RAPL or NVML)");
+  if (gpu_knobs_ != nullptr) {
+    absl::StatusOr<GpuKnobSetting> gpu = gpu_knobs_->Apply(
+        mode.gpu_power_limit_w(), mode.gpu_freq_hz());
+    if (!gpu.ok()) {
+      freq_.Restore();
+      return gpu.status();
+    }
+    applied.mutable_actual()->set_gpu_power_limit_w(gpu->power_limit_w);
+    applied.mutable_actual()->set_gpu_freq_hz(gpu->sm_clock_hz);
+    for (const std::string& n : gpu->notes) applied.add_notes(n);
+    if (mode.gpu_power_limit_w() != 0 || mode.gpu_freq_hz() != 0) {
+      applied.add_notes(absl::StrCat("GPU knobs set through NVML on ",
+                                     gpu_->info().name));
+    }
+  }
+  const std::string cpu_power = rapl_ != nullptr
+                                    ? "RAPL energy counters (measured)"
+                                    : "modeled from CPU utilization and "
+                                      "frequency (no RAPL)";
+  applied.add_notes(
+      gpu_ != nullptr
+          ? absl::StrCat("power: GPU from NVML (measured) + CPU ", cpu_power)
+          : absl::StrCat("power: CPU ", cpu_power, "; no GPU (", gpu_note_,
+                         ")"));
   run_cpus_ = std::move(cpus);
   return applied;
 }
@@ -229,6 +304,63 @@ void HostPlatform::Sample(const std::vector<int>& cpus,
 }
 
 void HostPlatform::SamplePower(v1::TelemetrySample* sample) {
+  SampleCpuPower(sample);
+  const double gpu_mw = SampleGpu(sample);
+  // The total needs the CPU part: without it (RAPL's first read) there is
+  // no total, only the GPU's rail.
+  if (gpu_mw > 0 && sample->power_mw() > 0) {
+    sample->set_power_mw(sample->power_mw() + gpu_mw);
+  }
+}
+
+double HostPlatform::SampleGpu(v1::TelemetrySample* sample) {
+  if (gpu_ == nullptr) return 0;
+  NvmlReading r = gpu_->Read();
+  if (gpu_->lost()) {
+    if (!gpu_lost_logged_) {
+      PS_LOG(WARNING) << "GPU " << options_.nvml_gpu << " (" <<
+          gpu_->info().name << ") is lost (NVML_ERROR_GPU_IS_LOST): its "
+          "power and clocks are no longer sampled";
+      gpu_lost_logged_ = true;
+    }
+    return 0;
+  }
+  if (r.sm_clock_hz) sample->set_gpu_freq_hz(*r.sm_clock_hz);
+  if (r.util) sample->set_gpu_util(*r.util);
+  if (r.mem_clock_hz) sample->set_mem_freq_hz(*r.mem_clock_hz);
+  if (r.mem_used_bytes) sample->set_gpu_mem_used_bytes(*r.mem_used_bytes);
+  if (r.temperature_c) {
+    v1::Temperature* t = sample->add_temperatures();
+    t->set_name("GPU");
+    t->set_celsius(*r.temperature_c);
+  }
+  if (!r.power_mw) return 0;
+  v1::RailSample* rail = sample->add_rails();
+  rail->set_name("gpu-nvml");
+  rail->set_power_mw(*r.power_mw);
+  rail->set_provenance(v1::PROVENANCE_MEASURED);
+  return *r.power_mw;
+}
+
+void HostPlatform::StartRunEnergyCounter() {
+  absl::MutexLock lock(&mu_);
+  run_start_gpu_j_.reset();
+  if (gpu_ == nullptr) return;
+  absl::StatusOr<double> j = gpu_->EnergyJ();
+  if (j.ok()) run_start_gpu_j_ = *j;
+}
+
+double HostPlatform::StopRunEnergyCounter() {
+  absl::MutexLock lock(&mu_);
+  if (gpu_ == nullptr || !run_start_gpu_j_) return 0;
+  absl::StatusOr<double> j = gpu_->EnergyJ();
+  const double start = *run_start_gpu_j_;
+  run_start_gpu_j_.reset();
+  if (!j.ok() || *j < start) return 0;
+  return *j - start;
+}
+
+void HostPlatform::SampleCpuPower(v1::TelemetrySample* sample) {
   // A sample time that does not advance is a new run (t_s restarts).
   if (sample->t_s() <= last_sample_t_s_ && rapl_ != nullptr) rapl_->Reset();
   last_sample_t_s_ = sample->t_s();
@@ -278,6 +410,11 @@ absl::Status HostPlatform::AttachWorkload(int pid) {
 void HostPlatform::Restore() {
   absl::MutexLock lock(&mu_);
   freq_.Restore();
+  if (gpu_knobs_ != nullptr) {
+    for (const std::string& failed : gpu_knobs_->Restore()) {
+      PS_LOG(ERROR) << "cannot restore the GPU: " << failed;
+    }
+  }
   run_cpus_ = agent_cpus_;
 }
 

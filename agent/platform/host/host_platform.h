@@ -4,7 +4,19 @@
 //   (MEASURED read-back), otherwise EMULATED by a CPU bandwidth quota on a
 //   cgroup (cpu_freq.h, cpu_quota.h); the knob's provenance is in
 //   AppliedPowerMode.cpu_freq_provenance. Presets, GPU and memory
-//   frequencies cannot be set (no NVML backend in this version).
+//   frequencies cannot be set on the CPU.
+// - NVIDIA GPU (NVML, loaded at run time from options.nvml_library; see
+//   nvml_gpu.h): when it opens, every sample gets the GPU's instant power as
+//   rail "gpu-nvml" (MEASURED), its SM clock (gpu_freq_hz), utilisation
+//   (gpu_util), memory clock (mem_freq_hz), temperature ("GPU") and memory
+//   used; the total power is the GPU's plus the CPU figure (RAPL or the
+//   model; the total is MODELED when the CPU part is). The knobs
+//   gpu_power_limit_w and gpu_freq_hz (locked SM clock) are set through
+//   gpu_knobs.h, restored by Restore() and, after a crash, from
+//   options.gpu_restore_path at the next start. The GPU's energy counter is
+//   read at run start and end (StartRunEnergyCounter). A GPU that is lost
+//   mid-run drops out of the samples (one warning); the run goes on.
+//   Without NVML the reason is in Capabilities().gpu_note and the probe.
 // - Power: RAPL energy counters where readable (rapl.h, MEASURED, one rail
 //   per domain), otherwise the documented model of power_model.h driven by
 //   the sample's per-core utilization and the set frequency (MODELED, one
@@ -21,6 +33,7 @@
 #include <map>
 #include <set>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +41,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "agent/platform/host/cpu_freq.h"
+#include "agent/platform/host/gpu_knobs.h"
+#include "agent/platform/host/nvml_gpu.h"
 #include "agent/platform/host/power_model.h"
 #include "agent/platform/host/rapl.h"
 #include "agent/platform/platform.h"
@@ -47,6 +62,13 @@ struct HostPlatformOptions {
   bool use_rapl = true;     // false: always the power model
   PowerModelParams power_model;
   std::string agent_version;
+  // NVML: the library to dlopen ("" = none, the default here so that no
+  // test touches a real GPU; the agent's --nvml_library defaults to
+  // libnvidia-ml.so.1) and the GPU's index.
+  std::string nvml_library;
+  int nvml_gpu = 0;
+  // The GPU restore file ("" = none: a probe changes nothing).
+  std::string gpu_restore_path;
 };
 
 class HostPlatform : public Platform {
@@ -54,6 +76,8 @@ class HostPlatform : public Platform {
   // InvalidArgument when --cpus is malformed or names no allowed CPU.
   static absl::StatusOr<std::unique_ptr<HostPlatform>> Create(
       HostPlatformOptions options);
+  // Sets a GPU's knobs back (what Restore() does).
+  ~HostPlatform() override;
 
   v1::DeviceIdentity Identity() const override;
   v1::DeviceCapabilities Capabilities() const override;
@@ -66,6 +90,9 @@ class HostPlatform : public Platform {
   absl::Status AttachWorkload(int pid) override;
   std::vector<KnobReport> DescribeKnobs() override;  // host_describe.cc
   std::vector<SensorReport> DescribeSensors() override;
+  ProbeDetails DescribeProbe() override;
+  void StartRunEnergyCounter() override;
+  double StopRunEnergyCounter() override;
 
   // "rapl (N domains)" or "modeled"; for logs and probes.
   std::string PowerSource() const;
@@ -88,8 +115,20 @@ class HostPlatform : public Platform {
   HostCpuFrequency freq_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<RaplReader> rapl_ ABSL_GUARDED_BY(mu_);
   double last_sample_t_s_ ABSL_GUARDED_BY(mu_) = -1;
+  // The GPU (null without NVML; gpu_note_ says why) and its knobs.
+  std::unique_ptr<NvmlGpu> gpu_;
+  std::unique_ptr<HostGpuKnobs> gpu_knobs_ ABSL_GUARDED_BY(mu_);
+  std::string gpu_note_;
+  bool gpu_lost_logged_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<double> run_start_gpu_j_ ABSL_GUARDED_BY(mu_);
 
+  void OpenGpu();
   void SamplePower(v1::TelemetrySample* sample)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SampleCpuPower(v1::TelemetrySample* sample)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds the GPU's readings and rail; its power in mW (0 when none).
+  double SampleGpu(v1::TelemetrySample* sample)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 };
 

@@ -82,6 +82,11 @@ absl::StatusOr<ModePlan> PlanMode(SysfsIo& io, const BoardInfo& board,
                                   const PresetResolver& presets) {
   v1::PowerMode m = mode;
   v1::PowerMode preset_mode;
+  if (mode.gpu_power_limit_w() != 0) {
+    return absl::InvalidArgumentError(
+        "gpu_power_limit_w: a Jetson has no GPU power limit (a host GPU's "
+        "knob, set through NVML); use a preset or gpu_freq_hz");
+  }
   if (!mode.preset().empty()) {
     if (!presets) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -90,6 +90,11 @@ v1::DeviceCapabilities TwinPlatform::Capabilities() const {
 
 absl::StatusOr<v1::AppliedPowerMode> TwinPlatform::Apply(
     const v1::PowerMode& mode) {
+  if (mode.gpu_power_limit_w() != 0) {
+    return absl::InvalidArgumentError(
+        "gpu_power_limit_w: a twin (a simulated Jetson) has no GPU power "
+        "limit (a host GPU's knob, set through NVML)");
+  }
   std::vector<std::string> notes;
   PS_ASSIGN_OR_RETURN(OperatingPoint op,
                       ResolvePowerMode(*cls_, *catalog_, mode, &notes));

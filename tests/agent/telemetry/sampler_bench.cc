@@ -4,6 +4,9 @@
 // DURATION seconds at each rate and prints sampler_cpu_s / duration.
 //
 // Usage: agent_sampler_bench [DURATION_S=10] [HZ...=10 100]
+// With $BENCH_NVML_LIBRARY set the platform also samples that NVML library
+// (a GPU host; the tests' fake libnvidia-ml reads its state file on every
+// call, so its figure is an upper bound of a real driver's ~4 us calls).
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -22,14 +25,21 @@ int main(int argc, char** argv) {
   HostPlatformOptions o;
   o.device_id = "bench";
   o.cgroup_root = "/nonexistent";  // never touch cgroups
+  if (const char* nvml = std::getenv("BENCH_NVML_LIBRARY")) {
+    o.nvml_library = nvml;
+  }
   auto platform = HostPlatform::Create(o);
   if (!platform.ok()) {
     std::fprintf(stderr, "%s\n", std::string(platform.status().message()).c_str());
     return 1;
   }
   RealClock clock;
-  std::printf("power source: %s, CPUs: %zu\n", (*platform)->PowerSource().c_str(),
-              (*platform)->AgentCpus().size());
+  std::printf("power source: %s, CPUs: %zu, GPU: %s\n",
+              (*platform)->PowerSource().c_str(),
+              (*platform)->AgentCpus().size(),
+              (*platform)->Capabilities().gpu_name().empty()
+                  ? (*platform)->Capabilities().gpu_note().c_str()
+                  : (*platform)->Capabilities().gpu_name().c_str());
   for (double hz : rates) {
     Sampler sampler(platform->get(), &clock);
     SamplerOptions so;
