@@ -78,7 +78,8 @@ const std::map<std::string, std::string>& ExportQueries() {
        " m.t_start_s AS t_start_s, m.stall_s AS stall_s, m.compute_s AS compute_s,"
        " m.e2e_s AS e2e_s, m.samples AS samples, m.loss AS loss, m.tenant AS tenant,"
        " m.page_cache_resident AS page_cache_resident, m.tokens AS tokens,"
-       " m.ttft_s AS ttft_s, m.per_token_s AS per_token_s"
+       " m.ttft_s AS ttft_s, m.per_token_s AS per_token_s,"
+       " m.h2d_s AS h2d_s, m.warmup AS warmup"
        " FROM runs r JOIN minibatches m ON m.run_id = r.run_id"
        " WHERE r.sweep_id = ?1 ORDER BY m.run_id, m.attempt, m.idx, m.rowid"},
       {"telemetry",

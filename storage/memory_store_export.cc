@@ -135,7 +135,9 @@ const std::vector<std::string>& MinibatchesHeader() {
                                    "page_cache_resident",
                                    "tokens",
                                    "ttft_s",
-                                   "per_token_s"};
+                                   "per_token_s",
+                                   "h2d_s",
+                                   "warmup"};
   return *kHeader;
 }
 
@@ -309,7 +311,9 @@ std::vector<std::string> MemoryStore::CsvChunks(const Sweep& sweep,
                                            : "",
                r.tokens() != 0 ? Int(r.tokens()) : "",
                r.has_ttft_s() ? Real(r.ttft_s()) : "",
-               r.has_per_token_s() ? Real(r.per_token_s()) : ""});
+               r.has_per_token_s() ? Real(r.per_token_s()) : "",
+               r.h2d_s() > 0 ? Real(r.h2d_s()) : "",
+               r.warmup() ? "1" : ""});
         }
       }
     }

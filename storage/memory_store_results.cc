@@ -20,6 +20,7 @@ absl::StatusOr<std::vector<RunAggregates>> MemoryStore::GetSweepAggregates(
     const Attempt& a = Current(run);
     RecordAggregator agg;
     for (const v1::MinibatchRecord& r : SortedMinibatches(a)) {
+      if (r.warmup()) continue;  // warm-up is left out, as in SqliteStore
       agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
                        r.has_loss(), r.loss());
       agg.AddTokens(r.tokens(), r.has_ttft_s() ? r.ttft_s() : -1,

@@ -74,11 +74,20 @@ CREATE TABLE schema_v19_cookie (x INTEGER);
 DROP TABLE schema_v19_cookie;
 )sql";
 
+// Version 20: CUDA timing of a minibatch. h2d_s is its host-to-device copy
+// (MinibatchRecord.h2d_s; NULL on the CPU and before this version), warmup
+// 1 marks the run's warm-up minibatches (NULL otherwise), which the run's
+// aggregates leave out.
+constexpr char kSchemaV20[] = R"sql(
+ALTER TABLE minibatches ADD COLUMN h2d_s REAL;
+ALTER TABLE minibatches ADD COLUMN warmup INTEGER;
+)sql";
+
 }  // namespace
 
 const std::vector<const char*>& MigrationsFromV16() {
   static const std::vector<const char*> kRecent = {
-      kSchemaV16, kSchemaV17, kSchemaV18, kSchemaV19};
+      kSchemaV16, kSchemaV17, kSchemaV18, kSchemaV19, kSchemaV20};
   return kRecent;
 }
 

@@ -56,6 +56,7 @@ absl::StatusOr<RecordAggregates> SqliteStore::ComputeAggregates(int64_t run_id,
         Stmt stmt, db_->Prepare("SELECT e2e_s, stall_s, compute_s, samples, loss,"
                                 " tokens, ttft_s, per_token_s"
                                 " FROM minibatches WHERE run_id = ?1 AND attempt = ?2"
+                                " AND warmup IS NULL"  // warm-up left out
                                 " ORDER BY tenant, idx, rowid"));
     stmt.Bind(1, run_id).Bind(2, attempt);
     while (true) {

@@ -132,9 +132,9 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
       Stmt mb, db_->Prepare("INSERT INTO minibatches(run_id, attempt, seq, idx, epoch,"
                             " t_start_s, stall_s, compute_s, e2e_s, samples, loss,"
                             " tenant, page_cache_resident, tokens, ttft_s,"
-                            " per_token_s)"
+                            " per_token_s, h2d_s, warmup)"
                             " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-                            " ?12, ?13, ?14, ?15, ?16)"));
+                            " ?12, ?13, ?14, ?15, ?16, ?17, ?18)"));
   for (const v1::MinibatchRecord& r : batch.minibatches()) {
     if (r.has_page_cache_resident()) {
       mb.Bind(13, r.page_cache_resident());
@@ -165,6 +165,17 @@ absl::Status SqliteStore::IngestOneLocked(const v1::DataBatch& batch,
       mb.Bind(16, r.per_token_s());
     } else {
       mb.BindNull(16);
+    }
+    // CUDA timing: NULL where it does not apply (the CPU, steady state).
+    if (r.h2d_s() > 0) {
+      mb.Bind(17, r.h2d_s());
+    } else {
+      mb.BindNull(17);
+    }
+    if (r.warmup()) {
+      mb.Bind(18, int64_t{1});
+    } else {
+      mb.BindNull(18);
     }
     PS_RETURN_IF_ERROR(mb.Bind(1, batch.run_id())
                            .Bind(2, attempt)

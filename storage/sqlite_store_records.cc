@@ -26,7 +26,8 @@ absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
     PS_ASSIGN_OR_RETURN(
         Stmt stmt, db_->Prepare("SELECT epoch, idx, t_start_s, stall_s, compute_s, e2e_s,"
                                 " samples, loss, tenant, page_cache_resident,"
-                                " tokens, ttft_s, per_token_s FROM minibatches"
+                                " tokens, ttft_s, per_token_s, h2d_s, warmup"
+                                " FROM minibatches"
                                 " WHERE run_id = ?1 AND attempt = ?2"
                                 " ORDER BY tenant, idx, rowid"));
     stmt.Bind(1, run_id).Bind(2, attempt);
@@ -47,6 +48,8 @@ absl::StatusOr<std::vector<v1::MinibatchRecord>> SqliteStore::GetMinibatches(
       if (!stmt.IsNull(10)) r.set_tokens(stmt.Int(10));
       if (!stmt.IsNull(11)) r.set_ttft_s(stmt.Double(11));
       if (!stmt.IsNull(12)) r.set_per_token_s(stmt.Double(12));
+      if (!stmt.IsNull(13)) r.set_h2d_s(stmt.Double(13));
+      if (!stmt.IsNull(14) && stmt.Int(14) != 0) r.set_warmup(true);
     }
   }));
   return out;

@@ -45,6 +45,13 @@ ABSL_FLAG(std::string, kernel_shape, "",
 ABSL_FLAG(int32_t, warmup_iterations, 5,
           "run, kernels only: untimed iterations before timing (all but the "
           "first count the kernel launches).");
+ABSL_FLAG(int32_t, warmup_minibatches, 0,
+          "run, models: the first N minibatches are flagged as warm-up in "
+          "their records (left out of summaries and models); -1 = none, 0 = "
+          "the default: 3 on a CUDA device, none on the CPU.");
+ABSL_FLAG(bool, cudnn_benchmark, false,
+          "run, CUDA: let cuDNN time its algorithms and keep the fastest "
+          "(torch.backends.cudnn.benchmark).");
 ABSL_FLAG(std::string, dataset_path, "",
           "run: the data set directory: IDX files {train,t10k}-{images-idx3,"
           "labels-idx1}-ubyte[.gz] (e.g. /usr/share/datasets/fashion-mnist), "
@@ -146,6 +153,7 @@ Usage:
       --batch-size N --workers N [--prefetch-depth N] [--page-cache keep|drop]
       [--preload] [--input-size S] [--seq-len L] [--vocab V]
       [--gen-tokens N] [--epochs N] [--minibatches N] [--duration-s X]
+      [--warmup-minibatches N] [--cudnn-benchmark]
       --seed S --threads T --records-fd FD
   powersweep-workload run --model gemm|conv|rnn --kernel-shape SHAPE
       [--warmup-iterations N] (--minibatches N | --duration-s X) --seed S
@@ -326,6 +334,8 @@ int main(int argc, char** argv) {
   config.vocab = absl::GetFlag(FLAGS_vocab);
   config.kernel_shape = absl::GetFlag(FLAGS_kernel_shape);
   config.warmup_iterations = absl::GetFlag(FLAGS_warmup_iterations);
+  config.warmup_minibatches = absl::GetFlag(FLAGS_warmup_minibatches);
+  config.cudnn_benchmark = absl::GetFlag(FLAGS_cudnn_benchmark);
   config.gen_tokens = absl::GetFlag(FLAGS_gen_tokens);
   st = powersweep::ValidateRunConfig(config);
   if (!st.ok()) return Fail(2, std::string(st.message()));

@@ -37,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "powersweep/v1/device.pb.h"
+#include "powersweep/v1/records.pb.h"
 #include "powersweep/v1/telemetry.pb.h"
 
 namespace powersweep {
@@ -125,6 +126,10 @@ class Platform {
   // has no such counter (the default) or it could not be read.
   virtual void StartRunEnergyCounter() {}
   virtual double StopRunEnergyCounter() { return 0; }
+  // A CUDA run's GPU as the platform knows it (a host's NVML: name,
+  // compute capability, driver), added to the workload's provenance.
+  // Default: nothing.
+  virtual void FillGpuProvenance(v1::GpuProvenance* gpu) {}
 };
 
 }  // namespace powersweep

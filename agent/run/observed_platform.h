@@ -51,6 +51,9 @@ class ObservedPlatform : public Platform {
   double StopRunEnergyCounter() override {
     return inner_->StopRunEnergyCounter();
   }
+  void FillGpuProvenance(v1::GpuProvenance* gpu) override {
+    inner_->FillGpuProvenance(gpu);
+  }
 
  private:
   Platform* const inner_;

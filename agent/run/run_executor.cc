@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/run/batcher.h"
 #include "agent/run/mode_readback.h"
@@ -498,6 +499,11 @@ v1::RunFinished RunExecutor::BuildResult(Run& run) {
   }
   r->set_sampler_cpu_s(run.sampler_cpu_s);
   r->set_gpu_counter_energy_j(run.gpu_counter_energy_j);
+  // A CUDA run: the GPU's name, compute capability and driver (the
+  // workload gave the CUDA and cuDNN versions).
+  if (absl::StartsWith(r->provenance().device(), "cuda")) {
+    platform_->FillGpuProvenance(r->mutable_provenance()->mutable_gpu());
+  }
   if (run.spec.traces_size() > 0) *r->mutable_traces() = run.traces;
   if (auto* vm = run.runtimes.empty() ? nullptr
                  : dynamic_cast<VirtualMachineRun*>(run.runtimes[0].get())) {

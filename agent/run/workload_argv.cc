@@ -141,6 +141,17 @@ absl::StatusOr<std::vector<std::string>> BuildWorkloadArgv(
     if (w.input_size() > 0) {
       argv.insert(argv.end(), {"--input-size", absl::StrCat(w.input_size())});
     }
+    // Warm-up minibatches (-1 none, 0 the workload's default) and cuDNN's
+    // algorithm search: CUDA timing knobs of model runs.
+    if (w.warmup_minibatches() != 0) {
+      argv.insert(argv.end(), {"--warmup-minibatches",
+                               absl::StrCat(w.warmup_minibatches())});
+    }
+    if (w.cudnn_benchmark()) argv.push_back("--cudnn-benchmark");
+  } else if (w.warmup_minibatches() != 0) {
+    return absl::InvalidArgumentError(
+        "workload.warmup_minibatches: a kernel run has its own untimed "
+        "warm-up iterations");
   }
   if (w.seq_len() < 0 || w.vocab() < 0) {
     return absl::InvalidArgumentError(absl::StrCat(

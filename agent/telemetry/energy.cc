@@ -98,10 +98,15 @@ void PhaseIntervals(const std::vector<v1::MinibatchRecord>& records,
                     double offset_s, std::vector<Interval>* stall,
                     std::vector<Interval>* compute) {
   for (const v1::MinibatchRecord& m : records) {
+    // Warm-up minibatches are left out of the phase split, as out of the
+    // run's aggregates.
+    if (m.warmup()) continue;
     const double end = offset_s + m.t_start_s() + m.e2e_s();
     const double compute_start = end - m.compute_s();
     compute->emplace_back(compute_start, end);
-    stall->emplace_back(compute_start - m.stall_s(), compute_start);
+    // A CUDA run's copy lies between the fetch and the compute.
+    const double fetch_end = compute_start - m.h2d_s();
+    stall->emplace_back(fetch_end - m.stall_s(), fetch_end);
   }
 }
 

@@ -74,7 +74,8 @@ double IntegrateJoulesOver(const std::vector<PowerPoint>& points,
                            const std::vector<Interval>& intervals);
 
 // Stall and compute intervals of `records` on the agent's clock
-// (workload time + offset_s).
+// (workload time + offset_s); a CUDA copy (h2d_s) between the two is in
+// neither, and warm-up minibatches are left out.
 void PhaseIntervals(const std::vector<v1::MinibatchRecord>& records,
                     double offset_s, std::vector<Interval>* stall,
                     std::vector<Interval>* compute);

@@ -11,12 +11,14 @@
 namespace powersweep {
 namespace {
 
-// The records' aggregates: minibatches in the given order, every sample,
+// The records' aggregates: minibatches in the given order (but warm-up),
+// every sample,
 // and the power readings in time order (stable: ties keep their order).
 RecordAggregates Aggregate(const std::vector<v1::MinibatchRecord>& minibatches,
                            const std::vector<v1::TelemetrySample>& telemetry) {
   RecordAggregator agg;
   for (const v1::MinibatchRecord& r : minibatches) {
+    if (r.warmup()) continue;  // warm-up minibatches are left out
     agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
                      r.has_loss(), r.loss());
     agg.AddTokens(r.tokens(), r.has_ttft_s() ? r.ttft_s() : -1,

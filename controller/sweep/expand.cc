@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/enum_text.h"
+#include "common/kernel_names.h"
 #include "common/speech_models.h"
 #include "common/text_models.h"
 
@@ -267,6 +268,8 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
   base.set_duration_s(spec.duration_s());
   base.set_seed(spec.seed());
   base.set_threads(spec.threads());
+  base.set_warmup_minibatches(spec.warmup_minibatches());
+  base.set_cudnn_benchmark(spec.cudnn_benchmark());
   const std::vector<RuntimeVariant> variants = RuntimeVariants(spec);
 
   // Repetitions are the OUTERMOST loop: all cells of repetition 0 are
@@ -328,6 +331,11 @@ std::vector<v1::RunSpec> ExpandMatrix(const v1::SweepSpec& spec) {
                     w->set_page_cache(cache);
                     w->set_preload(spec.preload() &&
                                    task == v1::TASK_INFER);
+                    // A kernel run has its own untimed iterations.
+                    if (IsKernelName(model)) {
+                      w->clear_warmup_minibatches();
+                      w->clear_cudnn_benchmark();
+                    }
                     // input_size sizes images; seq_len and vocab only
                     // reach common/text_models.h's models (gpt2_small
                     // runs at its defaults), and seq_len deepspeech2 (its

@@ -372,6 +372,12 @@ void CheckScalars(const v1::SweepSpec& spec, Problems* problems) {
     add("epochs/minibatches/duration_s: one of epochs, minibatches, "
         "duration_s must be positive (the run needs a stop condition)");
   }
+  if (spec.warmup_minibatches() < -1 ||
+      spec.warmup_minibatches() > 1000000) {
+    add("warmup_minibatches: must be -1 (none), 0 (the default: 3 on a CUDA "
+        "device, none on the CPU) or a count up to 1000000, got ",
+        spec.warmup_minibatches());
+  }
   if (spec.threads() < 0 || spec.threads() > kMaxThreads) {
     add("threads: must be between 0 and ", kMaxThreads,
         " (0 = all cores), got ", spec.threads());

@@ -266,12 +266,12 @@ TYPED_TEST(StoreExportTest,
   EXPECT_EQ(lines[0],
             "run_id,attempt,seq,idx,epoch,t_start_s,stall_s,compute_s,e2e_s,"
             "samples,loss,tenant,"
-            "page_cache_resident,tokens,ttft_s,per_token_s");
+            "page_cache_resident,tokens,ttft_s,per_token_s,h2d_s,warmup");
   const int64_t id = this->run_ids_[0];
   EXPECT_EQ(lines[1],
-            absl::StrCat(id, ",1,1,0,0,0.0,0.125,0.25,0.5,32,2.5,0,0.25,,,"));
+            absl::StrCat(id, ",1,1,0,0,0.0,0.125,0.25,0.5,32,2.5,0,0.25,,,,,"));
   EXPECT_EQ(lines[2], absl::StrCat(id, ",1,1,1,0,0.5,0.125,0.25,0.5,32,2.49,0,"
-                                       ",8192,0.5,0.125"));
+                                       ",8192,0.5,0.125,,"));
   EXPECT_THAT(lines[2500], StartsWith(absl::StrCat(id, ",1,5,2499,")));
 }
 

@@ -61,6 +61,7 @@ RecordAggregates FromRecords(Store* store, int64_t run_id) {
   EXPECT_TRUE(mb.ok() && tel.ok());
   if (!mb.ok() || !tel.ok()) return agg.Finish();
   for (const v1::MinibatchRecord& r : *mb) {
+    if (r.warmup()) continue;  // warm-up is left out of the aggregates
     agg.AddMinibatch(r.e2e_s(), r.stall_s(), r.compute_s(), r.samples(),
                      r.has_loss(), r.loss());
     agg.AddTokens(r.tokens(), r.has_ttft_s() ? r.ttft_s() : -1,
@@ -140,6 +141,43 @@ TYPED_TEST(StoreTablesTest, SweepAggregatesEqualTheRecordsReadBack) {
   EXPECT_NEAR(s.mean_per_token_s(), 0.022, 1e-9);
   EXPECT_EQ((*aggs)[2].aggregates.summary.minibatches(), 0);
   EXPECT_EQ((*aggs)[2].aggregates.summary.ByteSizeLong(), 0u);
+}
+
+TYPED_TEST(StoreTablesTest, WarmupMinibatchesAreKeptButLeftOutOfAggregates) {
+  const int64_t id = this->ids_[0];
+  this->Start(id);
+  v1::DataBatch batch;
+  batch.set_run_id(id);
+  batch.set_seq(1);
+  for (int i = 0; i < 5; ++i) {
+    v1::MinibatchRecord* r = batch.add_minibatches();
+    r->set_index(i);
+    r->set_samples(32);
+    r->set_loss(2.0);
+    const bool warmup = i < 2;  // slow first minibatches (CUDA start-up)
+    r->set_e2e_s(warmup ? 0.8 : 0.1);
+    r->set_compute_s(warmup ? 0.7 : 0.05);
+    r->set_t_start_s(i);
+    r->set_h2d_s(0.01);
+    r->set_warmup(warmup);
+  }
+  this->Ingest(batch);
+  this->Finish(id);
+  auto aggs = this->store_->GetSweepAggregates(this->sweep_);
+  ASSERT_TRUE(aggs.ok()) << aggs.status();
+  const v1::RunSummary& s = (*aggs)[0].aggregates.summary;
+  EXPECT_EQ(s.minibatches(), 3);
+  EXPECT_DOUBLE_EQ(s.mean_minibatch_s(), 0.1);
+  EXPECT_DOUBLE_EQ(s.mean_compute_s(), 0.05);
+  ExpectSame((*aggs)[0].aggregates, FromRecords(this->store_.get(), id));
+  // The records themselves are all kept, flagged, with their copy times.
+  auto mb = this->store_->GetMinibatches(id);
+  ASSERT_TRUE(mb.ok()) << mb.status();
+  ASSERT_EQ(mb->size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ((*mb)[i].warmup(), i < 2) << "minibatch " << i;
+    EXPECT_DOUBLE_EQ((*mb)[i].h2d_s(), 0.01);
+  }
 }
 
 TYPED_TEST(StoreTablesTest, RecordsArrivingAfterTheFinishAreCounted) {

@@ -92,5 +92,24 @@ TEST(MinibatchTimerTest,
   }
 }
 
+TEST(MinibatchTimerTest, ACudaCopyIsTimedApartFromStallAndCompute) {
+  MinibatchTimer timer;
+  timer.Start(0);
+  timer.BeginFetch(0);
+  timer.EndFetch(1000);
+  timer.EndCopy(1500);
+  MinibatchTiming t = timer.EndCompute(4000);
+  EXPECT_DOUBLE_EQ(t.stall_s, 1000e-9);
+  EXPECT_DOUBLE_EQ(t.h2d_s, 500e-9);
+  EXPECT_DOUBLE_EQ(t.compute_s, 2500e-9);
+  EXPECT_DOUBLE_EQ(t.e2e_s, 4000e-9);
+  // The next minibatch has no copy (the CPU): h2d 0, compute from the fetch.
+  timer.BeginFetch(4000);
+  timer.EndFetch(4200);
+  MinibatchTiming u = timer.EndCompute(5000);
+  EXPECT_DOUBLE_EQ(u.h2d_s, 0);
+  EXPECT_DOUBLE_EQ(u.compute_s, 800e-9);
+}
+
 }  // namespace
 }  // namespace powersweep

@@ -161,6 +161,32 @@ TEST(WorkloadBinaryTest, InferenceReportsLossAndStopsOnDuration) {
             static_cast<int64_t>(e.size() - 2));
 }
 
+TEST(WorkloadBinaryTest, WarmupMinibatchesAreFlaggedOnlyWhenAskedOnTheCpu) {
+  if (!HaveFashionMnist()) GTEST_SKIP() << kFashionMnist << " not installed";
+  for (const char* warmup : {"0", "2"}) {
+    SCOPED_TRACE(std::string("--warmup-minibatches ") + warmup);
+    Outcome o = RunWorkloadBinary(
+        {"run", "--dataset-path", kFashionMnist, "--task", "train",
+         "--batch-size", "16", "--workers", "0", "--minibatches", "5",
+         "--warmup-minibatches", warmup, "--seed", "1", "--threads", "1",
+         "--records-fd", "3"});
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    std::vector<v1::WorkloadEvent> e = ParseRecords(o.records);
+    ASSERT_EQ(e.size(), 7u);
+    const int flagged = std::string(warmup) == "2" ? 2 : 0;  // CPU default 0
+    for (int i = 1; i <= 5; ++i) {
+      EXPECT_EQ(e[i].minibatch().warmup(), i <= flagged) << "minibatch " << i;
+      EXPECT_EQ(e[i].minibatch().h2d_s(), 0) << "no copy on the CPU";
+    }
+    EXPECT_FALSE(e.front().started().has_gpu()) << "no GPU provenance";
+  }
+  Outcome bad = RunWorkloadBinary(
+      {"run", "--dataset-path", kFashionMnist, "--minibatches", "5",
+       "--warmup-minibatches", "-2"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--warmup-minibatches: must be -1 (none)"));
+}
+
 TEST(WorkloadBinaryTest, TruncatedDatasetExitsOneNamingTheFile) {
   TempDir data;
   std::string images = data.File("train-images-idx3-ubyte.gz");

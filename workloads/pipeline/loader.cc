@@ -101,6 +101,10 @@ absl::StatusOr<Minibatch> Loader::Build(int64_t seq,
       CatchTorchErrors(absl::StrFormat("building minibatch %d", seq), [&] {
         mb = BuildMinibatch(*data_, order.data() + pos, options_.batch_size,
                             options_.seed, epoch, pos);
+        if (mb.ok() && options_.pin_memory) {
+          mb->images = mb->images.pin_memory();
+          mb->labels = mb->labels.pin_memory();
+        }
         return absl::OkStatus();
       });
   if (!st.ok()) return st;

@@ -56,6 +56,10 @@ struct LoaderOptions {
   int prefetch_depth = 0;  // 0 = 2 * workers (at least 1)
   uint64_t seed = 0;
   bool shuffle = true;  // true for training, false for inference
+  // Build each minibatch's tensors in pinned (page-locked) host memory, on
+  // the thread that builds it, for fast asynchronous copies to a CUDA
+  // device. Only with a CUDA LibTorch and device.
+  bool pin_memory = false;
   // Called once per epoch, before any sample of that epoch is read and
   // after every minibatch of the earlier epochs has been read (built), on
   // the thread that claims the epoch's first minibatch (a worker, or

@@ -1,5 +1,6 @@
 #include "workloads/runner/environment.h"
 
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <sched.h>
 #include <sys/utsname.h>
 #include <torch/version.h>
@@ -55,6 +56,40 @@ v1::BuildProvenance CollectProvenance(int threads) {
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) == 0) p.set_host(host);
   return p;
+}
+
+namespace {
+
+// "12.4" from CUDA's 12040, "9.1.0" from cuDNN's 90100 (their encodings:
+// major*1000 + minor*10, and major*10000 + minor*100 + patch from 9 on,
+// major*1000 + minor*100 + patch before).
+std::string CudaVersionText(long v) {
+  return absl::StrCat(v / 1000, ".", (v % 1000) / 10);
+}
+std::string CudnnVersionText(long v) {
+  if (v >= 90000) {
+    return absl::StrCat(v / 10000, ".", (v % 10000) / 100, ".", v % 100);
+  }
+  return absl::StrCat(v / 1000, ".", (v % 1000) / 100, ".", v % 100);
+}
+
+}  // namespace
+
+void FillCudaProvenance(bool cudnn_benchmark, v1::GpuProvenance* gpu) {
+  gpu->set_cudnn_benchmark(cudnn_benchmark);
+  const at::CUDAHooksInterface& hooks = at::detail::getCUDAHooks();
+  try {
+    gpu->set_cuda_version(CudaVersionText(hooks.versionCUDART()));
+  } catch (const std::exception& e) {
+    PS_LOG(WARNING) << "CUDA runtime version unknown: " << e.what();
+  }
+  try {
+    if (hooks.hasCuDNN()) {
+      gpu->set_cudnn_version(CudnnVersionText(hooks.versionCuDNN()));
+    }
+  } catch (const std::exception& e) {
+    PS_LOG(WARNING) << "cuDNN version unknown: " << e.what();
+  }
 }
 
 }  // namespace powersweep

@@ -5,10 +5,12 @@
 // Per minibatch the caller marks, in order:
 //   BeginFetch(t0)  before asking the loader for the next minibatch
 //   EndFetch(t1)    when the minibatch is in hand
+//   EndCopy(tc)     (CUDA only) when its copy to the device has finished
 //   EndCompute(t2)  after forward (+ backward + step) and the loss read
 // and gets back
 //   stall_s   = t1 - t0
-//   compute_s = t2 - t1
+//   h2d_s     = tc - t1 (0 without EndCopy)
+//   compute_s = t2 - tc (t2 - t1 without EndCopy)
 //   e2e_s     = t2 - (the previous EndCompute, or Start for the first)
 //   t_start_s = (the previous EndCompute, or Start) - Start
 // so each e2e interval covers everything the compute thread did since the
@@ -17,8 +19,8 @@
 // without gaps, so their sum is the time from Start to the last EndCompute.
 //
 // A timestamp earlier than the one before it (which a monotonic clock never
-// gives) is treated as equal to it, so stall_s, compute_s >= 0 and
-// stall_s + compute_s <= e2e_s hold by construction.
+// gives) is treated as equal to it, so stall_s, h2d_s, compute_s >= 0 and
+// stall_s + h2d_s + compute_s <= e2e_s hold by construction.
 //
 // Not thread-safe: one timer per compute thread.
 #ifndef POWERSWEEP_WORKLOADS_RUNNER_MINIBATCH_TIMER_H_
@@ -33,6 +35,7 @@ struct MinibatchTiming {
   double stall_s = 0;
   double compute_s = 0;
   double e2e_s = 0;
+  double h2d_s = 0;
 };
 
 class MinibatchTimer {
@@ -41,6 +44,7 @@ class MinibatchTimer {
   void Start(int64_t now_ns);
   void BeginFetch(int64_t now_ns);
   void EndFetch(int64_t now_ns);
+  void EndCopy(int64_t now_ns);
   MinibatchTiming EndCompute(int64_t now_ns);
   // Seconds from Start to `now_ns` (clamped at 0).
   double ElapsedSeconds(int64_t now_ns) const;
@@ -53,6 +57,7 @@ class MinibatchTimer {
   int64_t prev_end_ns_ = 0;
   int64_t fetch_begin_ns_ = 0;
   int64_t fetch_end_ns_ = 0;
+  int64_t copy_end_ns_ = 0;
   int64_t latest_ns_ = 0;
 };
 

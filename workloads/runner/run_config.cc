@@ -66,7 +66,18 @@ absl::Status ValidateKernelFlags(const RunConfig& c) {
 }  // namespace
 
 absl::Status ValidateRunConfig(const RunConfig& c) {
+  if (c.warmup_minibatches < -1 || c.warmup_minibatches > 1000000) {
+    return Bad("warmup-minibatches",
+               absl::StrCat("must be -1 (none), 0 (the default) or a count "
+                            "up to 1000000, got ",
+                            c.warmup_minibatches));
+  }
   if (IsKernelName(c.model)) {
+    if (c.warmup_minibatches != 0) {
+      return Bad("warmup-minibatches",
+                 "a kernel run times iterations after --warmup-iterations "
+                 "untimed ones");
+    }
     absl::Status st = ValidateKernelFlags(c);
     if (!st.ok()) return st;
   } else if (!c.kernel_shape.empty()) {

@@ -46,7 +46,14 @@ struct RunConfig {
   // iterations before timing.
   std::string kernel_shape;
   int warmup_iterations = 5;
+  // Model runs: the first minibatches flagged as warm-up in their records
+  // (-1 = none, 0 = the default: kDefaultCudaWarmup on a CUDA device, none
+  // on the CPU), and cuDNN's algorithm search (CUDA only).
+  int warmup_minibatches = 0;
+  bool cudnn_benchmark = false;
 };
+
+inline constexpr int kDefaultCudaWarmup = 3;
 
 absl::StatusOr<::powersweep::v1::Task> ParseTask(absl::string_view task);
 

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include <torch/cuda.h>
 #include "common/kernel_names.h"
 #include "common/log.h"
 #include "common/speech_models.h"
@@ -42,15 +43,42 @@ absl::Status CheckChannels(const Dataset& data, const Model& model) {
   return absl::OkStatus();
 }
 
+// Minibatches flagged as warm-up (RunConfig.warmup_minibatches).
+int64_t WarmupCount(const RunConfig& config, bool cuda) {
+  if (config.warmup_minibatches < 0) return 0;
+  if (config.warmup_minibatches > 0) return config.warmup_minibatches;
+  return cuda ? kDefaultCudaWarmup : 0;
+}
+
+// A CUDA run's copy of `mb` to `device`: from pinned memory (the loader's
+// or the synthetic batch's; pinned here otherwise), asynchronous, then
+// waited for, so the copy is timed apart from compute.
+Minibatch CopyToDevice(const Minibatch& mb, const torch::Device& device) {
+  Minibatch out = mb;
+  auto copy = [&](const torch::Tensor& t) {
+    const torch::Tensor pinned = t.is_pinned() ? t : t.pin_memory();
+    return pinned.to(device, /*non_blocking=*/true);
+  };
+  out.images = copy(mb.images);
+  out.labels = copy(mb.labels);
+  torch::cuda::synchronize();
+  return out;
+}
+
 // The timed loop: minibatches until the stop condition says so. Adds the
-// minibatches' tokens (sequence models) to *tokens.
+// minibatches' tokens (sequence models) to *tokens. On a CUDA device each
+// minibatch's copy is its own span (MinibatchRecord.h2d_s).
 absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
                                              Clock* clock, RecordSink* sink,
                                              MinibatchSource& source,
                                              EpochPageCache* cache,
-                                             Step& step, int64_t* tokens) {
+                                             Step& step,
+                                             const torch::Device& device,
+                                             int64_t* tokens) {
   const StopCondition stop(config.epochs, config.minibatches,
                            config.duration_s);
+  const bool cuda = device.is_cuda();
+  const int64_t warmup = WarmupCount(config, cuda);
   MinibatchTimer timer;
   timer.Start(clock->MonotonicNanos());
   int64_t done = 0;
@@ -60,6 +88,17 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
     absl::StatusOr<Minibatch> mb = source.Next();
     if (!mb.ok()) return mb.status();
     timer.EndFetch(clock->MonotonicNanos());
+    if (cuda) {
+      absl::Status copied = CatchTorchErrors(
+          absl::StrFormat("copying minibatch %d to %s", mb->index,
+                          device.str()),
+          [&] {
+            *mb = CopyToDevice(*mb, device);
+            return absl::OkStatus();
+          });
+      if (!copied.ok()) return copied;
+      timer.EndCopy(clock->MonotonicNanos());
+    }
     const StepResult result = step.Run(*mb);
     const double loss = result.loss;
     const MinibatchTiming t = timer.EndCompute(clock->MonotonicNanos());
@@ -75,6 +114,8 @@ absl::StatusOr<v1::WorkloadFinished> RunLoop(const RunConfig& config,
     r->set_stall_s(t.stall_s);
     r->set_compute_s(t.compute_s);
     r->set_e2e_s(t.e2e_s);
+    r->set_h2d_s(t.h2d_s);
+    if (done < warmup) r->set_warmup(true);
     r->set_samples(static_cast<int32_t>(mb->samples));
     r->set_loss(loss);
     r->set_tokens(result.tokens);
@@ -125,6 +166,11 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
   v1::WorkloadEvent started;
   *started.mutable_started() = CollectProvenance(threads);
   started.mutable_started()->set_device(device.str());
+  if (device.is_cuda()) {
+    at::globalContext().setBenchmarkCuDNN(config.cudnn_benchmark);
+    FillCudaProvenance(config.cudnn_benchmark,
+                       started.mutable_started()->mutable_gpu());
+  }
   *started.mutable_started()->mutable_workload() = info;
   absl::Status st = sink->Write(started);
   if (!st.ok()) return st;
@@ -132,7 +178,7 @@ absl::StatusOr<v1::WorkloadFinished> RunTimed(
       MakeStep(config.task, std::move(model), device, clock);
   int64_t tokens = 0;
   absl::StatusOr<v1::WorkloadFinished> finished =
-      RunLoop(config, clock, sink, *source, cache, *step, &tokens);
+      RunLoop(config, clock, sink, *source, cache, *step, device, &tokens);
   source.reset();  // stop and join the loader's workers before anything else
   if (!finished.ok()) return finished.status();
   v1::WorkloadEvent event;
@@ -173,6 +219,7 @@ absl::StatusOr<v1::WorkloadFinished> RunSynthetic(const RunConfig& config,
   if (!info.ok()) return info.status();
   (*model)->to(device);
   auto source = std::make_unique<SyntheticSource>(**model, config.batch_size);
+  if (device.is_cuda()) source->PinMemory();
   PS_LOG(INFO) << absl::StrFormat(
       "%s %s on synthetic data (one random minibatch of %d, %.1f MB, made in "
       "memory and reused; no I/O): %.2fM parameters, %.3f GMACs per sample; "
@@ -308,6 +355,7 @@ absl::StatusOr<v1::WorkloadFinished> RunUnchecked(const RunConfig& config,
   options.prefetch_depth = config.prefetch_depth;
   options.seed = config.seed;
   options.shuffle = train;
+  options.pin_memory = device.is_cuda();
   options.on_epoch_start = [&cache](int64_t epoch) {
     cache.OnEpochStart(epoch);
   };

@@ -18,6 +18,11 @@ absl::StatusOr<Minibatch> SyntheticSource::Next() {
   return mb;
 }
 
+void SyntheticSource::PinMemory() {
+  batch_.images = batch_.images.pin_memory();
+  batch_.labels = batch_.labels.pin_memory();
+}
+
 int64_t SyntheticSource::bytes() const {
   return static_cast<int64_t>(
       batch_.images.numel() * batch_.images.element_size() +

@@ -32,6 +32,8 @@ class SyntheticSource : public MinibatchSource {
   }
   // Bytes of the batch's input and label tensors.
   int64_t bytes() const;
+  // Moves the batch to pinned host memory (CUDA runs); may throw c10::Error.
+  void PinMemory();
 
  private:
   Minibatch batch_;

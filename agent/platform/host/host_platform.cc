@@ -360,6 +360,14 @@ double HostPlatform::StopRunEnergyCounter() {
   return *j - start;
 }
 
+void HostPlatform::FillGpuProvenance(v1::GpuProvenance* gpu) {
+  if (gpu_ == nullptr) return;
+  const NvmlGpuInfo& info = gpu_->info();
+  gpu->set_name(info.name);
+  gpu->set_compute_capability(info.compute_capability);
+  gpu->set_driver_version(info.driver);
+}
+
 void HostPlatform::SampleCpuPower(v1::TelemetrySample* sample) {
   // A sample time that does not advance is a new run (t_s restarts).
   if (sample->t_s() <= last_sample_t_s_ && rapl_ != nullptr) rapl_->Reset();

@@ -93,6 +93,7 @@ class HostPlatform : public Platform {
   ProbeDetails DescribeProbe() override;
   void StartRunEnergyCounter() override;
   double StopRunEnergyCounter() override;
+  void FillGpuProvenance(v1::GpuProvenance* gpu) override;
 
   // "rapl (N domains)" or "modeled"; for logs and probes.
   std::string PowerSource() const;

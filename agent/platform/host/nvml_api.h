@@ -79,6 +79,8 @@ typedef nvmlReturn_t (*nvmlDeviceSetGpuLockedClocks_fn)(nvmlDevice_t,
                                                         unsigned int,
                                                         unsigned int);
 typedef nvmlReturn_t (*nvmlDeviceResetGpuLockedClocks_fn)(nvmlDevice_t);
+typedef nvmlReturn_t (*nvmlDeviceGetCudaComputeCapability_fn)(nvmlDevice_t,
+                                                              int*, int*);
 
 }  // extern "C"
 

@@ -31,6 +31,7 @@ struct NvmlGpu::Api {
   nvmlDeviceGetSupportedGraphicsClocks_fn graphics_clocks = nullptr;
   nvmlDeviceSetGpuLockedClocks_fn lock_clocks = nullptr;
   nvmlDeviceResetGpuLockedClocks_fn reset_clocks = nullptr;
+  nvmlDeviceGetCudaComputeCapability_fn compute_capability = nullptr;
 };
 
 namespace {
@@ -99,6 +100,10 @@ absl::StatusOr<std::unique_ptr<NvmlGpu>> NvmlGpu::Open(
   Bind(handle, "nvmlDeviceSetGpuLockedClocks", &api->lock_clocks, &missing);
   Bind(handle, "nvmlDeviceResetGpuLockedClocks", &api->reset_clocks,
        &missing);
+  // Optional: provenance only.
+  api->compute_capability =
+      reinterpret_cast<nvmlDeviceGetCudaComputeCapability_fn>(
+          dlsym(handle, "nvmlDeviceGetCudaComputeCapability"));
   if (!missing.empty()) {
     dlclose(handle);
     return absl::NotFoundError(
@@ -144,6 +149,12 @@ absl::StatusOr<std::unique_ptr<NvmlGpu>> NvmlGpu::Open(
   text[0] = 0;
   if (gpu->api_->driver_version(text, sizeof(text)) == NVML_SUCCESS) {
     info.driver = text;
+  }
+  int major = 0, minor = 0;
+  if (gpu->api_->compute_capability != nullptr &&
+      gpu->api_->compute_capability(gpu->device_, &major, &minor) ==
+          NVML_SUCCESS) {
+    info.compute_capability = absl::StrCat(major, ".", minor);
   }
   unsigned int lo = 0, hi = 0;
   if (gpu->api_->limit_constraints(gpu->device_, &lo, &hi) == NVML_SUCCESS &&

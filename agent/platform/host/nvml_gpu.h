@@ -35,6 +35,7 @@ struct NvmlGpuInfo {
   std::string name;
   std::string uuid;
   std::string driver;
+  std::string compute_capability;  // "9.0"; empty when NVML has none
   std::string library;  // the path or soname that was opened
   // SM clocks the GPU can be locked at (MHz, ascending), at its highest
   // memory clock; empty when NVML does not list them.

@@ -111,6 +111,31 @@ TEST(WorkloadArgv, PipelineKnobsBecomeFlagsOnlyWhenSet) {
             std::string::npos);
 }
 
+TEST(WorkloadArgv, CudaTimingKnobsBecomeFlagsOfModelRunsOnly) {
+  Catalog catalog;
+  catalog.datasets = {{"fashion-mnist", "/data/fm"}};
+  v1::RunSpec spec = Spec(100);
+  spec.mutable_workload()->set_warmup_minibatches(5);
+  spec.mutable_workload()->set_cudnn_benchmark(true);
+  auto argv = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  EXPECT_EQ(*argv, (std::vector<std::string>{
+                       "w", "run", "--model", "lenet5", "--dataset-path",
+                       "/data/fm", "--task", "train", "--batch-size", "32",
+                       "--workers", "2", "--minibatches", "100",
+                       "--warmup-minibatches", "5", "--cudnn-benchmark",
+                       "--seed", "7", "--threads", "2", "--records-fd",
+                       "3"}));
+  spec.mutable_workload()->set_model("gemm");
+  spec.mutable_workload()->set_dataset("deepbench-train-1");
+  spec.mutable_workload()->set_cudnn_benchmark(false);
+  auto kernel = BuildWorkloadArgv("w", catalog, spec, 2);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(kernel.status().message().find("workload.warmup_minibatches"),
+            std::string::npos)
+      << kernel.status();
+}
+
 TEST(WorkloadArgv, SequenceOptionsBecomeFlagsOnlyWhenSet) {
   Catalog catalog;
   catalog.datasets = {{"wordnet", "/data/wordnet"}};

@@ -113,6 +113,24 @@ TEST(EnergyTest, PhaseSplitOnRamp) {
   EXPECT_LE(r.stall_j + r.compute_j, r.energy_j);
 }
 
+TEST(EnergyTest, ACudaCopyIsInNeitherPhaseAndWarmupIsLeftOut) {
+  // Constant 1 W on [0, 10].
+  std::vector<v1::TelemetrySample> s = {Sample(0, 1000), Sample(10, 1000)};
+  // Ends at 3: 1 s stall [0.9, 1.9], 0.5 s copy, 1 s compute [2, 3] --
+  // e2e 2.6 with 0.1 s of record writing before the stall.
+  v1::MinibatchRecord copy = Record(3, 1, 1);
+  copy.set_h2d_s(0.5);
+  copy.set_e2e_s(copy.e2e_s() + 0.5);
+  copy.set_t_start_s(3 - copy.e2e_s());
+  // A warm-up minibatch ending at 6: no phase.
+  v1::MinibatchRecord warm = Record(6, 1, 1);
+  warm.set_warmup(true);
+  EnergyResult r = ComputeEnergy(s, {copy, warm}, 0);
+  EXPECT_NEAR(r.stall_j, 1.0, 1e-9);
+  EXPECT_NEAR(r.compute_j, 1.0, 1e-9);
+  EXPECT_NEAR(r.energy_j, 10.0, 1e-9);
+}
+
 TEST(EnergyTest, AccumulatorEstimatesWorkloadOffsetFromArrivals) {
   EnergyAccumulator acc;
   for (int i = 0; i <= 24; ++i) acc.AddSample(Sample(0.25 * i, 2000));

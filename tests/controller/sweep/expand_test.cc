@@ -89,6 +89,28 @@ TEST(ExpandSweepTest, EveryRunCarriesTheSweepWideFields) {
   }
 }
 
+TEST(ExpandSweepTest, CudaTimingKnobsReachModelRunsButNotKernels) {
+  v1::SweepSpec s = TwoOfEach();
+  s.add_models("gemm");
+  s.add_datasets("deepbench-train-1");
+  s.set_warmup_minibatches(4);
+  s.set_cudnn_benchmark(true);
+  int models = 0, kernels = 0;
+  for (const v1::RunSpec& r : ExpandSweep(s)) {
+    if (r.workload().model() == "gemm") {
+      ++kernels;
+      EXPECT_EQ(r.workload().warmup_minibatches(), 0);
+      EXPECT_FALSE(r.workload().cudnn_benchmark());
+    } else {
+      ++models;
+      EXPECT_EQ(r.workload().warmup_minibatches(), 4);
+      EXPECT_TRUE(r.workload().cudnn_benchmark());
+    }
+  }
+  EXPECT_GT(models, 0);
+  EXPECT_GT(kernels, 0);
+}
+
 TEST(ExpandSweepTest, TracesReachEveryRunBaseloadsToo) {
   v1::SweepSpec s = TwoOfEach();
   s.add_tasks(v1::TASK_BASELOAD);

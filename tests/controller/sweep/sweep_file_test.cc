@@ -23,7 +23,7 @@ constexpr char kSweepKeys[] =
     "duration_s, seed, threads, telemetry_hz, timeout_s, max_retries, tenants, "
     "container_image, prefetch_depths, page_cache, preload, input_size, "
     "workloads, devices, placement, settle, seq_len, vocab, traces, vm, "
-    "vm_vcpus, vm_memory_mib";
+    "vm_vcpus, vm_memory_mib, warmup_minibatches, cudnn_benchmark";
 
 std::string ErrorOf(const std::string& yaml) {
   absl::StatusOr<v1::SweepSpec> spec = ParseSweepYaml(yaml);
@@ -196,7 +196,8 @@ TEST(ParseSweepYamlTest, UnknownKeyInPowerMode) {
   EXPECT_EQ(ErrorOf("power_modes:\n  - MAXN\n  - {gpu_freq: 5}\n"),
             "unknown key 'gpu_freq' in power_modes[1] at line 3 (known keys: "
             "preset, cpu_cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, "
-            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, device_class, "
+            "gpu_power_limit_w, cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, "
+            "device_class, "
             "device_classes); did you mean "
             "'gpu_freq_hz'?");
 }
@@ -222,7 +223,8 @@ TEST(ParseSweepYamlTest, WrongTypeNamesIndexLineAndValue) {
   EXPECT_EQ(ErrorOf("power_modes: [[MAXN]]\n"),
             "power_modes[0] at line 1: expected a preset name or a map with "
             "keys preset, cpu_cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, "
-            "cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, device_class, "
+            "gpu_power_limit_w, cpu_freq_mhz, gpu_freq_mhz, mem_freq_mhz, "
+            "device_class, "
             "device_classes, got a list");
 }
 
@@ -396,6 +398,7 @@ v1::SweepSpec EveryFieldSet() {
   m->set_cpu_cores(4);
   m->set_cpu_freq_khz(1190400);
   m->set_gpu_freq_hz(1377000000);
+  m->set_gpu_power_limit_w(300);  // a host GPU's knob; round-trips too
   m->set_mem_freq_hz(2133000000);
   s.add_power_modes();  // empty: the device as it is
   s.add_runtimes(v1::RUNTIME_NATIVE);
@@ -437,6 +440,8 @@ v1::SweepSpec EveryFieldSet() {
   s.add_vm_vcpus(1);  // with vm.vcpus, refused by validation; parsed here
   s.add_vm_vcpus(4);
   s.add_vm_memory_mib(2048);
+  s.set_warmup_minibatches(5);
+  s.set_cudnn_benchmark(true);
   return s;
 }
 

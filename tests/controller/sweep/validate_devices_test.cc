@@ -107,11 +107,13 @@ TEST(ValidateSweepDevicesTest, HostGpuMemoryFrequenciesAndPresetsAreNotSettable)
   m->set_preset("MAXN");
   m->set_gpu_freq_hz(600000000);
   m->set_mem_freq_hz(1600000000);
+  // The registered host has no GPU (validate_gpu_test.cc has one that does).
   EXPECT_THAT(Problems(s),
               ElementsAre("power_modes[0].preset: unknown preset 'MAXN' for "
                           "host (known: none)",
-                          "power_modes[0].gpu_freq_hz: not settable on class "
-                          "host in this version",
+                          "power_modes[0].gpu_freq_hz: no registered host "
+                          "device can lock its GPU's SM clock (no NVIDIA GPU "
+                          "reported)",
                           "power_modes[0].mem_freq_hz: not settable on class "
                           "host in this version"));
 }

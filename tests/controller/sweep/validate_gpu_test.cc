@@ -117,6 +117,16 @@ TEST(ValidateGpuTest, ModesDifferingOnlyInTheLimitAreNoDuplicates) {
               ElementsAre("power_modes[2]: duplicate of power_modes[1]"));
 }
 
+TEST(ValidateGpuTest, WarmupMinibatchesMustBeMinusOneZeroOrACount) {
+  v1::SweepSpec s = HostSpec();
+  s.set_warmup_minibatches(-1);
+  EXPECT_THAT(Problems(s, WithGpuHost()), IsEmpty());
+  s.set_warmup_minibatches(-3);
+  EXPECT_THAT(Problems(s, WithGpuHost()),
+              ElementsAre(HasSubstr("warmup_minibatches: must be -1 (none), "
+                                    "0 (the default")));
+}
+
 TEST(ValidateGpuTest, TheGpuCheckScriptsPlanLoadsAndValidates) {
   const std::string dir = ::testing::TempDir() + "/gpu_check_plan";
   std::filesystem::remove_all(dir);

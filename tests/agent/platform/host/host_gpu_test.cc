@@ -72,6 +72,16 @@ TEST_F(HostGpuTest, CapabilitiesOfferTheGpusClocksAndPowerLimits) {
   EXPECT_EQ(caps.gpu_note(), "");
 }
 
+TEST_F(HostGpuTest, ACudaRunsProvenanceNamesTheGpuAndDriver) {
+  auto p = Make();
+  ASSERT_NE(p, nullptr);
+  v1::GpuProvenance gpu;
+  p->FillGpuProvenance(&gpu);
+  EXPECT_EQ(gpu.name(), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(gpu.compute_capability(), "9.0");
+  EXPECT_EQ(gpu.driver_version(), "580.65.06");
+}
+
 TEST_F(HostGpuTest, WithoutNvmlTheHostSaysWhyAndRefusesGpuKnobs) {
   HostPlatformOptions o = Options();
   o.nvml_library = dir_ + "/libnvidia-ml.so.1";  // not there

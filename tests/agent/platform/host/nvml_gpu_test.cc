@@ -73,6 +73,7 @@ TEST_F(NvmlGpuTest, ReadsIdentitySupportedClocksAndLimitRange) {
   EXPECT_EQ(info.name, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(info.uuid, "GPU-5f0c-fake");
   EXPECT_EQ(info.driver, "580.65.06");
+  EXPECT_EQ(info.compute_capability, "9.0");
   EXPECT_THAT(info.sm_clocks_mhz, ElementsAre(600, 990, 1500, 1980));
   EXPECT_EQ(info.limit_min_mw, 200000);
   EXPECT_EQ(info.limit_max_mw, 700000);

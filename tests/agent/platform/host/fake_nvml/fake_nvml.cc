@@ -12,6 +12,7 @@
 //   util_pct 57 / temp_c 41 / mem_used_bytes 1234
 //   limit_min_mw / limit_max_mw / limit_mw
 //   sm_clocks 1980,1500,990,600  supported SM clocks (MHz)
+//   cc_major 9 / cc_minor 0      CUDA compute capability
 //   mem_clocks 2619              supported memory clocks (MHz)
 //   locked_mhz 0                 locked SM clock, 0 = none (written)
 //   lost 1                       every device call: NVML_ERROR_GPU_IS_LOST
@@ -323,6 +324,17 @@ int nvmlDeviceSetGpuLockedClocks(nvmlDevice_t, unsigned lo, unsigned hi) {
   if (lo != hi) return 2;
   m["locked_mhz"] = std::to_string(lo);
   Save(m);
+  return 0;
+}
+
+int nvmlDeviceGetCudaComputeCapability(nvmlDevice_t, int* major, int* minor) {
+  std::lock_guard<std::mutex> l(mu);
+  auto m = Load();
+  if (int f = Fail(m, "nvmlDeviceGetCudaComputeCapability", true, false)) {
+    return f;
+  }
+  *major = static_cast<int>(Num(m, "cc_major", 9));
+  *minor = static_cast<int>(Num(m, "cc_minor", 0));
   return 0;
 }
 
