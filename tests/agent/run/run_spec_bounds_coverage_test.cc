@@ -175,9 +175,12 @@ TEST(RunSpecBoundsCoverage, EveryRowRejectsValuesPastItsLimitsNamingTheField) {
         EXPECT_THAT(Rejection(spec), HasSubstr(named)) << "below " << b.min;
       }
     }
-    if (!is_unsigned) {
+    if (!is_unsigned && b.min >= 0) {
       Set(&spec, b.field, -1);
       EXPECT_THAT(Rejection(spec), HasSubstr(named)) << "-1";
+    } else if (b.min < 0) {  // -1 means something (warmup_minibatches)
+      Set(&spec, b.field, b.min - 1);
+      EXPECT_THAT(Rejection(spec), HasSubstr(named)) << "below " << b.min;
     }
     if (real) {
       for (double bad : {std::nan(""), std::numeric_limits<double>::infinity(),
