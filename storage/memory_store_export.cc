@@ -114,6 +114,8 @@ const std::vector<std::string>& RunsHeader() {
                                    "kernel_shape",
                                    "kernel_flops",
                                    "kernel_launches",
+                                   "gpu_power_limit_w",
+                                   "gpu_counter_energy_j",
                                    "applied_mode_json"};
   return *kHeader;
 }
@@ -174,7 +176,8 @@ const std::vector<std::string>& TelemetryHeader() {
 // The result columns of runs.csv (empty without a result).
 void AppendResultCells(const v1::RunResult* r, std::vector<std::string>* row) {
   if (r == nullptr) {
-    row->resize(row->size() + 29);
+    row->resize(row->size() + 29);  // gpu_counter_energy_j: after them
+    row->emplace_back();
     return;
   }
   const v1::BuildProvenance& p = r->provenance();
@@ -217,6 +220,10 @@ void AppendResultCells(const v1::RunResult* r, std::vector<std::string>* row) {
       w.has_kernel() && w.kernel().launches() != 0 ? Real(w.kernel().launches())
                                                    : ""};
   row->insert(row->end(), cells.begin(), cells.end());
+  // A host GPU's energy counter over the run (docs/gpu.md); empty when none.
+  row->push_back(r->gpu_counter_energy_j() != 0
+                     ? Real(r->gpu_counter_energy_j())
+                     : "");
 }
 
 }  // namespace
@@ -271,6 +278,8 @@ std::vector<std::string> MemoryStore::CsvChunks(const Sweep& sweep,
           OptInt(run.finished_ms)};
       const Attempt& a = Current(run);
       AppendResultCells(a.result ? &*a.result : nullptr, &row);
+      // gpu_power_limit_w goes before the result's gpu_counter_energy_j.
+      row.insert(row.end() - 1, Int(m.gpu_power_limit_w()));
       row.push_back(run.applied_mode ? ToJsonLine(*run.applied_mode) : "");
       add(row);
     }

@@ -171,6 +171,34 @@ TYPED_TEST(StoreExportTest, RunsTableCarriesTheSpecAndResultColumns) {
   EXPECT_EQ(defaults["storage_kind"], "");
   EXPECT_EQ(defaults["kernel_shape"], "");
   EXPECT_EQ(defaults["kernel_launches"], "");
+  EXPECT_EQ(defaults["gpu_power_limit_w"], "0");
+  EXPECT_EQ(defaults["gpu_counter_energy_j"], "");
+}
+
+// A host GPU's power limit and energy counter (docs/gpu.md), the same from
+// either store.
+TYPED_TEST(StoreExportTest, GpuHostRunShowsItsPowerLimitAndCounterEnergy) {
+  v1::RunSpec spec;
+  spec.set_device_class("host");
+  spec.mutable_workload()->set_model("lenet5");
+  spec.mutable_workload()->set_dataset("fashion-mnist");
+  spec.mutable_workload()->set_minibatches(10);
+  spec.mutable_power_mode()->set_gpu_power_limit_w(300);
+  spec.set_runtime(v1::RUNTIME_NATIVE);
+  const int64_t sweep = this->AddSweep({spec}, "gpu");
+  const int64_t id = this->RunIds(sweep)[0];
+  this->Start(id);
+  v1::RunResult r;
+  r.set_run_id(id);
+  r.set_ok(true);
+  r.set_gpu_counter_energy_j(123.5);
+  ASSERT_TRUE(this->store_->FinishRun(r, kDone, "", this->clock_.Now()).ok());
+  const std::vector<std::string> lines = this->ExportLines(sweep, "runs");
+  ASSERT_EQ(lines.size(), 2u);
+  const CsvRow row(lines[0], lines[1]);
+  EXPECT_EQ(row["gpu_power_limit_w"], "300");
+  EXPECT_EQ(row["gpu_counter_energy_j"], "123.5");
+  EXPECT_EQ(row["kernel_launches"], "");
 }
 
 // A kernel run's shape, FLOPs and launches per iteration (a network's row
