@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "agent/util/state_dir.h"
+#include "common/power/mode_space.h"
 
 namespace powersweep {
 namespace {
@@ -18,18 +19,6 @@ namespace {
 constexpr char kHeader[] = "powersweep-host-gpu-restore 1";
 
 int64_t CeilW(int64_t mw) { return (mw + 999) / 1000; }
-
-// The supported clocks nearest `mhz`, for error messages.
-std::string Nearest(const std::vector<int64_t>& clocks, int64_t mhz) {
-  std::vector<int64_t> sorted = clocks;
-  std::sort(sorted.begin(), sorted.end(), [mhz](int64_t a, int64_t b) {
-    return std::llabs(a - mhz) < std::llabs(b - mhz);
-  });
-  sorted.resize(std::min<size_t>(sorted.size(), 3));
-  std::vector<std::string> hz;
-  for (int64_t m : sorted) hz.push_back(absl::StrCat(m * 1'000'000));
-  return absl::StrJoin(hz, ", ");
-}
 
 }  // namespace
 
@@ -99,9 +88,11 @@ absl::Status HostGpuKnobs::Check(int32_t limit_w, int64_t freq_hz) const {
     } else if (freq_hz % 1'000'000 != 0 ||
                !std::binary_search(clocks.begin(), clocks.end(),
                                    freq_hz / 1'000'000)) {
+      const std::vector<int64_t> near =
+          NearestValues(info.SmClocksHz(), freq_hz);
       problems.push_back(absl::StrCat(
           "gpu_freq_hz: ", freq_hz, " is not a supported SM clock of ", gpu,
-          " (nearest: ", Nearest(clocks, freq_hz / 1'000'000), ")"));
+          " (nearest: ", absl::StrJoin(near, ", "), ")"));
     }
   }
   if (problems.empty()) return absl::OkStatus();

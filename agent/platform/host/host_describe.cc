@@ -99,9 +99,7 @@ std::vector<KnobReport> HostPlatform::DescribeKnobs() {
       clock.current = absl::StrCat(*mhz * 1'000'000);
     }
     clock.settable = gpu_knobs_->clock_settable();
-    std::vector<int64_t> hz;
-    for (int64_t mhz : info.sm_clocks_mhz) hz.push_back(mhz * 1'000'000);
-    clock.range = Steps(hz);
+    clock.range = Steps(info.SmClocksHz());
     clock.note = clock.settable
                      ? "locked SM clock, nvmlDeviceSetGpuLockedClocks"
                  : !gpu_note_.empty() ? gpu_note_

@@ -169,9 +169,7 @@ v1::DeviceCapabilities HostPlatform::Capabilities() const {
   if (gpu_ == nullptr) return caps;
   caps.set_gpu_name(gpu_->info().name);
   if (gpu_knobs_->clock_settable()) {
-    for (int64_t mhz : gpu_->info().sm_clocks_mhz) {
-      caps.add_gpu_freqs_hz(mhz * 1'000'000);
-    }
+    for (int64_t hz : gpu_->info().SmClocksHz()) caps.add_gpu_freqs_hz(hz);
   }
   if (gpu_knobs_->limit_settable()) {
     caps.set_gpu_power_limit_min_w(gpu_knobs_->min_limit_w());

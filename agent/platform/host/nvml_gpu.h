@@ -40,6 +40,12 @@ struct NvmlGpuInfo {
   // SM clocks the GPU can be locked at (MHz, ascending), at its highest
   // memory clock; empty when NVML does not list them.
   std::vector<int64_t> sm_clocks_mhz;
+  // The same in Hz, the unit of PowerMode.gpu_freq_hz.
+  std::vector<int64_t> SmClocksHz() const {
+    std::vector<int64_t> hz;
+    for (int64_t mhz : sm_clocks_mhz) hz.push_back(mhz * 1'000'000);
+    return hz;
+  }
   int64_t limit_min_mw = 0;  // 0 when NVML has no power-limit constraints
   int64_t limit_max_mw = 0;
   int64_t limit_at_open_mw = 0;  // the limit when the agent started
